@@ -1,0 +1,160 @@
+// Package tracegen is a deterministic synthetic RTOS schedule simulator that
+// writes a BTF (Best Trace Format) trace and returns the ground truth of what
+// it simulated. It is meant for tests and benchmarks of the BTF ingestion
+// path: the Truth is computed from the simulator's own state, never by
+// re-parsing the output.
+//
+// # Simulated system
+//
+//   - Cores Core_0..Core_{K-1}, each announced at time 0 with
+//     "0,Core_i,0,C,Core_i,0,set_frequency,200000000".
+//   - Periodic tasks Task_<period>ms_<n> (periods drawn from
+//     {1,2,5,10,20,50,100} ms), task n is bound to core n%K, rate-monotonic
+//     static priorities (unique), all released at time 0. Each activation is
+//     "t,SIM,-1,STI,Timer_<task>,<n>,trigger" followed by
+//     "t,Timer_<task>,<n>,T,<task>,<inst>,activate", or, when the previous
+//     instance is still alive, by the notification
+//     "t,<task>,<inst>,T,<task>,<inst>,mtalimitexceeded" (no new instance).
+//   - One ISR ISR_Tick per core (type I) activated about every 1 ms by the
+//     stimulus IRQ_Tick_Core_<i>. The ISR has a higher priority than every
+//     task. ISR_Tick is one entity shared by all cores, so its instance
+//     counter is global (instances on different cores never share a number).
+//   - Each task instance runs 1..3 runnables Run_<task>_<k> sequentially.
+//   - One global mutex SEM_Shared, one signal SIG_Speed, one event EV_Done.
+//
+// # Exact event sequences
+//
+// Preemption of a task by the tick ISR (task X running runnable R):
+//
+//	t,SIM,-1,STI,IRQ_Tick_Core_0,n,trigger
+//	t,IRQ_Tick_Core_0,n,I,ISR_Tick,i,activate
+//	t,X,x,R,R,r,suspend
+//	t,Core_0,0,T,X,x,preempt
+//	t,Core_0,0,I,ISR_Tick,i,start
+//	t+d,Core_0,0,I,ISR_Tick,i,terminate
+//	t+d,Core_0,0,T,X,x,resume
+//	t+d,X,x,R,R,r,resume
+//
+// (The same applies to preemption of a task by a higher-priority task.)
+//
+// Semaphore SEM_Shared (a mutex), free case:
+//
+//	t,X,x,SEM,SEM_Shared,0,requestsemaphore
+//	t,SEM_Shared,0,SEM,SEM_Shared,0,lock          (free -> full)
+//	t,X,x,SEM,SEM_Shared,0,assigned
+//	...critical section...
+//	u,X,x,SEM,SEM_Shared,0,released
+//	u,SEM_Shared,0,SEM,SEM_Shared,0,unlock        (full -> free)
+//
+// Contention (the semaphore is owned by O, a task on another core):
+//
+//	t,P,p,SEM,SEM_Shared,0,requestsemaphore
+//	t,SEM_Shared,0,SEM,SEM_Shared,0,overfull      (full|overfull -> overfull)
+//	t,P,p,SEM,SEM_Shared,0,waiting
+//	t,Core_j,0,T,P,p,poll                         (running -> polling)
+//	...
+//	u,O,o,SEM,SEM_Shared,0,released
+//	u,P,p,SEM,SEM_Shared,0,assigned               (ownership handed over, no unlock)
+//	u,Core_j,0,T,P,p,run                          (polling -> running)
+//	u,SEM_Shared,0,SEM,SEM_Shared,0,full          (overfull -> full, only when no other process waits)
+//
+// A polling task occupies its core (active waiting). If a higher-priority
+// process (e.g. the tick ISR) needs that core, the poller is parked:
+// "suspend" of its runnable, then "Core_j,0,T,P,p,park" (polling -> parking).
+// When the core becomes free again and the semaphore is still taken, it gets
+// "poll_parking" (parking -> polling) followed by the runnable "resume". If
+// the semaphore is handed over while it is parked, the "assigned" line is
+// followed by "Core_j,0,T,P,p,release_parking" (parking -> ready) and the
+// task later gets "resume" (ready -> running) and its runnable "resume".
+//
+// Same-core contention cannot happen: a task holding SEM_Shared runs with the
+// priority ceiling of the semaphore on its core (immediate ceiling protocol),
+// so no other user of the semaphore on that core can preempt it.
+//
+// Event EV_Done: the waiter task B does, at the very beginning of each
+// instance (before its first runnable):
+//
+//	t,B,b,EVENT,EV_Done,0,wait_event
+//	t,Core_j,0,T,B,b,wait                         (running -> waiting; only if the event is not set)
+//	...
+//	u,A,a,EVENT,EV_Done,0,set_event,B             (the setter A, at the end of each of its instances)
+//	u,Core_j,0,T,B,b,release                      (waiting -> ready)
+//	...
+//	v,Core_j,0,T,B,b,resume
+//	v,B,b,EVENT,EV_Done,0,clear_event
+//
+// If the event is already set, wait_event is directly followed by
+// clear_event. A is the highest-priority (shortest period) task, B another
+// task chosen from the seed.
+//
+// Signal SIG_Speed: task 0 writes it at the end of its last runnable
+// ("t,X,x,SIG,SIG_Speed,0,write,<value>") and the last task reads it at the
+// start of its first runnable ("t,Y,y,SIG,SIG_Speed,0,read,<current value>").
+//
+// Within one timestamp, compute completions are processed first (cores in
+// index order), then activations (tasks in index order, then ISRs), then
+// scheduling decisions.
+package tracegen
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Config configures the generator.
+type Config struct {
+	Events    int    // approximate number of BTF data lines to produce (the simulation simply stops once reached)
+	Cores     int    // >= 1
+	Tasks     int    // number of periodic tasks (default 6 when 0)
+	Seed      int64  // seed of math/rand; identical configs produce identical bytes
+	TimeScale string // "ns" (default), "us" or "ps": the #timeScale header; timestamps are written in that unit
+}
+
+// Truth is what the generator knows, independent of any parser.
+//
+// The per-process maps (Running, Ready, Instances, Terminated) are keyed by
+// process name: every task name plus "ISR_Tick" (summed over all cores). All
+// names are present, possibly with a zero value. Durations are in ns.
+type Truth struct {
+	Lines        int              // data lines written (events)
+	ActionCounts map[string]int   // key "TYPE/action", e.g. "T/start", "SEM/lock", "R/terminate"
+	Running      map[string]int64 // per process: total ns in state running (complete intervals only); polling is not running
+	Ready        map[string]int64 // per process: total ns in state ready (entered by preempt, release or release_parking; left by resume)
+	Instances    map[string]int   // per process: instances activated
+	Terminated   map[string]int   // per process: instances that terminated
+	CoreBusy     map[string]int64 // per core name: ns during which some task/ISR was running on it (complete intervals only; polling excluded)
+	FirstTS      int64            // ns, timestamp of the first data line
+	LastTS       int64            // ns, timestamp of the last data line
+}
+
+// WriteBTF simulates and writes a BTF trace to w; returns the truth.
+func WriteBTF(w io.Writer, cfg Config) (Truth, error) {
+	if cfg.Events <= 0 {
+		return Truth{}, errors.New("tracegen: Events must be > 0")
+	}
+	if cfg.Cores < 1 {
+		return Truth{}, errors.New("tracegen: Cores must be >= 1")
+	}
+	if cfg.Tasks < 0 {
+		return Truth{}, errors.New("tracegen: Tasks must be >= 0")
+	}
+	if cfg.Tasks == 0 {
+		cfg.Tasks = 6
+	}
+	if cfg.TimeScale == "" {
+		cfg.TimeScale = "ns"
+	}
+	s, err := newSim(w, cfg)
+	if err != nil {
+		return Truth{}, err
+	}
+	s.run()
+	if err := s.bw.Flush(); err != nil && s.werr == nil {
+		s.werr = err
+	}
+	if s.werr != nil {
+		return Truth{}, fmt.Errorf("tracegen: write: %w", s.werr)
+	}
+	return s.truth(), nil
+}

@@ -1,0 +1,211 @@
+package schema
+
+import (
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// batch builds one record batch of a table. Columns are appended in bulk
+// per row through the typed builders it hands out; nothing is allocated per
+// row beyond the builders' own amortized growth.
+type batch struct {
+	schema *arrow.Schema
+	cols   []colBuilder
+	rows   int
+}
+
+type colBuilder interface {
+	reserve(n int)
+	newArray() arrow.Array
+	release()
+}
+
+func newBatch(mem memory.Allocator, table string, syms *symtab) *batch {
+	sc := ArrowSchema(table)
+	b := &batch{schema: sc, cols: make([]colBuilder, len(sc.Fields()))}
+	for i, f := range sc.Fields() {
+		switch f.Type.ID() {
+		case arrow.INT32:
+			b.cols[i] = &i32Col{array.NewInt32Builder(mem)}
+		case arrow.INT64:
+			b.cols[i] = &i64Col{array.NewInt64Builder(mem)}
+		case arrow.FLOAT64:
+			b.cols[i] = &f64Col{array.NewFloat64Builder(mem)}
+		case arrow.STRING:
+			b.cols[i] = &strCol{array.NewStringBuilder(mem)}
+		case arrow.BOOL:
+			b.cols[i] = &boolCol{array.NewBooleanBuilder(mem)}
+		case arrow.TIMESTAMP:
+			b.cols[i] = &tsCol{array.NewTimestampBuilder(mem, f.Type.(*arrow.TimestampType))}
+		case arrow.DICTIONARY:
+			b.cols[i] = newDictCol(mem, syms)
+		default:
+			panic("schema: no column builder for " + f.Type.String())
+		}
+	}
+	return b
+}
+
+func (b *batch) reserve(n int) {
+	for _, c := range b.cols {
+		c.reserve(n)
+	}
+}
+
+// record turns what was appended into a record (the caller releases it) and
+// leaves the batch empty, ready to be reused.
+func (b *batch) record() arrow.Record {
+	arrs := make([]arrow.Array, len(b.cols))
+	for i, c := range b.cols {
+		arrs[i] = c.newArray()
+	}
+	rec := array.NewRecord(b.schema, arrs, int64(b.rows))
+	for _, a := range arrs {
+		a.Release()
+	}
+	b.rows = 0
+	return rec
+}
+
+func (b *batch) release() {
+	for _, c := range b.cols {
+		c.release()
+	}
+}
+
+func (b *batch) i32(i int) *i32Col    { return b.cols[i].(*i32Col) }
+func (b *batch) i64(i int) *i64Col    { return b.cols[i].(*i64Col) }
+func (b *batch) f64(i int) *f64Col    { return b.cols[i].(*f64Col) }
+func (b *batch) str(i int) *strCol    { return b.cols[i].(*strCol) }
+func (b *batch) boolc(i int) *boolCol { return b.cols[i].(*boolCol) }
+func (b *batch) ts(i int) *tsCol      { return b.cols[i].(*tsCol) }
+func (b *batch) dict(i int) *dictCol  { return b.cols[i].(*dictCol) }
+
+type i32Col struct{ *array.Int32Builder }
+
+func (c *i32Col) reserve(n int)         { c.Reserve(n) }
+func (c *i32Col) newArray() arrow.Array { return c.NewArray() }
+func (c *i32Col) release()              { c.Release() }
+
+// put appends v, or NULL when null is true.
+func (c *i32Col) put(v int32, null bool) {
+	if null {
+		c.AppendNull()
+		return
+	}
+	c.Append(v)
+}
+
+type i64Col struct{ *array.Int64Builder }
+
+func (c *i64Col) reserve(n int)         { c.Reserve(n) }
+func (c *i64Col) newArray() arrow.Array { return c.NewArray() }
+func (c *i64Col) release()              { c.Release() }
+
+func (c *i64Col) put(v int64, null bool) {
+	if null {
+		c.AppendNull()
+		return
+	}
+	c.Append(v)
+}
+
+type f64Col struct{ *array.Float64Builder }
+
+func (c *f64Col) reserve(n int)         { c.Reserve(n) }
+func (c *f64Col) newArray() arrow.Array { return c.NewArray() }
+func (c *f64Col) release()              { c.Release() }
+
+type strCol struct{ *array.StringBuilder }
+
+func (c *strCol) reserve(n int)         { c.Reserve(n) }
+func (c *strCol) newArray() arrow.Array { return c.NewArray() }
+func (c *strCol) release()              { c.Release() }
+
+// putBytes appends v; a nil slice is NULL, an empty non-nil slice is ”.
+func (c *strCol) putBytes(v []byte) {
+	if v == nil {
+		c.AppendNull()
+		return
+	}
+	c.BinaryBuilder.Append(v)
+}
+
+// putString appends v, or NULL when null is true.
+func (c *strCol) putString(v string, null bool) {
+	if null {
+		c.AppendNull()
+		return
+	}
+	c.Append(v)
+}
+
+type boolCol struct{ *array.BooleanBuilder }
+
+func (c *boolCol) reserve(n int)         { c.Reserve(n) }
+func (c *boolCol) newArray() arrow.Array { return c.NewArray() }
+func (c *boolCol) release()              { c.Release() }
+
+type tsCol struct{ *array.TimestampBuilder }
+
+func (c *tsCol) reserve(n int)         { c.Reserve(n) }
+func (c *tsCol) newArray() arrow.Array { return c.NewArray() }
+func (c *tsCol) release()              { c.Release() }
+
+// dictCol builds a dictionary-encoded string column from interned symbols.
+// Each batch carries its own dictionary holding only the symbols the batch
+// uses, so a dictionary never grows beyond the batch even when a column has
+// many distinct values over the whole trace.
+type dictCol struct {
+	mem     memory.Allocator
+	syms    *symtab
+	idx     *array.Int32Builder
+	slot    []int32 // slot[sym] = local index + 1 in this batch, 0 = unused
+	used    []Sym   // local index -> symbol
+	dictTyp *arrow.DictionaryType
+}
+
+func newDictCol(mem memory.Allocator, syms *symtab) *dictCol {
+	return &dictCol{mem: mem, syms: syms, idx: array.NewInt32Builder(mem), dictTyp: dict}
+}
+
+func (c *dictCol) reserve(n int) { c.idx.Reserve(n) }
+
+// put appends a symbol; NoSym is NULL.
+func (c *dictCol) put(s Sym) {
+	if s < 0 {
+		c.idx.AppendNull()
+		return
+	}
+	if int(s) >= len(c.slot) {
+		grown := make([]int32, int(s)+1+len(c.slot))
+		copy(grown, c.slot)
+		c.slot = grown
+	}
+	l := c.slot[s]
+	if l == 0 {
+		c.used = append(c.used, s)
+		l = int32(len(c.used))
+		c.slot[s] = l
+	}
+	c.idx.Append(l - 1)
+}
+
+func (c *dictCol) newArray() arrow.Array {
+	vb := array.NewStringBuilder(c.mem)
+	defer vb.Release()
+	vb.Reserve(len(c.used))
+	for _, s := range c.used {
+		vb.Append(c.syms.str(s))
+		c.slot[s] = 0
+	}
+	c.used = c.used[:0]
+	values := vb.NewArray()
+	defer values.Release()
+	indices := c.idx.NewArray()
+	defer indices.Release()
+	return array.NewDictionaryArray(c.dictTyp, indices, values)
+}
+
+func (c *dictCol) release() { c.idx.Release() }

@@ -1,0 +1,289 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/marcboeker/go-duckdb"
+)
+
+// DB is a traceduck database: a DuckDB file holding the tables.
+type DB struct {
+	Path string
+	sql  *sql.DB
+	mem  memory.Allocator
+}
+
+// Open opens (creating when missing) the database at path and creates the
+// tables that do not exist yet. The caller installs the query library.
+func Open(ctx context.Context, path string) (*DB, error) {
+	connector, err := duckdb.NewConnector(path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := sql.OpenDB(connector)
+	if _, err := db.ExecContext(ctx, DDL()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("create tables in %s: %w", path, err)
+	}
+	return &DB{Path: path, sql: db, mem: memory.DefaultAllocator}, nil
+}
+
+// SQL is the database/sql handle, for queries.
+func (db *DB) SQL() *sql.DB { return db.sql }
+
+// SetAllocator sets the Arrow allocator runs are built with (tests use a
+// checked allocator to prove nothing leaks).
+func (db *DB) SetAllocator(mem memory.Allocator) { db.mem = mem }
+
+// Close closes the database.
+func (db *DB) Close() error { return db.sql.Close() }
+
+// DuplicateError refuses a file already ingested.
+type DuplicateError struct {
+	SHA256 string
+	RunID  int32
+	Name   string
+}
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("already ingested as run %d (%s, sha256 %s); use --force to ingest it again", e.RunID, e.Name, e.SHA256[:min(12, len(e.SHA256))])
+}
+
+// FindSHA256 returns the run that holds a file with that hash, if any.
+func (db *DB) FindSHA256(ctx context.Context, sum string) (*DuplicateError, error) {
+	return findSHA256(ctx, db.sql, sum)
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func findSHA256(ctx context.Context, q queryer, sum string) (*DuplicateError, error) {
+	if sum == "" {
+		return nil, nil
+	}
+	var d DuplicateError
+	err := q.QueryRowContext(ctx, "SELECT run_id, name FROM runs WHERE sha256 = ? ORDER BY run_id LIMIT 1", sum).Scan(&d.RunID, &d.Name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.SHA256 = sum
+	return &d, nil
+}
+
+// IngestOptions are the run-level settings of one ingest.
+type IngestOptions struct {
+	Force bool // ingest even when a run with the same sha256 exists
+	// SHA256 computes the hash of the input once it has been read (for
+	// standard input it is known only at the end). When set, it overrides
+	// RunInfo.SHA256.
+	SHA256 func() string
+	// BatchRows overrides DefaultBatchRows (tests).
+	BatchRows int
+}
+
+// Ingest writes one run in one transaction: it calls fill with a
+// RunWriter, and commits only when fill and the writer both succeed. On
+// any error, cancellation included, the transaction is rolled back and the
+// database is left exactly as it was.
+func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill func(*RunWriter) error) (runID int32, err error) {
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	// The transaction is driven by plain statements on this one connection
+	// because the Arrow views are registered on that connection.
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return 0, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			// A fresh context: the rollback must happen even when ctx is
+			// what was cancelled.
+			_, rbErr := conn.ExecContext(context.Background(), "ROLLBACK")
+			if rbErr != nil && err == nil {
+				err = rbErr
+			}
+		}
+	}()
+	if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(run_id), 0) + 1 FROM runs").Scan(&info.RunID); err != nil {
+		return 0, err
+	}
+	sink, err := newDuckSink(ctx, conn)
+	if err != nil {
+		return 0, err
+	}
+	defer sink.close()
+	if opt.SHA256 != nil {
+		// computed at the end; the run row is written at Finish
+		info.SHA256 = ""
+	}
+	w := NewRunWriter(info, sink, db.mem)
+	if opt.BatchRows > 0 {
+		w.SetBatchRows(opt.BatchRows)
+	}
+	if opt.SHA256 != nil {
+		w.lateSHA = opt.SHA256
+	}
+	if err := fill(w); err != nil {
+		w.Abort()
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		w.Abort()
+		return 0, err
+	}
+	if err := w.Finish(time.Now()); err != nil {
+		return 0, err
+	}
+	if !opt.Force {
+		if dup, err := findSHA256Except(ctx, conn, w.info.SHA256, info.RunID); err != nil {
+			return 0, err
+		} else if dup != nil {
+			return 0, dup
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return 0, err
+	}
+	committed = true
+	return info.RunID, nil
+}
+
+func findSHA256Except(ctx context.Context, conn *sql.Conn, sum string, run int32) (*DuplicateError, error) {
+	if sum == "" {
+		return nil, nil
+	}
+	var d DuplicateError
+	err := conn.QueryRowContext(ctx, "SELECT run_id, name FROM runs WHERE sha256 = ? AND run_id <> ? ORDER BY run_id LIMIT 1", sum, run).Scan(&d.RunID, &d.Name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.SHA256 = sum
+	return &d, nil
+}
+
+// duckSink loads record batches through DuckDB's Arrow scan: the batch is
+// registered as a view and copied with INSERT INTO t SELECT * FROM view.
+// Always SELECT *: with go-duckdb v1.8.2 (DuckDB 1.1) a projection of
+// some columns of a registered Arrow view crashes the process
+// (go-duckdb issue 321); the Arrow schemas match the tables column for
+// column so that no projection is ever needed.
+type duckSink struct {
+	ctx   context.Context
+	conn  *sql.Conn
+	arrow *duckdb.Arrow
+	views map[string]bool
+}
+
+func newDuckSink(ctx context.Context, conn *sql.Conn) (*duckSink, error) {
+	s := &duckSink{ctx: ctx, conn: conn, views: map[string]bool{}}
+	err := conn.Raw(func(dc any) error {
+		var err error
+		s.arrow, err = duckdb.NewArrowFromConn(dc.(driver.Conn))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("duckdb arrow: %w", err)
+	}
+	return s, nil
+}
+
+func (s *duckSink) Put(table string, rec arrow.Record) error {
+	view := "traceduck_batch_" + table
+	rdr := newOneShotReader(rec)
+	defer rdr.Release()
+	release, err := s.arrow.RegisterView(rdr, view)
+	if err != nil {
+		return fmt.Errorf("load %s: register batch: %w", table, err)
+	}
+	defer release()
+	s.views[view] = true
+	if _, err := s.conn.ExecContext(s.ctx, "INSERT INTO "+table+" SELECT * FROM "+view); err != nil {
+		return fmt.Errorf("load %s: %w", table, err)
+	}
+	// Drop the view at once: it points at a stream that is freed on return.
+	if _, err := s.conn.ExecContext(s.ctx, "DROP VIEW "+view); err != nil {
+		return fmt.Errorf("load %s: %w", table, err)
+	}
+	delete(s.views, view)
+	return nil
+}
+
+func (s *duckSink) close() {
+	for v := range s.views {
+		s.conn.ExecContext(context.Background(), "DROP VIEW IF EXISTS "+v)
+	}
+}
+
+// oneShotReader streams one record and lets go of it as soon as the
+// consumer has read past it. go-duckdb v1.8.2's RegisterView frees the
+// exported C stream without calling its release callback, so the reader
+// stays referenced by a cgo handle for the life of the process; letting go
+// of the record at end of stream keeps that to a few bytes per batch
+// instead of the whole batch.
+type oneShotReader struct {
+	refs   atomic.Int64
+	schema *arrow.Schema
+	rec    arrow.Record
+	cur    arrow.Record
+	read   bool
+}
+
+var _ array.RecordReader = (*oneShotReader)(nil)
+
+func newOneShotReader(rec arrow.Record) *oneShotReader {
+	rec.Retain()
+	r := &oneShotReader{schema: rec.Schema(), rec: rec}
+	r.refs.Store(1)
+	return r
+}
+
+func (r *oneShotReader) Retain() { r.refs.Add(1) }
+
+func (r *oneShotReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		r.drop()
+	}
+}
+
+func (r *oneShotReader) drop() {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	r.cur = nil
+}
+
+func (r *oneShotReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *oneShotReader) Next() bool {
+	if !r.read && r.rec != nil {
+		r.read = true
+		r.cur = r.rec
+		return true
+	}
+	r.drop()
+	return false
+}
+
+func (r *oneShotReader) Record() arrow.Record { return r.cur }
+
+func (r *oneShotReader) Err() error { return nil }

@@ -1,0 +1,168 @@
+package schema
+
+import (
+	"sort"
+)
+
+// stateTracker turns state transitions into state intervals: each
+// (object, instance) has at most one open interval; a transition closes it
+// and opens the next.
+type stateTracker struct {
+	w       *RunWriter
+	open    map[stateKey]openInterval
+	b       *batch
+	clamped DiagID
+	hasClam bool
+}
+
+type stateKey struct {
+	obj  ObjectID
+	inst int64
+}
+
+type openInterval struct {
+	state    Sym
+	start    int64
+	startSeq Seq
+	cpu      CPU
+	cutStart bool
+}
+
+func (t *stateTracker) init(w *RunWriter) {
+	t.w = w
+	t.open = make(map[stateKey]openInterval)
+}
+
+// Transition closes the open interval of (obj, inst), if any, at ts and
+// opens one in state. seq is the event that caused it; cpu the processor
+// it happened on (NoCPU when unknown).
+func (w *RunWriter) Transition(obj ObjectID, inst int64, ts int64, state Sym, seq Seq, cpu CPU) error {
+	return w.states.transition(obj, inst, ts, state, seq, cpu, false)
+}
+
+// TransitionFromStart opens a state that was already in force when the
+// trace started (the format knows it, but not since when): the interval is
+// marked truncated.
+func (w *RunWriter) TransitionFromStart(obj ObjectID, inst int64, ts int64, state Sym, seq Seq, cpu CPU) error {
+	return w.states.transition(obj, inst, ts, state, seq, cpu, true)
+}
+
+// Close closes the open interval of (obj, inst) at ts without opening
+// another (the object reached a final state, or its state became unknown).
+func (w *RunWriter) Close(obj ObjectID, inst int64, ts int64, seq Seq) error {
+	k := stateKey{obj, inst}
+	o, ok := w.states.open[k]
+	if !ok {
+		return nil
+	}
+	delete(w.states.open, k)
+	return w.states.emit(obj, inst, o, ts, seq, false)
+}
+
+// Current returns the state of (obj, inst) and since when, if one is open.
+func (w *RunWriter) Current(obj ObjectID, inst int64) (state Sym, since int64, ok bool) {
+	o, ok := w.states.open[stateKey{obj, inst}]
+	if !ok {
+		return NoSym, 0, false
+	}
+	return o.state, o.start, true
+}
+
+func (t *stateTracker) transition(obj ObjectID, inst int64, ts int64, state Sym, seq Seq, cpu CPU, cutStart bool) error {
+	k := stateKey{obj, inst}
+	if o, ok := t.open[k]; ok {
+		if err := t.emit(obj, inst, o, ts, seq, false); err != nil {
+			return err
+		}
+		if ts < o.start {
+			ts = o.start // see emit: the next interval starts where the clamped one ended
+		}
+	}
+	t.open[k] = openInterval{state: state, start: ts, startSeq: seq, cpu: cpu, cutStart: cutStart}
+	return nil
+}
+
+// emit writes one interval. A transition earlier than the start of the
+// interval it closes (timestamps going backwards) is clamped to a zero
+// length interval and reported once, counted thereafter.
+func (t *stateTracker) emit(obj ObjectID, inst int64, o openInterval, end int64, endSeq Seq, cutEnd bool) error {
+	w := t.w
+	if end < o.start {
+		if !t.hasClam {
+			t.clamped = w.Diagf(Warning, 0, endSeq,
+				"state transition at %d ns is earlier than the start of the interval it closes (%d ns): interval clamped to zero length", end, o.start)
+			t.hasClam = true
+		} else {
+			w.DiagRepeat(t.clamped)
+		}
+		end = o.start
+	}
+	if t.b == nil {
+		t.b = newBatch(w.mem, TableStateIntervals, w.syms)
+		t.b.reserve(w.batchRows)
+	}
+	b := t.b
+	b.i32(0).Append(w.info.RunID)
+	b.i32(1).Append(int32(obj))
+	b.i64(2).Append(inst)
+	b.dict(3).put(o.state)
+	b.i64(4).Append(o.start)
+	b.i64(5).Append(end)
+	b.i64(6).Append(end - o.start)
+	b.i32(7).put(int32(o.cpu), o.cpu < 0)
+	b.i64(8).put(int64(o.startSeq), o.startSeq < 0)
+	b.i64(9).put(int64(endSeq), endSeq < 0)
+	b.boolc(10).Append(o.cutStart || cutEnd)
+	b.rows++
+	if b.rows >= w.batchRows {
+		return t.flush()
+	}
+	return nil
+}
+
+func (t *stateTracker) flush() error {
+	if t.b == nil || t.b.rows == 0 {
+		return t.w.out.err()
+	}
+	rec := t.b.record()
+	t.b.reserve(t.w.batchRows)
+	return t.w.out.put(TableStateIntervals, rec)
+}
+
+// finish closes every open interval at the end of the trace, in the order
+// they were opened so that the output is deterministic.
+func (t *stateTracker) finish(lastTS int64) error {
+	keys := make([]stateKey, 0, len(t.open))
+	for k := range t.open {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := t.open[keys[i]], t.open[keys[j]]
+		if a.startSeq != b.startSeq {
+			return a.startSeq < b.startSeq
+		}
+		if keys[i].obj != keys[j].obj {
+			return keys[i].obj < keys[j].obj
+		}
+		return keys[i].inst < keys[j].inst
+	})
+	for _, k := range keys {
+		o := t.open[k]
+		end := max(lastTS, o.start)
+		if err := t.emit(k.obj, k.inst, o, end, NoSeq, true); err != nil {
+			t.release()
+			return err
+		}
+	}
+	clear(t.open)
+	err := t.flush()
+	t.release()
+	return err
+}
+
+func (t *stateTracker) release() {
+	if t.b != nil {
+		t.b.release()
+		t.b = nil
+	}
+}

@@ -1,0 +1,189 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+)
+
+// Table names. Every table carries run_id; one run is one ingested trace.
+const (
+	TableRuns           = "runs"
+	TableObjects        = "objects"
+	TableEvents         = "events"
+	TableEcoTriples     = "eco_triples"
+	TableStateIntervals = "state_intervals"
+	TableStateLevels    = "state_levels"
+	TableDiagnostics    = "diagnostics"
+)
+
+// column is one column of a table: its SQL type and the Arrow type the
+// run writer builds it as. The Arrow schema of a table lists exactly the
+// table's columns in order, because batches are loaded with
+// INSERT INTO t SELECT * FROM batch (see db.go for why never a projection).
+type column struct {
+	name  string
+	sql   string
+	arrow arrow.DataType
+	doc   string
+}
+
+type table struct {
+	name    string
+	doc     string
+	columns []column
+	extra   string // table constraints appended to the DDL
+}
+
+var (
+	i32   = arrow.PrimitiveTypes.Int32
+	i64   = arrow.PrimitiveTypes.Int64
+	f64   = arrow.PrimitiveTypes.Float64
+	str   = arrow.BinaryTypes.String
+	boo   = arrow.FixedWidthTypes.Boolean
+	dict  = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	tstmp = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+)
+
+// tables is the table contract of DESIGN.md. Times are BIGINT nanoseconds
+// on the trace's own time base.
+var tables = []table{
+	{name: TableRuns, doc: "one row per ingested trace", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, "run number in this database, from 1"},
+		{"name", "VARCHAR", str, "--name, or the file's base name"},
+		{"source", "VARCHAR", str, "path of the ingested file, '-' for standard input"},
+		{"format", "VARCHAR", str, "ingester that read it"},
+		{"sha256", "VARCHAR", str, "hex sha256 of the file's bytes"},
+		{"ingested_at", "TIMESTAMPTZ", tstmp, "when the ingest committed"},
+		{"time_unit", "VARCHAR", str, "the source's time unit (ns, us, cycles, ...)"},
+		{"ns_per_unit", "DOUBLE", f64, "ts = raw * ns_per_unit"},
+		{"event_count", "BIGINT", i64, "rows in events"},
+		{"first_ts", "BIGINT", i64, "smallest event ts"},
+		{"last_ts", "BIGINT", i64, "largest event ts"},
+		{"meta", "JSON", str, "header attributes of the trace"},
+		{"tags", "JSON", str, "user --tag k=v"},
+	}, extra: "PRIMARY KEY (run_id)"},
+	{name: TableObjects, doc: "one row per traced entity", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER NOT NULL", i32, "dense per run, from 1"},
+		{"kind", "VARCHAR", dict, "task, isr, runnable, thread, process, interrupt, cpu, semaphore, ..."},
+		{"name", "VARCHAR", str, "name as the trace writes it"},
+		{"native_id", "BIGINT", i64, "the trace's numeric id (tid, pid, core index, ...)"},
+		{"pid", "BIGINT", i64, "owning process id, where the format has one"},
+		{"parent_id", "INTEGER", i32, "object_id of the owner (thread -> process)"},
+		{"attrs", "JSON", str, "format-specific attributes"},
+	}},
+	{name: TableEvents, doc: "one row per event, in trace order", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"seq", "BIGINT NOT NULL", i64, "ordinal in the run, from 1"},
+		{"ts", "BIGINT", i64, "ns"},
+		{"ts_raw", "BIGINT", i64, "timestamp in the source unit, kept where the conversion to ns loses information"},
+		{"cpu", "INTEGER", i32, "processor the event happened on"},
+		{"class", "VARCHAR", dict, "event class (BTF: target type)"},
+		{"event", "VARCHAR", dict, "event name (BTF: action)"},
+		{"context_id", "INTEGER", i32, "object in whose context it happened (BTF: source)"},
+		{"object_id", "INTEGER", i32, "main object (BTF: target)"},
+		{"source_instance", "BIGINT", i64, ""},
+		{"target_instance", "BIGINT", i64, ""},
+		{"value", "VARCHAR", str, "the event's value as written (BTF: note)"},
+		{"args", "JSON", str, "other fields"},
+		{"eco_id", "INTEGER", i32, "the event's eco-triple"},
+		{"src_line", "BIGINT", i64, "line in the source file (binary formats: byte offset)"},
+	}},
+	{name: TableEcoTriples, doc: "one row per distinct (class, event, context, object)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"eco_id", "INTEGER NOT NULL", i32, "dense per run, from 1"},
+		{"class", "VARCHAR", dict, ""},
+		{"event", "VARCHAR", dict, ""},
+		{"context_id", "INTEGER", i32, ""},
+		{"object_id", "INTEGER", i32, ""},
+		{"count", "BIGINT", i64, "events with this triple"},
+	}},
+	{name: TableStateIntervals, doc: "one row per time an object spent in one state", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, ""},
+		{"instance", "BIGINT", i64, "object instance (BTF task instance); 0 where the format has none"},
+		{"state", "VARCHAR", dict, ""},
+		{"start_ts", "BIGINT", i64, "ns"},
+		{"end_ts", "BIGINT", i64, "ns"},
+		{"dur", "BIGINT", i64, "end_ts - start_ts"},
+		{"cpu", "INTEGER", i32, "processor of the event that opened the interval"},
+		{"start_seq", "BIGINT", i64, "event that opened it"},
+		{"end_seq", "BIGINT", i64, "event that closed it (NULL when truncated)"},
+		{"truncated", "BOOLEAN", boo, "cut by the start or the end of the trace"},
+	}},
+	{name: TableStateLevels, doc: "aggregation of a state to the next level", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"kind", "VARCHAR", dict, "object kind the state belongs to"},
+		{"state", "VARCHAR", str, "state at this level"},
+		{"level", "INTEGER", i32, "0 = atomic state as in state_intervals"},
+		{"parent_state", "VARCHAR", str, "the state it aggregates into at level+1"},
+	}},
+	{name: TableDiagnostics, doc: "one row per problem found in the input", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"src_line", "BIGINT", i64, "first line (binary: byte offset) where it was seen"},
+		{"seq", "BIGINT", i64, "first event it concerns"},
+		{"severity", "VARCHAR", dict, "info, warning, error"},
+		{"message", "VARCHAR", str, ""},
+		{"count", "BIGINT", i64, "how many times it was seen"},
+	}},
+}
+
+func lookupTable(name string) *table {
+	for i := range tables {
+		if tables[i].name == name {
+			return &tables[i]
+		}
+	}
+	panic("schema: no table " + name)
+}
+
+// DDL returns the CREATE TABLE IF NOT EXISTS statements of every table.
+func DDL() string {
+	var b strings.Builder
+	for _, t := range tables {
+		fmt.Fprintf(&b, "-- %s: %s\nCREATE TABLE IF NOT EXISTS %s (\n", t.name, t.doc, t.name)
+		for i, c := range t.columns {
+			sep := ","
+			if i == len(t.columns)-1 && t.extra == "" {
+				sep = ""
+			}
+			fmt.Fprintf(&b, "    %s %s%s\n", c.name, c.sql, sep)
+		}
+		if t.extra != "" {
+			fmt.Fprintf(&b, "    %s\n", t.extra)
+		}
+		b.WriteString(");\n")
+	}
+	return b.String()
+}
+
+// ArrowSchema returns the Arrow schema of a table's record batches.
+func ArrowSchema(name string) *arrow.Schema {
+	t := lookupTable(name)
+	fields := make([]arrow.Field, len(t.columns))
+	for i, c := range t.columns {
+		fields[i] = arrow.Field{Name: c.name, Type: c.arrow, Nullable: !strings.Contains(c.sql, "NOT NULL")}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Columns returns the column names of a table, in order.
+func Columns(name string) []string {
+	t := lookupTable(name)
+	out := make([]string, len(t.columns))
+	for i, c := range t.columns {
+		out[i] = c.name
+	}
+	return out
+}
+
+// TableNames lists the tables in the order they are created.
+func TableNames() []string {
+	out := make([]string, len(tables))
+	for i, t := range tables {
+		out[i] = t.name
+	}
+	return out
+}

@@ -1,0 +1,213 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+func openTest(t *testing.T) (*DB, *memory.CheckedAllocator) {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	db.SetAllocator(mem)
+	return db, mem
+}
+
+func queryString(t *testing.T, db *sql.DB, q string) string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			if v == nil {
+				parts[i] = "NULL"
+			} else {
+				parts[i] = fmt.Sprint(v)
+			}
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, "\n")
+}
+
+// fillSmall writes a small run across several batches: two tasks on one
+// core, with transitions, and one attribute.
+func fillSmall(n int) func(w *RunWriter) error {
+	return func(w *RunWriter) error {
+		core := w.Object("cpu", "Core_0")
+		w.SetNativeID(core, 0)
+		a := w.Object("task", "A")
+		b := w.Object("task", "B")
+		w.SetAttr(a, "priority", 3)
+		cls, start, pre := w.Sym("T"), w.Sym("start"), w.Sym("preempt")
+		running, ready := w.Sym("running"), w.Sym("ready")
+		w.SetMeta("timeScale", "ns")
+		for i := 0; i < n; i++ {
+			ts := int64(i * 10)
+			task, ev, st := a, start, running
+			if i%2 == 1 {
+				task, ev, st = a, pre, ready
+			}
+			e := Event{TS: ts, CPU: 0, Class: cls, Event: ev, Context: core, Object: task,
+				SourceInstance: 0, TargetInstance: int64(i / 100), Line: int64(i + 1)}
+			if i%3 == 0 {
+				e.Value = []byte("note")
+			}
+			seq, err := w.Event(&e)
+			if err != nil {
+				return err
+			}
+			if err := w.Transition(task, int64(i/100), ts, st, seq, 0); err != nil {
+				return err
+			}
+		}
+		_ = b
+		return nil
+	}
+}
+
+func TestIngestRoundTrip(t *testing.T) {
+	db, mem := openTest(t)
+	ctx := context.Background()
+	info := RunInfo{Name: "small", Source: "small.btf", Format: "test", SHA256: "abc123", Tags: [][2]string{{"build", "42"}}}
+	id, err := db.Ingest(ctx, info, IngestOptions{BatchRows: 7}, fillSmall(250))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != 1 {
+		t.Fatalf("run id %d", id)
+	}
+	mem.AssertSize(t, 0)
+	got := queryString(t, db.SQL(), `SELECT run_id, name, format, event_count, first_ts, last_ts, meta, tags FROM runs`)
+	want := `1 small test 250 0 2490 {"timeScale":"ns"} {"build":"42"}`
+	if got != want {
+		t.Errorf("runs:\n got %s\nwant %s", got, want)
+	}
+	got = queryString(t, db.SQL(), `SELECT count(*), count(value), sum(seq), min(seq), max(seq), count(DISTINCT eco_id) FROM events`)
+	if want := "250 84 31375 1 250 2"; got != want {
+		t.Errorf("events: got %s want %s", got, want)
+	}
+	got = queryString(t, db.SQL(), `SELECT object_id, kind, name, native_id, attrs FROM objects ORDER BY object_id`)
+	if want := "1 cpu Core_0 0 NULL\n2 task A NULL {\"priority\":3}\n3 task B NULL NULL"; got != want {
+		t.Errorf("objects:\n%s\nwant\n%s", got, want)
+	}
+	got = queryString(t, db.SQL(), `SELECT class, event, count FROM eco_triples ORDER BY eco_id`)
+	if want := "T start 125\nT preempt 125"; got != want {
+		t.Errorf("eco: %s", got)
+	}
+	// 250 transitions over 3 instances: each instance's intervals chain;
+	// the last one of each instance is truncated at the end of the trace.
+	got = queryString(t, db.SQL(), `SELECT instance, count(*), sum(dur), count(*) FILTER (truncated) FROM state_intervals GROUP BY instance ORDER BY instance`)
+	if want := "0 100 2490 1\n1 100 1490 1\n2 50 490 1"; got != want {
+		t.Errorf("intervals:\n%s", got)
+	}
+}
+
+func TestFailedIngestLeavesDatabaseUnchanged(t *testing.T) {
+	db, mem := openTest(t)
+	ctx := context.Background()
+	if _, err := db.Ingest(ctx, RunInfo{Name: "good", SHA256: "1"}, IngestOptions{BatchRows: 5}, fillSmall(40)); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("syntax error at line 30")
+	_, err := db.Ingest(ctx, RunInfo{Name: "bad", SHA256: "2"}, IngestOptions{BatchRows: 5}, func(w *RunWriter) error {
+		if err := fillSmall(30)(w); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("got %v", err)
+	}
+	mem.AssertSize(t, 0)
+	for table, want := range map[string]string{"runs": "1", "events": "40", "objects": "3", "eco_triples": "2", "state_intervals": "40"} {
+		if got := queryString(t, db.SQL(), "SELECT count(*) FROM "+table); got != want {
+			t.Errorf("%s: %s rows, want %s", table, got, want)
+		}
+	}
+	// cancelled ingest
+	cctx, cancel := context.WithCancel(ctx)
+	_, err = db.Ingest(cctx, RunInfo{Name: "cancelled", SHA256: "3"}, IngestOptions{BatchRows: 5}, func(w *RunWriter) error {
+		if err := fillSmall(30)(w); err != nil {
+			return err
+		}
+		cancel()
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	if got := queryString(t, db.SQL(), "SELECT count(*) FROM events"); got != "40" {
+		t.Errorf("events after cancel: %s", got)
+	}
+	mem.AssertSize(t, 0)
+}
+
+func TestDuplicateRefused(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	if _, err := db.Ingest(ctx, RunInfo{Name: "a", SHA256: "feedbeef00112233"}, IngestOptions{}, fillSmall(3)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.Ingest(ctx, RunInfo{Name: "b"}, IngestOptions{SHA256: func() string { return "feedbeef00112233" }}, fillSmall(3))
+	var dup *DuplicateError
+	if !errors.As(err, &dup) || dup.RunID != 1 {
+		t.Fatalf("got %v", err)
+	}
+	if want := "already ingested as run 1 (a, sha256 feedbeef0011); use --force to ingest it again"; err.Error() != want {
+		t.Errorf("message %q", err.Error())
+	}
+	id, err := db.Ingest(ctx, RunInfo{Name: "b"}, IngestOptions{Force: true, SHA256: func() string { return "feedbeef00112233" }}, fillSmall(3))
+	if err != nil || id != 2 {
+		t.Fatalf("forced: %d %v", id, err)
+	}
+	_ = time.Now
+}
+
+func TestDiagnosticsBounded(t *testing.T) {
+	db, _ := openTest(t)
+	_, err := db.Ingest(context.Background(), RunInfo{Name: "d"}, IngestOptions{}, func(w *RunWriter) error {
+		id := w.Diag(Info, 3, 1, "first")
+		w.DiagRepeat(id)
+		for i := 0; i < maxDiagnostics+5; i++ {
+			w.Diagf(Warning, int64(i+10), NoSeq, "n%d", i)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := queryString(t, db.SQL(), "SELECT count(*), sum(count) FROM diagnostics")
+	if want := fmt.Sprintf("%d %d", maxDiagnostics+1, maxDiagnostics+5+2); got != want {
+		t.Errorf("got %s want %s", got, want)
+	}
+}
