@@ -71,21 +71,23 @@
 // priority ceiling of the semaphore on its core (immediate ceiling protocol),
 // so no other user of the semaphore on that core can preempt it.
 //
-// Event EV_Done: the waiter task B does, at the very beginning of each
-// instance (before its first runnable):
+// Event EV_Done: a setter task A and a waiter task B (chosen from the seed)
+// with prio(B) > prio(A) and period(A) = m*period(B), preferably on the same
+// core. A sets the event at the end of every instance. In the instances
+// released by its activations n with n%m == 0 (released together with A's),
+// B does, before its first runnable:
 //
 //	t,B,b,EVENT,EV_Done,0,wait_event
 //	t,Core_j,0,T,B,b,wait                         (running -> waiting; only if the event is not set)
 //	...
-//	u,A,a,EVENT,EV_Done,0,set_event,B             (the setter A, at the end of each of its instances)
-//	u,Core_j,0,T,B,b,release                      (waiting -> ready)
+//	u,A,a,EVENT,EV_Done,0,set_event,B
+//	u,Core_j,0,T,B,b,release                      (waiting -> ready; only if B waits)
 //	...
 //	v,Core_j,0,T,B,b,resume
 //	v,B,b,EVENT,EV_Done,0,clear_event
 //
 // If the event is already set, wait_event is directly followed by
-// clear_event. A is the highest-priority (shortest period) task, B another
-// task chosen from the seed.
+// clear_event.
 //
 // Signal SIG_Speed: task 0 writes it at the end of its last runnable
 // ("t,X,x,SIG,SIG_Speed,0,write,<value>") and the last task reads it at the

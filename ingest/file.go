@@ -1,0 +1,115 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/traceduck/traceduck/schema"
+)
+
+// Options are the settings of one `traceduck ingest` of one path.
+type Options struct {
+	Format  string      // empty: detect
+	Name    string      // run name; empty: the file's base name
+	Tags    [][2]string // --tag k=v
+	Force   bool        // ingest again a file already in the database
+	SkipBad bool        // bad lines to diagnostics instead of stopping
+	// Progress, when set, is called with the Source before the ingest
+	// starts so that the caller can poll BytesRead.
+	Progress func(src *Source)
+	// BatchRows overrides schema.DefaultBatchRows (tests).
+	BatchRows int
+}
+
+// Result is what one ingest produced.
+type Result struct {
+	RunID  int32
+	Format string
+	Events int64
+}
+
+// Path ingests the trace at path ("-" for standard input) as one run of
+// db, in one transaction.
+func Path(ctx context.Context, db *schema.DB, path string, opt Options) (Result, error) {
+	src, err := Open(path)
+	if err != nil {
+		return Result{}, err
+	}
+	defer src.Close()
+	var sum string
+	if path != "-" {
+		// Refuse a duplicate before parsing anything.
+		if sum, err = FileSHA256(path); err != nil {
+			return Result{}, err
+		}
+		if !opt.Force {
+			if dup, err := db.FindSHA256(ctx, sum); err != nil {
+				return Result{}, err
+			} else if dup != nil {
+				return Result{}, fmt.Errorf("%s: %w", path, dup)
+			}
+		}
+	}
+	return Opened(ctx, db, src, sum, opt)
+}
+
+// Source_ ingests an opened source; sum is its sha256 when already known.
+func Opened(ctx context.Context, db *schema.DB, src *Source, sum string, opt Options) (Result, error) {
+	var ing Ingester
+	var err error
+	if opt.Format != "" {
+		ing, err = Lookup(opt.Format)
+	} else {
+		ing, err = Detect(src)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	name := opt.Name
+	if name == "" {
+		name = RunName(src.Name)
+	}
+	info := schema.RunInfo{Name: name, Source: src.Name, Format: ing.Format().Name, SHA256: sum, Tags: opt.Tags, SkipBad: opt.SkipBad}
+	iopt := schema.IngestOptions{Force: opt.Force, BatchRows: opt.BatchRows}
+	var hashErr error
+	if sum == "" {
+		iopt.SHA256 = func() string {
+			s, err := src.SHA256()
+			hashErr = err
+			return s
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(src)
+	}
+	var events int64
+	id, err := db.Ingest(ctx, info, iopt, func(w *schema.RunWriter) error {
+		if err := ing.Ingest(ctx, src, w); err != nil {
+			return err
+		}
+		events = w.Events()
+		return nil
+	})
+	if err == nil && hashErr != nil {
+		err = hashErr
+	}
+	if err != nil {
+		if dup, ok := err.(*schema.DuplicateError); ok {
+			return Result{}, fmt.Errorf("%s: %w", src.Name, dup)
+		}
+		return Result{}, err
+	}
+	return Result{RunID: id, Format: ing.Format().Name, Events: events}, nil
+}
+
+// RunName is the default run name of a path: its base name without the
+// extension; "stdin" for "-".
+func RunName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}

@@ -1,0 +1,200 @@
+// Package ingest holds what every trace format shares: the Ingester
+// interface, the registry that detects a file's format by trying each
+// format in a fixed order, the Source a trace is read from, and the line
+// reader of the text formats. Each format lives in a package of its own
+// under ingest/ and registers itself; ingest/all imports them all.
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/traceduck/traceduck/schema"
+)
+
+// Format describes a trace format.
+type Format struct {
+	Name        string   // what --format takes
+	Description string   // one line
+	Patterns    []string // usual file names, e.g. "*.btf"
+}
+
+// Ingester reads one trace and writes it into a run.
+type Ingester interface {
+	Format() Format
+	// Sniff reports whether the first bytes of a file (up to SniffSize)
+	// look like this format.
+	Sniff(head []byte) bool
+	Ingest(ctx context.Context, src *Source, w *schema.RunWriter) error
+}
+
+// SniffSize is how many bytes of a file the sniffers see.
+const SniffSize = 8192
+
+type registered struct {
+	order int
+	ing   Ingester
+}
+
+var registry []registered
+
+// Register adds a format. order fixes where it stands in the detection
+// chain: lower first, so that a format whose sniffer is strict comes
+// before one that is lenient.
+func Register(order int, ing Ingester) {
+	for _, r := range registry {
+		if r.ing.Format().Name == ing.Format().Name {
+			panic("ingest: format registered twice: " + ing.Format().Name)
+		}
+	}
+	registry = append(registry, registered{order, ing})
+	sort.SliceStable(registry, func(i, j int) bool { return registry[i].order < registry[j].order })
+}
+
+// Ingesters returns the registered formats in detection order.
+func Ingesters() []Ingester {
+	out := make([]Ingester, len(registry))
+	for i, r := range registry {
+		out[i] = r.ing
+	}
+	return out
+}
+
+// Lookup returns the ingester of a format by name.
+func Lookup(name string) (Ingester, error) {
+	var names []string
+	for _, r := range registry {
+		if strings.EqualFold(r.ing.Format().Name, name) {
+			return r.ing, nil
+		}
+		names = append(names, r.ing.Format().Name)
+	}
+	return nil, fmt.Errorf("unknown format %q (formats: %s)", name, strings.Join(names, ", "))
+}
+
+// Detect returns the first ingester, in detection order, whose sniffer
+// recognizes src.
+func Detect(src *Source) (Ingester, error) {
+	head := src.Head()
+	var names []string
+	for _, r := range registry {
+		if r.ing.Sniff(head) {
+			return r.ing, nil
+		}
+		names = append(names, r.ing.Format().Name)
+	}
+	return nil, fmt.Errorf("%s: not a trace format traceduck recognizes (tried %s); name one with --format", src.Name, strings.Join(names, ", "))
+}
+
+// Source is a trace being read: a file or standard input. Reading through
+// it computes the sha256 of the bytes and counts them (for progress).
+type Source struct {
+	Name string // path as given, "-" for standard input
+	Size int64  // bytes, -1 when unknown
+
+	br     *bufio.Reader
+	closer io.Closer
+	h      hash.Hash
+	n      atomic.Int64
+}
+
+// Open opens a path, or standard input for "-".
+func Open(path string) (*Source, error) {
+	if path == "-" {
+		return NewSource("-", os.Stdin, -1), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory", path)
+	}
+	s := NewSource(path, f, st.Size())
+	s.closer = f
+	return s, nil
+}
+
+// NewSource reads a trace from r; name is used in messages.
+func NewSource(name string, r io.Reader, size int64) *Source {
+	s := &Source{Name: name, Size: size, h: sha256.New()}
+	s.br = bufio.NewReaderSize(&hashingReader{r: r, s: s}, 256<<10)
+	return s
+}
+
+type hashingReader struct {
+	r io.Reader
+	s *Source
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if n > 0 {
+		h.s.h.Write(p[:n])
+		h.s.n.Add(int64(n))
+	}
+	return n, err
+}
+
+// Head returns the first bytes of the trace without consuming them.
+func (s *Source) Head() []byte {
+	head, _ := s.br.Peek(SniffSize)
+	return head
+}
+
+// Read reads the trace.
+func (s *Source) Read(p []byte) (int, error) { return s.br.Read(p) }
+
+// BytesRead is how many bytes have been read from the underlying file.
+func (s *Source) BytesRead() int64 { return s.n.Load() }
+
+// SHA256 reads what is left of the trace and returns the hex sha256 of all
+// its bytes.
+func (s *Source) SHA256() (string, error) {
+	if _, err := io.Copy(io.Discard, s.br); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(s.h.Sum(nil)), nil
+}
+
+// Close closes the file.
+func (s *Source) Close() error {
+	if s.closer != nil {
+		return s.closer.Close()
+	}
+	return nil
+}
+
+// FileSHA256 hashes a file without ingesting it, so that a duplicate is
+// refused before any parsing.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ErrLineTooLong is returned by LineReader for a line over its bound.
+var ErrLineTooLong = errors.New("line too long")
