@@ -1,11 +1,25 @@
-// Package btf reads BTF (Best Trace Format) traces: a header of #name value
-// attributes, then one event per line
-// time,source,sourceInstance,targetType,target,targetInstance,action[,note].
+// Package btf reads BTF (Best Trace Format) traces: a header of
+// "#name value" attributes, then one event per line,
+//
+//	time,source,sourceInstance,targetType,target,targetInstance,action[,note]
+//
+// Every event becomes a row of events (class = target type, event =
+// action, context = source, object = target); the state machines of the
+// BTF definition turn processes (tasks, ISRs), runnables, semaphores and
+// signals into state intervals, and what each core runs into the core's
+// state intervals. README.md in this directory documents the mapping and
+// the recoveries the state machines make on traces that go beyond the
+// definition.
 package btf
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
@@ -21,10 +35,770 @@ func (Ingester) Format() ingest.Format {
 	return ingest.Format{Name: "btf", Description: "BTF (Best Trace Format) system traces: tasks, ISRs, runnables, semaphores, signals, cores", Patterns: []string{"*.btf"}}
 }
 
-// Sniff reports whether head looks like BTF.
-func (Ingester) Sniff(head []byte) bool { return false }
+// Sniff reports whether head looks like BTF: a BTF header attribute, or a
+// first data line of at least 7 comma-separated fields that starts with a
+// decimal time and has a letter-only target type.
+func (Ingester) Sniff(head []byte) bool {
+	lr := ingest.NewLineReader(bytes.NewReader(head))
+	for i := 0; i < 50; i++ {
+		line, ok := lr.Next()
+		if !ok {
+			return false
+		}
+		line = trim(line)
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] == '#' {
+			name, _ := cutSpace(line[1:])
+			switch strings.ToLower(string(name)) {
+			case "version", "creator", "creationdate", "timescale", "entitytype", "entitytable", "entitytypetable":
+				return true
+			}
+			continue
+		}
+		var f [7][]byte
+		rest := line
+		for j := 0; j < 7; j++ {
+			k := bytes.IndexByte(rest, ',')
+			if k < 0 {
+				if j < 6 {
+					return false
+				}
+				k = len(rest)
+			}
+			f[j] = trim(rest[:k])
+			rest = rest[min(k+1, len(rest)):]
+		}
+		if _, ok := parseUint(f[0]); !ok || len(f[3]) == 0 || len(f[6]) == 0 {
+			return false
+		}
+		for _, c := range f[3] {
+			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
 
 // Ingest reads a BTF trace into w.
 func (Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
-	return errors.New("btf: not yet")
+	p := newParser(w)
+	return p.run(ctx, ingest.NewLineReader(src))
+}
+
+// timeUnit converts source timestamps to ns: ns = raw*mul/div.
+type timeUnit struct {
+	name     string
+	mul, div int64
+}
+
+var timeUnits = map[string]timeUnit{
+	"ps": {"ps", 1, 1000},
+	"ns": {"ns", 1, 1},
+	"us": {"us", 1000, 1},
+	"ms": {"ms", 1000_000, 1},
+	"s":  {"s", 1000_000_000, 1},
+}
+
+type onceKey struct {
+	kind   uint8 // which finding
+	typ    entType
+	act    action
+	st     state
+	name   schema.ObjectID
+	detail schema.Sym
+}
+
+const (
+	findUnmapped uint8 = iota
+	findFromState
+	findUnknownType
+	findTypeClash
+	findCoreBusy
+	findBackwards
+	findNoCore
+	findSignalNoValue
+	findTableRow
+	findMigrated
+)
+
+type parser struct {
+	w    *schema.RunWriter
+	unit timeUnit
+
+	ents      map[string]*entity
+	cores     []*core
+	fresh     []*core // cores registered by the current line, idle unless it runs something
+	procCore  map[procKey]*core
+	state     map[procKey]state
+	confirmed map[schema.ObjectID]bool
+
+	classSym [nTypes]schema.Sym
+	stateSym [nStates]schema.Sym
+	idleSym  schema.Sym
+	levels   [nTypes]bool
+	coreLvl  map[schema.ObjectID]bool
+
+	// header
+	table        string // entity table being read, "" when none
+	entityTypes  map[string]string
+	entityNames  map[string]string
+	tables       map[string][][2]string // for runs.meta, in file order
+	headerLines  [][2]string
+	sawTimeScale bool
+
+	once map[onceKey]schema.DiagID
+
+	haveTS bool
+	prevTS int64
+	ev     schema.Event
+	args   []byte
+}
+
+func newParser(w *schema.RunWriter) *parser {
+	p := &parser{
+		w:           w,
+		unit:        timeUnits["ns"],
+		ents:        make(map[string]*entity),
+		procCore:    make(map[procKey]*core),
+		state:       make(map[procKey]state),
+		confirmed:   make(map[schema.ObjectID]bool),
+		coreLvl:     make(map[schema.ObjectID]bool),
+		entityTypes: make(map[string]string),
+		entityNames: make(map[string]string),
+		tables:      make(map[string][][2]string),
+		once:        make(map[onceKey]schema.DiagID),
+	}
+	for t := entType(0); t < nTypes; t++ {
+		if typeInfo[t].class != "" {
+			p.classSym[t] = w.Sym(typeInfo[t].class)
+		}
+	}
+	for s := state(0); s < nStates; s++ {
+		p.stateSym[s] = w.Sym(stateNames[s])
+	}
+	p.idleSym = w.Sym("idle")
+	return p
+}
+
+// run reads the trace:
+//  1. Lines starting with '#' are comments ("# ..."), header attributes
+//     ("#name value", in force from there on; a trace may stack several
+//     header blocks) or rows of a BTF 1.x entity table ("#-ID VALUE" after
+//     #entityType, #entityTable or #entityTypeTable).
+//  2. Every other non-blank line is an event: it is parsed, its entities
+//     are looked up (their type learned when they are a target), it is
+//     written to events, and then the state machine of the target's type
+//     moves (see handle).
+//  3. At the end, the state levels and the header go into the run.
+func (p *parser) run(ctx context.Context, lr *ingest.LineReader) error {
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		n := lr.Line()
+		if n&0x3fff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		line = trim(line)
+		if len(line) == 0 {
+			p.table = ""
+			continue
+		}
+		var err error
+		if line[0] == '#' {
+			err = p.header(line, n)
+		} else {
+			p.table = ""
+			err = p.data(line, n)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := lr.Err(); err != nil {
+		if errors.Is(err, ingest.ErrLineTooLong) {
+			return &schema.InputError{File: p.w.Info().Source, Line: lr.Line() + 1, Offset: -1,
+				Msg: fmt.Sprintf("expected a BTF line, found a line longer than %d bytes", ingest.MaxLineBytes)}
+		}
+		return err
+	}
+	p.finish()
+	return nil
+}
+
+func (p *parser) header(line []byte, n int64) error {
+	if len(line) == 1 || line[1] == ' ' || line[1] == '\t' {
+		return nil // comment
+	}
+	if line[1] == '-' {
+		if p.table == "" {
+			return nil // a "#-" line outside an entity table: a comment
+		}
+		id, val := cutSpace(line[2:])
+		if len(id) == 0 || len(val) == 0 {
+			return p.w.BadLine(n, "#%s row: expected \"#-ID NAME\", found %q", p.table, line)
+		}
+		p.tables[p.table] = append(p.tables[p.table], [2]string{string(id), string(val)})
+		switch p.table {
+		case "entityType":
+			p.entityTypes[string(id)] = string(val)
+		case "entityTable":
+			p.entityNames[string(id)] = string(val)
+		}
+		return nil
+	}
+	name, value := cutSpace(line[1:])
+	p.table = ""
+	switch strings.ToLower(string(name)) {
+	case "entitytype":
+		p.table = "entityType"
+		return nil
+	case "entitytable":
+		p.table = "entityTable"
+		return nil
+	case "entitytypetable":
+		p.table = "entityTypeTable"
+		return nil
+	case "timescale":
+		u, ok := timeUnits[strings.ToLower(string(value))]
+		if !ok {
+			return p.w.BadLine(n, "#timeScale: expected ps, ns, us, ms or s, found %q", value)
+		}
+		p.unit = u
+		p.sawTimeScale = true
+	}
+	p.headerLines = append(p.headerLines, [2]string{string(name), string(value)})
+	p.w.SetMeta(string(name), string(value))
+	return nil
+}
+
+// data parses one event line and applies it.
+func (p *parser) data(line []byte, n int64) error {
+	// 1. Split: seven fields, and the note after a seventh comma (it may
+	// hold commas itself).
+	var f [7][]byte
+	rest := line
+	nf := 0
+	for nf < 7 {
+		i := bytes.IndexByte(rest, ',')
+		if i < 0 {
+			f[nf] = trim(rest)
+			nf++
+			rest = nil
+			break
+		}
+		f[nf] = trim(rest[:i])
+		nf++
+		rest = rest[i+1:]
+	}
+	if nf < 7 {
+		return p.w.BadLine(n, "expected 7 or 8 comma-separated fields (time,source,sourceInstance,targetType,target,targetInstance,action[,note]), found %d", nf)
+	}
+	var note []byte // nil: no note; empty: an empty note
+	if rest != nil {
+		note = trim(rest)
+	}
+
+	// 2. Fields.
+	raw, ok := parseUint(f[0])
+	if !ok {
+		return p.w.BadLine(n, "time: expected a non-negative integer, found %q", f[0])
+	}
+	ts, ok := p.toNS(raw)
+	if !ok {
+		return p.w.BadLine(n, "time: %d %s does not fit in int64 nanoseconds", raw, p.unit.name)
+	}
+	if len(f[1]) == 0 {
+		return p.w.BadLine(n, "source: expected an entity name, found nothing")
+	}
+	srcInst, ok := parseInstance(f[2])
+	if !ok {
+		return p.w.BadLine(n, "source instance: expected an integer, found %q", f[2])
+	}
+	if len(f[3]) == 0 {
+		return p.w.BadLine(n, "target type: expected an entity type (T, I, R, SEM, ...), found nothing")
+	}
+	if len(f[4]) == 0 {
+		return p.w.BadLine(n, "target: expected an entity name, found nothing")
+	}
+	tgtInst, ok := parseInstance(f[5])
+	if !ok {
+		return p.w.BadLine(n, "target instance: expected an integer, found %q", f[5])
+	}
+	if len(f[6]) == 0 {
+		return p.w.BadLine(n, "action: expected an action, found nothing")
+	}
+
+	// 3. Entities. BTF 1.x traces may write ids from the entity tables.
+	srcName, typName, tgtName := p.resolve(f[1], p.entityNames), p.resolve(f[3], p.entityTypes), p.resolve(f[4], p.entityNames)
+	typ := parseType(typName)
+	act := parseAction(f[6])
+	class := p.classSym[typ]
+	if typ == tOther {
+		class = p.w.SymBytes(typName)
+		p.findOnce(onceKey{kind: findUnknownType, detail: class}, schema.Info, n, schema.NoSeq,
+			"target type %q is not a BTF entity type: its events are kept with class %q, its entities as kind user", typName, typName)
+	}
+	tgt := p.target(tgtName, typ, n)
+	src := tgt
+	if !bytes.Equal(srcName, tgtName) {
+		src = p.source(srcName, typ, act)
+	}
+
+	// 4. The event.
+	if p.haveTS && ts < p.prevTS {
+		p.findOnce(onceKey{kind: findBackwards}, schema.Warning, n, schema.NoSeq,
+			"timestamps go backwards (%d ns after %d ns); events are kept in file order, state intervals are clamped", ts, p.prevTS)
+	}
+	p.haveTS = true
+	p.prevTS = max(p.prevTS, ts)
+	c := p.cpuOf(src, srcInst, tgt, typ, tgtInst, act)
+	ev := &p.ev
+	*ev = schema.Event{TS: ts, CPU: schema.NoCPU, Class: class, Event: p.w.SymBytes(f[6]),
+		Context: src.id, Object: tgt.id, SourceInstance: srcInst, TargetInstance: tgtInst, Value: note, Line: n}
+	if p.unit.div != 1 {
+		ev.TSRaw, ev.HasRaw = int64(raw), true
+	}
+	if c != nil {
+		ev.CPU = c.cpu
+	}
+	if typ == tEvent && act == aSetEvent && note != nil {
+		p.args = appendJSONObject(p.args[:0], "process", note)
+		ev.Args = p.args
+	}
+	seq, err := p.w.Event(ev)
+	if err != nil {
+		return err
+	}
+
+	// 5. State machines.
+	inst := tgtInst
+	if inst == schema.NoInstance {
+		inst = 0
+	}
+	if err := p.handle(typ, act, src, tgt, inst, note, ts, seq, c, n); err != nil {
+		return err
+	}
+	for _, fc := range p.fresh {
+		if !fc.known && fc.ent.typ == tCore {
+			if err := p.w.Transition(fc.ent.id, 0, ts, p.idleSym, seq, fc.cpu); err != nil {
+				return err
+			}
+			fc.known = true
+		}
+	}
+	p.fresh = p.fresh[:0]
+	return nil
+}
+
+// handle applies one event to the state machine of the target's type.
+func (p *parser) handle(typ entType, act action, src, tgt *entity, inst int64, note []byte, ts int64, seq schema.Seq, c *core, n int64) error {
+	if !knownAction[typ][act] {
+		p.findOnce(onceKey{kind: findUnmapped, typ: typ, detail: p.ev.Event}, schema.Info, n, seq,
+			"%s action %q is not in the BTF definition of %s entities: kept as an event, no state change", p.w.String(p.ev.Class), p.w.String(p.ev.Event), p.w.String(p.ev.Class))
+		return nil
+	}
+	if tb := table[typ]; tb != nil && tb[act].known {
+		return p.transition(typ, tb[act], act, tgt, inst, ts, seq, c, n)
+	}
+	switch {
+	case typ == tSignal && act == aWrite:
+		if note == nil || len(note) == 0 {
+			p.findOnce(onceKey{kind: findSignalNoValue, name: tgt.id}, schema.Warning, n, seq,
+				"signal %s written without a value (the note carries it): its value interval is not changed", p.w.ObjectName(tgt.id))
+			return nil
+		}
+		return p.w.Transition(tgt.id, inst, ts, p.w.SymBytes(note), seq, cpuOf(c))
+	case typ == tSim && (act == aTag || act == aDescription) && note != nil:
+		p.w.SetAttr(src.id, p.w.String(p.ev.Event), string(note))
+	case typ == tSim && act == aError:
+		p.w.Diagf(schema.Warning, n, seq, "the trace records an error of %s: %s", p.w.ObjectName(src.id), note)
+	case typ == tCore && act == aSetFrequency && note != nil:
+		if hz, err := strconv.ParseInt(string(note), 10, 64); err == nil {
+			p.w.SetAttr(tgt.id, "frequency_hz", hz)
+		} else {
+			p.w.SetAttr(tgt.id, "frequency", string(note))
+		}
+	}
+	return nil
+}
+
+// transition moves a process, runnable or semaphore instance. An action
+// from a state the definition does not allow it from is recorded (once per
+// type, action and state, counted after that) and applied anyway: the
+// action names the state it leads to, and the trace is the truth about the
+// target; only where it came from is unknown.
+func (p *parser) transition(typ entType, tr transition, act action, ent *entity, inst, ts int64, seq schema.Seq, c *core, n int64) error {
+	k := procKey{ent.id, inst}
+	cur := p.state[k]
+	if tr.from&(1<<cur) == 0 {
+		p.findOnce(onceKey{kind: findFromState, typ: typ, act: act, st: cur}, schema.Info, n, seq,
+			"%s %s while %s (BTF allows it from %s): taken as a transition to %s", p.w.String(p.ev.Class), p.w.String(p.ev.Event), cur, describe(tr.from), tr.to)
+	}
+	if !p.levels[typ] {
+		p.levels[typ] = true
+		p.declareLevels(typ)
+	}
+	if tr.to == stGone {
+		delete(p.state, k)
+		if err := p.w.Close(ent.id, inst, ts, seq); err != nil {
+			return err
+		}
+	} else {
+		p.state[k] = tr.to
+		if err := p.w.Transition(ent.id, inst, ts, p.stateSym[tr.to], seq, cpuOf(c)); err != nil {
+			return err
+		}
+	}
+	switch tr.core {
+	case coreRuns:
+		if c == nil {
+			p.findOnce(onceKey{kind: findNoCore, typ: typ, act: act}, schema.Info, n, seq,
+				"%s %s on a core the trace does not name (source %s): no core interval", p.w.String(p.ev.Class), p.w.String(p.ev.Event), p.w.ObjectName(p.ev.Context))
+			return nil
+		}
+		return p.coreRun(c, k, ent, ts, seq, n)
+	case coreStops:
+		on := p.procCore[k]
+		if on == nil && c != nil {
+			// First sight of this instance on a core (it ran before the
+			// trace says so): the core that stops it is the one it was on,
+			// and the one later events with it as source happen on.
+			on = c
+			p.procCore[k] = c
+		} else if on != nil && c != nil && on != c {
+			p.findOnce(onceKey{kind: findMigrated, typ: typ, act: act}, schema.Info, n, seq,
+				"%s %s by %s while it runs on %s: %s goes idle", p.w.String(p.ev.Class), p.w.String(p.ev.Event), p.w.ObjectName(c.ent.id), p.w.ObjectName(on.ent.id), p.w.ObjectName(on.ent.id))
+		}
+		if c := on; c != nil && c.running == k {
+			c.running = noProc
+			if err := p.w.Transition(c.ent.id, 0, ts, p.idleSym, seq, c.cpu); err != nil {
+				return err
+			}
+		}
+		if tr.to == stGone {
+			delete(p.procCore, k)
+		}
+	}
+	return nil
+}
+
+// coreRun makes core c run process instance k.
+func (p *parser) coreRun(c *core, k procKey, ent *entity, ts int64, seq schema.Seq, n int64) error {
+	p.procCore[k] = c
+	if c.running == k && c.known {
+		return nil
+	}
+	if c.running != noProc {
+		p.findOnce(onceKey{kind: findCoreBusy, name: c.ent.id}, schema.Info, n, seq,
+			"core %s starts %s while %s still runs on it (no preempt, wait, poll or terminate in between): the core switches", p.w.ObjectName(c.ent.id), p.w.ObjectName(ent.id), p.w.ObjectName(c.running.obj))
+	}
+	c.running = k
+	c.known = true
+	if !p.coreLvl[ent.id] {
+		p.coreLvl[ent.id] = true
+		group := "tasks"
+		if ent.typ == tISR {
+			group = "isrs"
+		}
+		p.w.StateLevel("cpu", p.w.ObjectName(ent.id), 0, group)
+	}
+	return p.w.Transition(c.ent.id, 0, ts, ent.name, seq, c.cpu)
+}
+
+// declareLevels writes how the states of a type aggregate.
+func (p *parser) declareLevels(typ entType) {
+	kind := typeInfo[typ].kind
+	switch typ {
+	case tTask, tISR:
+		for _, l := range [][2]string{{"active", "runnable"}, {"ready", "runnable"}, {"running", "on_cpu"}, {"waiting", "blocked"}, {"polling", "blocked"}, {"parking", "blocked"}} {
+			p.w.StateLevel(kind, l[0], 0, l[1])
+		}
+		p.w.StateLevel("cpu", "idle", 0, "idle")
+		p.w.StateLevel("cpu", "tasks", 1, "busy")
+		p.w.StateLevel("cpu", "isrs", 1, "busy")
+		p.w.StateLevel("cpu", "idle", 1, "idle")
+	case tRunnable:
+		p.w.StateLevel(kind, "running", 0, "running")
+		p.w.StateLevel(kind, "suspended", 0, "preempted")
+	case tSemaphore:
+		p.w.StateLevel(kind, "free", 0, "free")
+		for _, s := range []string{"used", "full", "overfull"} {
+			p.w.StateLevel(kind, s, 0, "taken")
+		}
+	}
+}
+
+// cpuOf finds the core an event happened on: the target core of a core
+// event; the source when it is a core; the core the source process
+// instance runs or last ran on; the core the target process instance runs
+// on; the only core of a single-core trace; else none.
+func (p *parser) cpuOf(src *entity, srcInst int64, tgt *entity, typ entType, tgtInst int64, act action) *core {
+	if typ == tCore && tgt.core != nil {
+		return tgt.core
+	}
+	if src.core != nil {
+		return src.core
+	}
+	if c := p.procCore[procKey{src.id, instOrZero(srcInst)}]; c != nil {
+		return c
+	}
+	if typ.isProcess() && processTable[act].core != coreRuns {
+		if c := p.procCore[procKey{tgt.id, instOrZero(tgtInst)}]; c != nil {
+			return c
+		}
+	}
+	var only *core
+	for _, c := range p.cores {
+		if c.ent.typ == tCore {
+			if only != nil {
+				return nil
+			}
+			only = c
+		}
+	}
+	return only
+}
+
+func instOrZero(i int64) int64 {
+	if i == schema.NoInstance {
+		return 0
+	}
+	return i
+}
+
+func cpuOf(c *core) schema.CPU {
+	if c == nil {
+		return schema.NoCPU
+	}
+	return c.cpu
+}
+
+// target returns the entity named as the target of an event of type typ,
+// learning or checking its type.
+func (p *parser) target(name []byte, typ entType, n int64) *entity {
+	e := p.ents[string(name)]
+	if e == nil {
+		e = p.newEntity(name, typ)
+		p.confirmed[e.id] = true
+		return e
+	}
+	if p.confirmed[e.id] {
+		if e.typ != typ {
+			p.findOnce(onceKey{kind: findTypeClash, name: e.id}, schema.Warning, n, schema.NoSeq,
+				"entity %s is the target of %s events but was a %s target before: kept as %s", name, typeName(typ), typeName(e.typ), typeInfo[e.typ].kind)
+		}
+		return e
+	}
+	p.confirmed[e.id] = true
+	if e.typ != typ {
+		p.setType(e, typ)
+	}
+	return e
+}
+
+// source returns the entity named as the source of an event; an entity
+// first seen as a source gets a provisional type (see guessSourceType).
+func (p *parser) source(name []byte, target entType, act action) *entity {
+	if e := p.ents[string(name)]; e != nil {
+		return e
+	}
+	return p.newEntity(name, guessSourceType(name, target, act, false))
+}
+
+func (p *parser) newEntity(name []byte, typ entType) *entity {
+	s := string(name)
+	e := &entity{typ: typ, name: p.w.Sym(s)}
+	e.id = p.w.Object(typeInfo[typ].kind, s)
+	p.ents[s] = e
+	if typ == tCore {
+		p.addCore(e)
+	}
+	return e
+}
+
+func (p *parser) setType(e *entity, typ entType) {
+	e.typ = typ
+	p.w.SetKind(e.id, typeInfo[typ].kind)
+	if typ == tCore && e.core == nil {
+		p.addCore(e)
+	}
+}
+
+// addCore registers a core; its index is the number its name ends with
+// (Core_2 is cpu 2), or the next free index.
+func (p *parser) addCore(e *entity) {
+	name := p.w.String(e.name)
+	idx := -1
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i < len(name) && len(name)-i <= 6 {
+		idx, _ = strconv.Atoi(name[i:])
+	}
+	for _, c := range p.cores {
+		if int(c.cpu) == idx {
+			idx = -1
+		}
+	}
+	if idx < 0 {
+		for _, c := range p.cores {
+			idx = max(idx, int(c.cpu))
+		}
+		idx++
+	}
+	c := &core{ent: e, cpu: schema.CPU(idx), running: noProc}
+	e.core = c
+	p.cores = append(p.cores, c)
+	p.fresh = append(p.fresh, c)
+	p.w.SetNativeID(e.id, int64(idx))
+}
+
+func typeName(t entType) string {
+	if typeInfo[t].class != "" {
+		return typeInfo[t].class
+	}
+	return "unknown-type"
+}
+
+func (p *parser) findOnce(k onceKey, sev schema.Severity, n int64, seq schema.Seq, format string, args ...any) {
+	if id, ok := p.once[k]; ok {
+		p.w.DiagRepeat(id)
+		return
+	}
+	p.once[k] = p.w.Diagf(sev, n, seq, format, args...)
+}
+
+// resolve maps an id of a BTF 1.x entity table to its name.
+func (p *parser) resolve(field []byte, ids map[string]string) []byte {
+	if len(ids) == 0 || !isDigits(field) {
+		return field
+	}
+	if name, ok := ids[string(field)]; ok {
+		return []byte(name)
+	}
+	return field
+}
+
+func (p *parser) toNS(raw uint64) (int64, bool) {
+	if raw > math.MaxInt64 {
+		return 0, false
+	}
+	v := int64(raw)
+	if p.unit.mul != 1 {
+		if v > math.MaxInt64/p.unit.mul {
+			return 0, false
+		}
+		v *= p.unit.mul
+	}
+	return v / p.unit.div, true
+}
+
+func (p *parser) finish() {
+	nsPer := float64(p.unit.mul) / float64(p.unit.div)
+	p.w.SetTimeUnit(p.unit.name, nsPer)
+	if len(p.headerLines) > 0 {
+		p.w.SetMeta("header", p.headerLines)
+	}
+	for _, t := range []string{"entityType", "entityTable", "entityTypeTable"} {
+		if rows := p.tables[t]; len(rows) > 0 {
+			p.w.SetMeta(t, rows)
+		}
+	}
+}
+
+func trim(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t') {
+		j--
+	}
+	return b[i:j]
+}
+
+// cutSpace splits at the first blank: name and the trimmed rest.
+func cutSpace(b []byte) (name, rest []byte) {
+	i := bytes.IndexAny(b, " \t")
+	if i < 0 {
+		return b, b[len(b):]
+	}
+	return b[:i], trim(b[i+1:])
+}
+
+func isDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseUint parses a non-negative decimal integer without allocating.
+func parseUint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, true
+}
+
+// parseInstance parses an instance field: empty is NULL.
+func parseInstance(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return schema.NoInstance, true
+	}
+	neg := b[0] == '-'
+	if neg || b[0] == '+' {
+		b = b[1:]
+	}
+	v, ok := parseUint(b)
+	if !ok || v > math.MaxInt64 {
+		return 0, false
+	}
+	if neg {
+		return -int64(v), true
+	}
+	return int64(v), true
+}
+
+// appendJSONObject appends {"key":"value"} with value escaped as JSON.
+func appendJSONObject(dst []byte, key string, value []byte) []byte {
+	dst = append(dst, '{')
+	dst = strconv.AppendQuote(dst, key)
+	dst = append(dst, ':', '"')
+	for _, r := range string(value) {
+		switch {
+		case r == '"' || r == '\\':
+			dst = append(dst, '\\', byte(r))
+		case r < 0x20:
+			dst = append(dst, fmt.Sprintf(`\u%04x`, r)...)
+		default:
+			dst = append(dst, string(r)...)
+		}
+	}
+	return append(dst, '"', '}')
 }

@@ -1,0 +1,179 @@
+// Package dbtest helps tests of ingesters: a temporary database with the
+// views installed, ingesting files into it, and dumping tables as text for
+// golden files.
+package dbtest
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// Update is the -update flag: regenerate golden files instead of comparing.
+var Update = flag.Bool("update", false, "rewrite golden files")
+
+// Open returns a new database in a temporary directory, with the views
+// installed and a checked Arrow allocator that the test asserts is empty at
+// the end.
+func Open(t testing.TB) *schema.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := schema.Open(ctx, filepath.Join(t.TempDir(), "test.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queries.Install(ctx, db.SQL()); err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	db.SetAllocator(mem)
+	t.Cleanup(func() {
+		mem.AssertSize(t, 0)
+		db.Close()
+	})
+	return db
+}
+
+// Ingest ingests a file and fails the test on error.
+func Ingest(t testing.TB, db *schema.DB, path string, opt ingest.Options) ingest.Result {
+	t.Helper()
+	res, err := ingest.Path(context.Background(), db, path, opt)
+	if err != nil {
+		t.Fatalf("ingest %s: %v", path, err)
+	}
+	return res
+}
+
+// Query runs q and returns the rows as text: one line per row, values
+// separated by " | ", NULL as NULL.
+func Query(t testing.TB, db *sql.DB, q string, args ...any) string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString(format(v))
+		}
+		b.WriteByte('\n')
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func format(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return string(v)
+	case float64:
+		return fmt.Sprintf("%g", v)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// order is how each table is listed in a dump.
+var order = map[string]string{
+	schema.TableRuns:           "run_id",
+	schema.TableObjects:        "run_id, object_id",
+	schema.TableEvents:         "run_id, seq",
+	schema.TableEcoTriples:     "run_id, eco_id",
+	schema.TableStateIntervals: "run_id, object_id, instance, start_ts, start_seq",
+	schema.TableStateLevels:    "run_id, kind, level, state",
+	schema.TableDiagnostics:    "run_id, src_line, message",
+}
+
+// Dump returns every table's content as text, for golden files. Columns
+// that change from one ingest to the next (ingested_at, sha256, source)
+// are left out of runs.
+func Dump(t testing.TB, db *sql.DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, table := range schema.TableNames() {
+		cols := schema.Columns(table)
+		if table == schema.TableRuns {
+			var keep []string
+			for _, c := range cols {
+				if c != "ingested_at" && c != "sha256" && c != "source" {
+					keep = append(keep, c)
+				}
+			}
+			cols = keep
+		}
+		fmt.Fprintf(&b, "-- %s: %s\n", table, strings.Join(cols, " | "))
+		b.WriteString(Query(t, db, "SELECT "+strings.Join(cols, ", ")+" FROM "+table+" ORDER BY "+order[table]))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Golden compares got with the golden file (or rewrites it with -update).
+func Golden(t testing.TB, path, got string) {
+	t.Helper()
+	if *Update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (run with -update to accept, then review the diff):\n%s", path, diff(string(want), got))
+	}
+}
+
+// diff shows the first lines that differ.
+func diff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 20; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want: %s\n   got: %s\n", i+1, wl, gl)
+			shown++
+		}
+	}
+	return b.String()
+}
