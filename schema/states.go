@@ -34,7 +34,8 @@ func (t *stateTracker) init(w *RunWriter) {
 }
 
 // Transition closes the open interval of (obj, inst), if any, at ts and
-// opens one in state. seq is the event that caused it; cpu the processor
+// opens one in state; a transition into the state already open (on the
+// same cpu) changes nothing. seq is the event that caused it; cpu the processor
 // it happened on (NoCPU when unknown).
 func (w *RunWriter) Transition(obj ObjectID, inst int64, ts int64, state Sym, seq Seq, cpu CPU) error {
 	return w.states.transition(obj, inst, ts, state, seq, cpu, false)
@@ -71,6 +72,12 @@ func (w *RunWriter) Current(obj ObjectID, inst int64) (state Sym, since int64, o
 func (t *stateTracker) transition(obj ObjectID, inst int64, ts int64, state Sym, seq Seq, cpu CPU, cutStart bool) error {
 	k := stateKey{obj, inst}
 	if o, ok := t.open[k]; ok {
+		if o.state == state && o.cpu == cpu {
+			// Entering the state the object is in (a repeated write of the
+			// same value, an alias action) continues the interval: an
+			// interval is time in one state, not time between events.
+			return nil
+		}
 		if err := t.emit(obj, inst, o, ts, seq, false); err != nil {
 			return err
 		}
