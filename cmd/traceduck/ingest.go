@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/traceduck/traceduck/ingest"
+)
+
+func newIngestCmd() *cobra.Command {
+	var (
+		dbPath  string
+		opt     ingest.Options
+		tags    [][2]string
+		formats = func() string {
+			var names []string
+			for _, ing := range ingest.Ingesters() {
+				names = append(names, ing.Format().Name)
+			}
+			return strings.Join(names, ", ")
+		}()
+	)
+	cmd := &cobra.Command{
+		Use:   "ingest --db FILE [flags] PATH...",
+		Short: "Ingest trace files into a database, one run per file",
+		Long: `Ingest reads each PATH ("-" is standard input) and writes it into the
+database as one run, in one transaction: a failed or interrupted ingest
+leaves nothing of that file in the database. The database file and its
+tables are created when missing.
+
+Several paths give several runs, ingested one after the other; the first
+failure stops the command (exit code 1) and the runs already ingested stay.
+With several paths, --name is a prefix: the runs are named NAME-BASE, BASE
+being each file's base name without its extension ("stdin" for "-").
+
+Without --format the format is detected from the first bytes of the file
+(formats: ` + formats + `).
+A file already in the database (same sha256) is refused unless --force.
+
+A progress bar is shown on standard error when it is a terminal.`,
+		Example: `  traceduck ingest --db t.duckdb trace.btf
+  traceduck ingest --db t.duckdb --tag build=42 --tag board=rev2 a.btf b.btf
+  gunzip -c trace.btf.gz | traceduck ingest --db t.duckdb --format btf --name nightly -`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("no trace to ingest: give one or more paths, or - for standard input")
+			}
+			stdin := 0
+			for _, a := range args {
+				if a == "-" {
+					stdin++
+				}
+			}
+			if stdin > 1 {
+				return usagef("- (standard input) given %d times", stdin)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt.Tags = tags
+			return runIngest(cmd.Context(), cmd, dbPath, args, opt)
+		},
+	}
+	addDBFlag(cmd, &dbPath, true, "database file (created when missing)")
+	f := cmd.Flags()
+	f.StringVar(&opt.Format, "format", "", "trace format (default: detect); see 'traceduck formats'")
+	f.StringVar(&opt.Name, "name", "", "run name (default: the file's base name); with several paths, a prefix")
+	f.Var(tagsValue{&tags}, "tag", "tag the runs with key=value (repeatable); stored in runs.tags")
+	f.BoolVar(&opt.Force, "force", false, "ingest a file even when the database already holds it (same sha256)")
+	f.BoolVar(&opt.SkipBad, "skip-bad", false, "record bad lines in diagnostics and go on instead of stopping")
+	return cmd
+}
+
+func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []string, opt ingest.Options) error {
+	if opt.Format != "" {
+		if _, err := ingest.Lookup(opt.Format); err != nil {
+			return &usageError{err}
+		}
+	}
+	db, err := openDB(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	out := cmd.OutOrStdout()
+	for _, path := range paths {
+		o := opt
+		if len(paths) > 1 && opt.Name != "" {
+			o.Name = opt.Name + "-" + ingest.RunName(path)
+		}
+		bar := newProgress(cmd.ErrOrStderr(), path)
+		o.Progress = bar.start
+		res, err := ingest.Path(ctx, db, path, o)
+		bar.stop()
+		if err != nil {
+			return ingestError(ctx, path, err)
+		}
+		fmt.Fprintf(out, "run %d: %s (%s, %d events)\n", res.RunID, path, res.Format, res.Events)
+	}
+	return nil
+}
+
+// ingestError words the failure of one path. The ingesters' own messages
+// already name the file (FILE:LINE: ...); others get the path in front.
+func ingestError(ctx context.Context, path string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: interrupted; nothing of it was written", path)
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, path+":") || (path == "-" && strings.HasPrefix(msg, "-:")) {
+		return err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return err // "open PATH: ..."
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// progress shows a progress bar of one ingest on standard error, only
+// when standard error is a terminal; piped, it prints nothing.
+type progress struct {
+	w    io.Writer
+	name string
+	tty  bool
+
+	mu   sync.Mutex
+	done chan struct{}
+	wg   sync.WaitGroup
+	bar  *progressbar.ProgressBar
+}
+
+func newProgress(w io.Writer, name string) *progress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	return &progress{w: w, name: name, tty: tty}
+}
+
+// start is ingest.Options.Progress: it polls how much of the source has
+// been read until stop.
+func (p *progress) start(src *ingest.Source) {
+	if !p.tty {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done != nil {
+		return
+	}
+	p.bar = progressbar.NewOptions64(src.Size,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(p.name),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionClearOnFinish(),
+	)
+	p.done = make(chan struct{})
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-t.C:
+				_ = p.bar.Set64(src.BytesRead())
+			}
+		}
+	}()
+}
+
+// stop removes the bar, so that what follows starts on a clean line.
+func (p *progress) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done == nil {
+		return
+	}
+	close(p.done)
+	p.wg.Wait()
+	_ = p.bar.Clear()
+	fmt.Fprint(p.w, "\r\033[K")
+	p.done = nil
+}
