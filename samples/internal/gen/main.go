@@ -1,0 +1,25 @@
+// Command gen writes the generated sample traces of the demo:
+//
+//	go run ./samples/internal/gen
+package main
+
+import (
+	"bytes"
+	"log"
+	"os"
+
+	"github.com/traceduck/traceduck/internal/tracegen"
+	"github.com/traceduck/traceduck/samples"
+)
+
+func main() {
+	for _, g := range samples.Generated() {
+		var b bytes.Buffer
+		if _, err := tracegen.WriteBTF(&b, g.Config); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.WriteFile("samples/"+g.Path, b.Bytes(), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
