@@ -60,26 +60,26 @@ func (e *DuplicateError) Error() string {
 
 // FindSHA256 returns the run that holds a file with that hash, if any.
 func (db *DB) FindSHA256(ctx context.Context, sum string) (*DuplicateError, error) {
-	return findSHA256(ctx, db.sql, sum)
+	return findSHA256(ctx, db.sql, sum, 0)
 }
 
 type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func findSHA256(ctx context.Context, q queryer, sum string) (*DuplicateError, error) {
+// findSHA256 looks for a run with that hash other than run except.
+func findSHA256(ctx context.Context, q queryer, sum string, except int32) (*DuplicateError, error) {
 	if sum == "" {
 		return nil, nil
 	}
-	var d DuplicateError
-	err := q.QueryRowContext(ctx, "SELECT run_id, name FROM runs WHERE sha256 = ? ORDER BY run_id LIMIT 1", sum).Scan(&d.RunID, &d.Name)
+	d := DuplicateError{SHA256: sum}
+	err := q.QueryRowContext(ctx, "SELECT run_id, name FROM runs WHERE sha256 = ? AND run_id <> ? ORDER BY run_id LIMIT 1", sum, except).Scan(&d.RunID, &d.Name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	d.SHA256 = sum
 	return &d, nil
 }
 
@@ -151,7 +151,7 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		return 0, err
 	}
 	if !opt.Force {
-		if dup, err := findSHA256Except(ctx, conn, w.info.SHA256, info.RunID); err != nil {
+		if dup, err := findSHA256(ctx, conn, w.info.SHA256, info.RunID); err != nil {
 			return 0, err
 		} else if dup != nil {
 			return 0, dup
@@ -162,22 +162,6 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 	}
 	committed = true
 	return info.RunID, nil
-}
-
-func findSHA256Except(ctx context.Context, conn *sql.Conn, sum string, run int32) (*DuplicateError, error) {
-	if sum == "" {
-		return nil, nil
-	}
-	var d DuplicateError
-	err := conn.QueryRowContext(ctx, "SELECT run_id, name FROM runs WHERE sha256 = ? AND run_id <> ? ORDER BY run_id LIMIT 1", sum, run).Scan(&d.RunID, &d.Name)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	d.SHA256 = sum
-	return &d, nil
 }
 
 // duckSink loads record batches through DuckDB's Arrow scan: the batch is
