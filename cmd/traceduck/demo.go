@@ -32,7 +32,7 @@ const demoTag = "sample"
 // database (the tests run them).
 var exampleQueries = []struct{ what, sql string }{
 	{"total running time per task, longest first",
-		"SELECT object, total_ns FROM state_summary WHERE kind='task' AND state='running' ORDER BY total_ns DESC"},
+		"SELECT run_id, object, total_ns FROM state_summary WHERE kind='task' AND state='running' ORDER BY total_ns DESC"},
 	{"the most frequent events",
 		"SELECT class, event, sum(count) AS count FROM event_counts GROUP BY class, event ORDER BY count DESC LIMIT 10"},
 	{"the first state intervals of every object, in time order",
@@ -182,7 +182,7 @@ func demoSummary(ctx context.Context, conn *sql.Conn, dbPath string, out io.Writ
 	}
 	for _, r := range runs.rows {
 		if ns, ok := r[5].(int64); ok {
-			r[5] = time.Duration(ns).String()
+			r[5] = roundDuration(time.Duration(ns)).String()
 		}
 	}
 	runs.cols[5].Type = "VARCHAR"
@@ -201,6 +201,19 @@ func demoSummary(ctx context.Context, conn *sql.Conn, dbPath string, out io.Writ
 	fmt.Fprintf(out, "\nLongest total time in a state (view state_summary, truncated intervals left out):\n")
 	return queryTo(ctx, conn, `SELECT run_id AS run, kind, object, state, count, total_ns, max_ns FROM state_summary
 		ORDER BY total_ns DESC, run_id, kind, object, state LIMIT 8`, &gridWriter{w: out})
+}
+
+// roundDuration keeps about six significant digits.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= 1000*time.Second:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Microsecond)
+	}
+	return d
 }
 
 // collectWriter keeps a result in memory.

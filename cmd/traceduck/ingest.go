@@ -164,6 +164,7 @@ func (p *progress) start(src *ingest.Source) {
 		progressbar.OptionSetWriter(p.w),
 		progressbar.OptionSetDescription(p.name),
 		progressbar.OptionShowBytes(true),
+		progressbar.OptionShowCount(),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionSpinnerType(14),

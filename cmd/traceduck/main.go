@@ -54,6 +54,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// its transaction back, a query is interrupted.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// After the first signal, the next one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)

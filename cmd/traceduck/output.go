@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -69,9 +68,7 @@ type resultWriter interface {
 func newResultWriter(format string, w io.Writer) resultWriter {
 	switch format {
 	case outCSV:
-		cw := csv.NewWriter(w)
-		cw.UseCRLF = true // RFC 4180
-		return &csvWriter{w: cw}
+		return &csvWriter{w: bufio.NewWriter(w)}
 	case outJSON:
 		return &jsonWriter{w: bufio.NewWriter(w)}
 	case outMarkdown:
@@ -200,12 +197,13 @@ func markdownEscape(s string) string {
 	return s
 }
 
-// csvWriter is RFC 4180: a header line, CRLF line ends, quotes where
-// needed; NULL is an empty field.
+// csvWriter is RFC 4180: a header line, CRLF line ends, a field quoted
+// when it holds a comma, a quote, a line break or leading or trailing
+// space, quotes doubled; NULL is an empty field. Line breaks inside a
+// field are kept as they are (encoding/csv would turn LF into CRLF there).
 type csvWriter struct {
-	w    *csv.Writer
+	w    *bufio.Writer
 	cols []column
-	rec  []string
 }
 
 func (c *csvWriter) begin(cols []column) error {
@@ -213,29 +211,39 @@ func (c *csvWriter) begin(cols []column) error {
 	if len(cols) == 0 {
 		return nil
 	}
-	names := make([]string, len(cols))
 	for i, col := range cols {
-		names[i] = col.Name
+		c.field(i, col.Name)
 	}
-	return c.w.Write(names)
+	_, err := c.w.WriteString("\r\n")
+	return err
+}
+
+func (c *csvWriter) field(i int, s string) {
+	if i > 0 {
+		c.w.WriteByte(',')
+	}
+	if s == "" || !strings.ContainsAny(s, ",\"\r\n") && s[0] != ' ' && s[0] != '\t' && s[len(s)-1] != ' ' && s[len(s)-1] != '\t' {
+		c.w.WriteString(s)
+		return
+	}
+	c.w.WriteByte('"')
+	c.w.WriteString(strings.ReplaceAll(s, `"`, `""`))
+	c.w.WriteByte('"')
 }
 
 func (c *csvWriter) row(vals []any) error {
-	c.rec = c.rec[:0]
 	for i, v := range vals {
-		if v == nil {
-			c.rec = append(c.rec, "")
-		} else {
-			c.rec = append(c.rec, formatValue(v, c.cols[i]))
+		s := ""
+		if v != nil {
+			s = formatValue(v, c.cols[i])
 		}
+		c.field(i, s)
 	}
-	return c.w.Write(c.rec)
+	_, err := c.w.WriteString("\r\n")
+	return err
 }
 
-func (c *csvWriter) end() error {
-	c.w.Flush()
-	return c.w.Error()
-}
+func (c *csvWriter) end() error { return c.w.Flush() }
 
 // jsonWriter writes an array of objects, one object per line, keys in
 // column order. Numbers are JSON numbers, NULL is null, and the values of

@@ -4,7 +4,7 @@ import "strings"
 
 // lastStatement returns the text of the last non-empty statement of a SQL
 // script, without its terminating semicolon. It knows enough of DuckDB's
-// lexical rules (quoted strings and identifiers, E” strings, dollar
+// lexical rules (quoted strings and identifiers, E'...' strings, dollar
 // quoting, line and nested block comments) not to be fooled by a semicolon
 // inside one of them. It is used only to ask DuckDB to DESCRIBE the result
 // of the last statement; the script itself is always run by DuckDB as

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	sample := sampleCopy(t, dir, "a.btf", "a")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown command", []string{"nosuch"}, `unknown command "nosuch"`},
+		{"unknown flag", []string{"ingest", "--db", db, "--bogus", sample}, "unknown flag: --bogus"},
+		{"unknown query flag", []string{"query", "--db", db, "--nope", "SELECT 1"}, "unknown flag: --nope"},
+		{"ingest without --db", []string{"ingest", sample}, `required flag(s) "db" not set`},
+		{"query without --db", []string{"query", "SELECT 1"}, `required flag(s) "db" not set`},
+		{"bad --output", []string{"query", "--db", db, "--output", "xml", "SELECT 1"}, `"xml" is not one of table, csv, json, markdown`},
+		{"tag without =", []string{"ingest", "--db", db, "--tag", "build", sample}, `"build" is not key=value`},
+		{"tag with empty key", []string{"ingest", "--db", db, "--tag", "=1", sample}, `"=1" is not key=value`},
+		{"tag twice", []string{"ingest", "--db", db, "--tag", "a=1", "--tag", "a=2", sample}, `tag "a" given twice`},
+		{"ingest without paths", []string{"ingest", "--db", db}, "no trace to ingest"},
+		{"stdin twice", []string{"ingest", "--db", db, "-", "-"}, "given 2 times"},
+		{"unknown format", []string{"ingest", "--db", db, "--format", "nope", sample}, `unknown format "nope"`},
+		{"query with two arguments", []string{"query", "--db", db, "SELECT 1", "SELECT 2"}, "accepts at most 1 arg"},
+		{"formats with an argument", []string{"formats", "x"}, `unknown command "x"`},
+		{"demo with an argument", []string{"demo", "x"}, `unknown command "x"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := td(t, dir, tc.args...)
+			expectExit(t, r, 2, tc.want, "--help' for usage")
+			if r.stdout != "" {
+				t.Errorf("stdout not empty: %q", r.stdout)
+			}
+		})
+	}
+	// No usage error wrote anything.
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("a usage error created %s", db)
+	}
+}
+
+func TestEmptySQLIsUsageError(t *testing.T) {
+	r := runIn(t, t.TempDir(), []byte("  -- nothing\n"), "query", "--db", ":memory:")
+	expectExit(t, r, 2, "no SQL to run")
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--help"}, {"ingest", "--help"}, {"query", "--help"}, {"formats", "--help"},
+		{"demo", "--help"}, {"help", "--help"},
+	} {
+		out := mustRun(t, dir, nil, args...)
+		if !strings.Contains(out, "\nExamples:\n  traceduck ") {
+			t.Errorf("traceduck %s: no Examples section:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}
+
+func TestNoArgumentsPrintsHelp(t *testing.T) {
+	out := mustRun(t, t.TempDir(), nil)
+	for _, cmd := range []string{"ingest", "query", "formats", "demo"} {
+		if !strings.Contains(out, "  "+cmd+" ") {
+			t.Errorf("help does not list %s:\n%s", cmd, out)
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	out := mustRun(t, t.TempDir(), nil, "formats")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	var btf string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "btf ") {
+			btf = l
+		}
+	}
+	if btf == "" {
+		t.Fatalf("no btf line:\n%s", out)
+	}
+	if !strings.Contains(btf, "BTF (Best Trace Format)") || !strings.HasSuffix(btf, "*.btf") {
+		t.Errorf("btf line lacks its description or pattern: %q", btf)
+	}
+}
