@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/schema"
 )
 
 func newIngestCmd() *cobra.Command {
@@ -116,6 +117,10 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 func ingestError(ctx context.Context, path string, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: interrupted; nothing of it was written", path)
+	}
+	var ie *schema.InputError
+	if errors.As(err, &ie) {
+		return err // FILE:LINE: ... or FILE@OFFSET: ...
 	}
 	msg := err.Error()
 	if strings.HasPrefix(msg, path+":") || (path == "-" && strings.HasPrefix(msg, "-:")) {
