@@ -101,7 +101,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 		if err != nil {
 			return ingestError(ctx, name, err)
 		}
-		fmt.Fprintf(out, "run %d: %s (%s, %d events) %s\n", res.RunID, name, res.Format, res.Events, s.Description)
+		fmt.Fprintf(out, "run %d: %s (%s, %d events)\n    %s\n", res.RunID, name, res.Format, res.Events, s.Description)
 	}
 
 	conn, err := db.SQL().Conn(ctx)

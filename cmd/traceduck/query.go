@@ -16,7 +16,7 @@ func newQueryCmd() *cobra.Command {
 		output = outTable
 	)
 	cmd := &cobra.Command{
-		Use:   "query --db FILE [--output table|csv|json|markdown] [SQL | -]",
+		Use:   "query --db FILE [--output table|csv|json|markdown] [flags] [SQL | -]",
 		Short: "Run SQL over a database and print the result",
 		Long: `Query runs SQL over the database: the tables (runs, objects, events,
 eco_triples, state_intervals, state_levels, diagnostics) and the views
@@ -24,8 +24,9 @@ eco_triples, state_intervals, state_levels, diagnostics) and the views
 when the argument is "-" or absent. Several statements separated by ';' are
 run in order and the result of the last one is printed.
 
-The database must exist (":memory:" is an empty database in memory). Its
-views are brought up to date with this traceduck before the SQL runs.
+The database must exist (":memory:" is an empty database in memory). The
+traceduck tables and views are created in it where missing, and the views
+brought up to date with this traceduck, before the SQL runs.
 
 Output formats:
   table     aligned columns, a header and a rule; numbers right-aligned, NULL as NULL
