@@ -55,7 +55,7 @@ func Path(ctx context.Context, db *schema.DB, path string, opt Options) (Result,
 	return Opened(ctx, db, src, sum, opt)
 }
 
-// Source_ ingests an opened source; sum is its sha256 when already known.
+// Opened ingests an opened source; sum is its sha256 when already known.
 func Opened(ctx context.Context, db *schema.DB, src *Source, sum string, opt Options) (Result, error) {
 	var ing Ingester
 	var err error
