@@ -378,7 +378,12 @@ func (p *parser) data(line []byte, n int64) error {
 		return err
 	}
 
-	// 5. State machines.
+	// 5. State machines. A target that clashes with its type (reported in
+	// target) keeps its first type: the event does not drive the other
+	// type's machine on it.
+	if tgt.typ != typ {
+		return p.idleFreshCores(ts, seq)
+	}
 	inst := tgtInst
 	if inst == schema.NoInstance {
 		inst = 0
@@ -386,6 +391,12 @@ func (p *parser) data(line []byte, n int64) error {
 	if err := p.handle(typ, act, src, tgt, inst, note, ts, seq, c, n); err != nil {
 		return err
 	}
+	return p.idleFreshCores(ts, seq)
+}
+
+// idleFreshCores opens the idle interval of cores that the line registered
+// and that run nothing after it.
+func (p *parser) idleFreshCores(ts int64, seq schema.Seq) error {
 	for _, fc := range p.fresh {
 		if !fc.known && fc.ent.typ == tCore {
 			if err := p.w.Transition(fc.ent.id, 0, ts, p.idleSym, seq, fc.cpu); err != nil {
