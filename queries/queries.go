@@ -22,6 +22,12 @@ func Files() []string {
 	return names
 }
 
+// Source returns the text of one embedded .sql file.
+func Source(name string) (string, error) {
+	b, err := files.ReadFile(name)
+	return string(b), err
+}
+
 // Install creates or replaces every view and macro.
 func Install(ctx context.Context, db *sql.DB) error {
 	for _, name := range Files() {
