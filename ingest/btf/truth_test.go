@@ -1,0 +1,278 @@
+package btf_test
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/tracegen"
+)
+
+// truthConfigs are the generated traces TestGroundTruth checks: one to four
+// cores, four or eight tasks, every time scale tracegen writes, a few seeds.
+// Together they ingest about 240k events, a few seconds of test time.
+var truthConfigs = []tracegen.Config{
+	{Events: 20_000, Cores: 1, Tasks: 4, Seed: 1, TimeScale: "ns"},
+	{Events: 40_000, Cores: 2, Tasks: 8, Seed: 2, TimeScale: "us"},
+	{Events: 60_000, Cores: 4, Tasks: 8, Seed: 3, TimeScale: "ps"},
+	{Events: 30_000, Cores: 2, Tasks: 4, Seed: 7, TimeScale: "ps"},
+	{Events: 50_000, Cores: 4, Tasks: 4, Seed: 11, TimeScale: "ns"},
+	{Events: 25_000, Cores: 1, Tasks: 8, Seed: 5, TimeScale: "us"},
+	{Events: 20_000, Cores: 2, Tasks: 8, Seed: 42, TimeScale: "ns"},
+}
+
+// TestGroundTruth generates traces with tracegen, ingests them, and checks
+// the database against what the simulator knows it simulated (tracegen's
+// Truth is computed from the simulator's state, never from the output).
+func TestGroundTruth(t *testing.T) {
+	for _, cfg := range truthConfigs {
+		cfg := cfg
+		name := fmt.Sprintf("cores%d_tasks%d_%s_seed%d_%dk", cfg.Cores, cfg.Tasks, cfg.TimeScale, cfg.Seed, cfg.Events/1000)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkTruth(t, cfg)
+		})
+	}
+}
+
+func checkTruth(t *testing.T, cfg tracegen.Config) {
+	path := filepath.Join(t.TempDir(), "gen.btf")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := tracegen.WriteBTF(f, cfg)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dbtest.Open(t)
+	res := dbtest.Ingest(t, db, path, ingest.Options{Format: "btf"})
+	q := db.SQL()
+
+	if res.Events != int64(truth.Lines) {
+		t.Errorf("ingest result: %d events, truth %d lines", res.Events, truth.Lines)
+	}
+
+	// The run.
+	var evCount, first, last int64
+	var unit string
+	if err := q.QueryRow("SELECT event_count, first_ts, last_ts, time_unit FROM runs WHERE run_id = ?", res.RunID).Scan(&evCount, &first, &last, &unit); err != nil {
+		t.Fatal(err)
+	}
+	if evCount != int64(truth.Lines) || first != truth.FirstTS || last != truth.LastTS || unit != cfg.TimeScale {
+		t.Errorf("runs: event_count %d first_ts %d last_ts %d time_unit %s; truth: %d lines, %d .. %d, %s",
+			evCount, first, last, unit, truth.Lines, truth.FirstTS, truth.LastTS, cfg.TimeScale)
+	}
+
+	// Events per (class, event).
+	want := map[string]int64{}
+	for k, n := range truth.ActionCounts {
+		want[k] = int64(n)
+	}
+	compare(t, "events per class/event", queryMap(t, q, `
+		SELECT class || '/' || event, count FROM event_counts WHERE run_id = ?`, res.RunID), want)
+
+	// Running and ready time per process (task or ISR), complete intervals
+	// only: tracegen counts an interval when the process leaves the state,
+	// the ingester marks the ones still open at the end as truncated.
+	for _, st := range []struct {
+		state string
+		truth map[string]int64
+	}{{"running", truth.Running}, {"ready", truth.Ready}} {
+		compare(t, st.state+" ns per process", queryMap(t, q, `
+			SELECT o.name, sum(s.dur)
+			FROM state_intervals s JOIN objects o USING (run_id, object_id)
+			WHERE s.run_id = ? AND o.kind IN ('task', 'isr') AND s.state = ? AND NOT s.truncated
+			GROUP BY o.name`, res.RunID, st.state), st.truth)
+	}
+	// The same figures from the view, for tasks.
+	taskRunning := map[string]int64{}
+	for name, ns := range truth.Running {
+		if name != "ISR_Tick" {
+			taskRunning[name] = ns
+		}
+	}
+	compare(t, "state_summary: running ns per task", queryMap(t, q, `
+		SELECT object, total_ns FROM state_summary WHERE run_id = ? AND kind = 'task' AND state = 'running'`, res.RunID), taskRunning)
+
+	// Core busy time: what a core runs, idle excluded (a polling process
+	// leaves its core idle in the ingester and is not busy in the truth).
+	compare(t, "busy ns per core", queryMap(t, q, `
+		SELECT o.name, sum(s.dur)
+		FROM state_intervals s JOIN objects o USING (run_id, object_id)
+		WHERE s.run_id = ? AND o.kind = 'cpu' AND s.state <> 'idle' AND NOT s.truncated
+		GROUP BY o.name`, res.RunID), truth.CoreBusy)
+
+	// Each core's intervals tile the trace from its announcement at 0 to
+	// the last timestamp, without gap or overlap.
+	tiling := queryText(t, q, `
+		SELECT o.name, min(s.start_ts), max(s.end_ts), sum(s.dur),
+		       count(*) FILTER (WHERE s.truncated),
+		       count(*) FILTER (WHERE s.start_ts <> s.prev_end)
+		FROM (SELECT *, lag(end_ts, 1, start_ts) OVER (PARTITION BY object_id ORDER BY start_ts, start_seq) AS prev_end
+		      FROM state_intervals WHERE run_id = ?) s
+		JOIN objects o USING (run_id, object_id)
+		WHERE o.kind = 'cpu'
+		GROUP BY o.name ORDER BY o.name`, res.RunID)
+	var wantTiling strings.Builder
+	for c := 0; c < cfg.Cores; c++ {
+		fmt.Fprintf(&wantTiling, "Core_%d | 0 | %d | %d | 1 | 0\n", c, truth.LastTS, truth.LastTS)
+	}
+	if tiling != wantTiling.String() {
+		t.Errorf("core intervals (name | first start | last end | total ns | truncated | gaps):\n got %s\nwant %s", tiling, wantTiling.String())
+	}
+
+	// Only the end of the trace truncates: a truncated interval ends at the
+	// last timestamp without an event that closes it, and every other
+	// interval has both ends from events.
+	var badTrunc, nTrunc int64
+	if err := q.QueryRow(`
+		SELECT count(*) FILTER (WHERE truncated AND (end_ts <> ? OR end_seq IS NOT NULL) OR NOT truncated AND (end_seq IS NULL OR start_seq IS NULL)),
+		       count(*) FILTER (WHERE truncated)
+		FROM state_intervals WHERE run_id = ?`, truth.LastTS, res.RunID).Scan(&badTrunc, &nTrunc); err != nil {
+		t.Fatal(err)
+	}
+	if badTrunc != 0 || nTrunc == 0 {
+		t.Errorf("%d intervals truncated elsewhere than at the end (of %d truncated)", badTrunc, nTrunc)
+	}
+
+	// Instances activated: activate events, and instances that have an
+	// 'active' interval.
+	instances := map[string]int64{}
+	for name, n := range truth.Instances {
+		instances[name] = int64(n)
+	}
+	compare(t, "activate events per process", queryMap(t, q, `
+		SELECT o.name, count(*)
+		FROM events e JOIN objects o ON o.run_id = e.run_id AND o.object_id = e.object_id
+		WHERE e.run_id = ? AND e.class IN ('T', 'I') AND e.event = 'activate'
+		GROUP BY o.name`, res.RunID), instances)
+	compare(t, "instances with an active interval", queryMap(t, q, `
+		SELECT o.name, count(DISTINCT s.instance)
+		FROM state_intervals s JOIN objects o USING (run_id, object_id)
+		WHERE s.run_id = ? AND o.kind IN ('task', 'isr') AND s.state = 'active'
+		GROUP BY o.name`, res.RunID), instances)
+
+	// Instances terminated: terminate events, and running intervals that a
+	// terminate event closes.
+	terminated := map[string]int64{}
+	for name, n := range truth.Terminated {
+		terminated[name] = int64(n)
+	}
+	compare(t, "terminate events per process", queryMap(t, q, `
+		SELECT o.name, count(*)
+		FROM events e JOIN objects o ON o.run_id = e.run_id AND o.object_id = e.object_id
+		WHERE e.run_id = ? AND e.class IN ('T', 'I') AND e.event = 'terminate'
+		GROUP BY o.name`, res.RunID), terminated)
+	compare(t, "running intervals ended by terminate", queryMap(t, q, `
+		SELECT o.name, count(*)
+		FROM state_intervals s
+		JOIN objects o USING (run_id, object_id)
+		JOIN events e ON e.run_id = s.run_id AND e.seq = s.end_seq
+		WHERE s.run_id = ? AND o.kind IN ('task', 'isr') AND s.state = 'running' AND e.event = 'terminate'
+		GROUP BY o.name`, res.RunID), terminated)
+
+	// Time: ps keeps the raw value (ts_raw = ts*1000 exactly, tracegen
+	// writes whole ns); ns and us lose nothing, so there is no raw value.
+	var bad, rows int64
+	switch cfg.TimeScale {
+	case "ps":
+		err = q.QueryRow("SELECT count(*) FILTER (WHERE ts_raw IS DISTINCT FROM ts * 1000), count(*) FROM events WHERE run_id = ?", res.RunID).Scan(&bad, &rows)
+	case "us":
+		err = q.QueryRow("SELECT count(*) FILTER (WHERE ts_raw IS NOT NULL OR ts % 1000 <> 0), count(*) FROM events WHERE run_id = ?", res.RunID).Scan(&bad, &rows)
+	default:
+		err = q.QueryRow("SELECT count(*) FILTER (WHERE ts_raw IS NOT NULL), count(*) FROM events WHERE run_id = ?", res.RunID).Scan(&bad, &rows)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad != 0 || rows != int64(truth.Lines) {
+		t.Errorf("timestamps (%s): %d of %d events have an unexpected ts/ts_raw", cfg.TimeScale, bad, rows)
+	}
+
+	// Events keep file order: seq and src_line grow together, and the
+	// header (4 lines) is the only offset between them.
+	var disorder int64
+	if err := q.QueryRow("SELECT count(*) FILTER (WHERE src_line <> seq + 4) FROM events WHERE run_id = ?", res.RunID).Scan(&disorder); err != nil {
+		t.Fatal(err)
+	}
+	if disorder != 0 {
+		t.Errorf("%d events whose src_line is not seq + 4 (the header)", disorder)
+	}
+
+	// Every event a core performs happens on that core.
+	var wrongCPU int64
+	if err := q.QueryRow(`
+		SELECT count(*) FROM events e JOIN objects c ON c.run_id = e.run_id AND c.object_id = e.context_id
+		WHERE e.run_id = ? AND c.kind = 'cpu' AND e.cpu IS DISTINCT FROM c.native_id`, res.RunID).Scan(&wrongCPU); err != nil {
+		t.Fatal(err)
+	}
+	if wrongCPU != 0 {
+		t.Errorf("%d events of a core not on that core's cpu", wrongCPU)
+	}
+
+	// A generated trace follows the BTF definition: nothing to diagnose.
+	if d := queryText(t, q, "SELECT severity, count, src_line, message FROM diagnostics WHERE run_id = ? ORDER BY src_line", res.RunID); d != "" {
+		t.Errorf("diagnostics on a trace that follows the BTF definition:\n%s", d)
+	}
+}
+
+// queryMap runs a query of (name, number) rows.
+func queryMap(t *testing.T, q *sql.DB, query string, args ...any) map[string]int64 {
+	t.Helper()
+	rows, err := q.Query(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var k string
+		var v int64
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		m[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func queryText(t *testing.T, q *sql.DB, query string, args ...any) string {
+	t.Helper()
+	return dbtest.Query(t, q, query, args...)
+}
+
+// compare reports the keys whose values differ; a key missing on one side
+// counts as 0 (the truth lists every process, possibly with 0).
+func compare[V int64 | int](t *testing.T, what string, got map[string]int64, want map[string]V) {
+	t.Helper()
+	keys := map[string]bool{}
+	for k := range got {
+		keys[k] = true
+	}
+	for k := range want {
+		keys[k] = true
+	}
+	var diffs []string
+	for k := range keys {
+		if g, w := got[k], int64(want[k]); g != w {
+			diffs = append(diffs, fmt.Sprintf("%s: got %d, want %d (diff %+d)", k, g, w, g-w))
+		}
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		t.Errorf("%s: %d differ:\n  %s", what, len(diffs), strings.Join(diffs, "\n  "))
+	}
+}
