@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -22,6 +25,12 @@ type colBuilder interface {
 }
 
 func newBatch(mem memory.Allocator, table string, syms *symtab) *batch {
+	return newBatchCounting(mem, table, syms, new(int64))
+}
+
+// newBatchCounting is newBatch whose string columns count into bad the
+// values they had to repair (see strCol).
+func newBatchCounting(mem memory.Allocator, table string, syms *symtab, bad *int64) *batch {
 	sc := ArrowSchema(table)
 	b := &batch{schema: sc, cols: make([]colBuilder, len(sc.Fields()))}
 	for i, f := range sc.Fields() {
@@ -33,7 +42,7 @@ func newBatch(mem memory.Allocator, table string, syms *symtab) *batch {
 		case arrow.FLOAT64:
 			b.cols[i] = &f64Col{array.NewFloat64Builder(mem)}
 		case arrow.STRING:
-			b.cols[i] = &strCol{array.NewStringBuilder(mem)}
+			b.cols[i] = &strCol{StringBuilder: array.NewStringBuilder(mem), bad: bad}
 		case arrow.BOOL:
 			b.cols[i] = &boolCol{array.NewBooleanBuilder(mem)}
 		case arrow.TIMESTAMP:
@@ -117,7 +126,14 @@ func (c *f64Col) reserve(n int)         { c.Reserve(n) }
 func (c *f64Col) newArray() arrow.Array { return c.NewArray() }
 func (c *f64Col) release()              { c.Release() }
 
-type strCol struct{ *array.StringBuilder }
+// strCol is a string column. DuckDB refuses a whole batch that holds a
+// string which is not UTF-8, and a trace may hold any bytes: every value
+// goes through here, and bytes that are not UTF-8 are replaced by U+FFFD
+// and counted, so that the run can say so in diagnostics.
+type strCol struct {
+	*array.StringBuilder
+	bad *int64
+}
 
 func (c *strCol) reserve(n int)         { c.Reserve(n) }
 func (c *strCol) newArray() arrow.Array { return c.NewArray() }
@@ -129,6 +145,11 @@ func (c *strCol) putBytes(v []byte) {
 		c.AppendNull()
 		return
 	}
+	if !utf8.Valid(v) {
+		*c.bad++
+		c.Append(strings.ToValidUTF8(string(v), "\uFFFD"))
+		return
+	}
 	c.BinaryBuilder.Append(v)
 }
 
@@ -137,6 +158,15 @@ func (c *strCol) putString(v string, null bool) {
 	if null {
 		c.AppendNull()
 		return
+	}
+	c.add(v)
+}
+
+// add appends v.
+func (c *strCol) add(v string) {
+	if !utf8.ValidString(v) {
+		*c.bad++
+		v = strings.ToValidUTF8(v, "\uFFFD")
 	}
 	c.Append(v)
 }

@@ -105,7 +105,7 @@ func (t *stateTracker) emit(obj ObjectID, inst int64, o openInterval, end int64,
 		end = o.start
 	}
 	if t.b == nil {
-		t.b = newBatch(w.mem, TableStateIntervals, w.syms)
+		t.b = newBatchCounting(w.mem, TableStateIntervals, w.syms, &w.badUTF8)
 		t.b.reserve(w.batchRows)
 	}
 	b := t.b

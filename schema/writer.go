@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -111,6 +112,13 @@ type RunWriter struct {
 
 	finished bool
 	lateSHA  func() string
+
+	// strings that were not UTF-8 and were repaired, and the first event
+	// line that brought one
+	badUTF8     int64
+	badUTF8Line int64
+	badUTF8Seq  Seq
+	badName     bool
 }
 
 type metaEntry struct {
@@ -137,7 +145,7 @@ func NewRunWriter(info RunInfo, sink Sink, mem memory.Allocator) *RunWriter {
 		nsPerUnit: 1,
 	}
 	w.states.init(w)
-	w.ev = newBatch(mem, TableEvents, w.syms)
+	w.ev = newBatchCounting(mem, TableEvents, w.syms, &w.badUTF8)
 	w.ev.reserve(w.batchRows)
 	return w
 }
@@ -165,6 +173,9 @@ func (w *RunWriter) String(s Sym) string { return w.syms.str(s) }
 // SetMeta records a header attribute of the trace in runs.meta. Setting a
 // key again replaces its value and keeps its position.
 func (w *RunWriter) SetMeta(key string, value any) {
+	if s, ok := value.(string); ok && !utf8.ValidString(s) {
+		w.badUTF8++ // json.Marshal repairs it; count it like every other repair
+	}
 	for i := range w.meta {
 		if w.meta[i].key == key {
 			w.meta[i].value = value
@@ -209,6 +220,9 @@ func (w *RunWriter) ObjectBytes(kind Sym, name []byte) ObjectID {
 }
 
 func (w *RunWriter) newObject(kind Sym, name string) ObjectID {
+	if !utf8.ValidString(name) {
+		w.badName = true
+	}
 	w.objects = append(w.objects, objectRow{kind: kind, name: name, nativeID: NoInstance, pid: NoInstance, parent: NoObject})
 	id := ObjectID(len(w.objects)) // ids from 1
 	w.byKind[kind][name] = id
@@ -293,6 +307,10 @@ func (w *RunWriter) Event(e *Event) (Seq, error) {
 		w.lastTS = max(w.lastTS, e.TS)
 	}
 
+	if w.badUTF8Line == 0 && (w.syms.bad > 0 || w.badName || !utf8.Valid(e.Value) || !utf8.Valid(e.Args)) {
+		w.badUTF8Line, w.badUTF8Seq = max(e.Line, 1), w.seq
+	}
+
 	b := w.ev
 	b.i32(0).Append(w.info.RunID)
 	b.i64(1).Append(int64(w.seq))
@@ -359,7 +377,7 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	if err := w.flushEvents(); err != nil {
 		return w.out.close(err)
 	}
-	for _, put := range []func() error{w.putObjects, w.putEco, w.putLevels, w.putDiagnostics, func() error { return w.putRun(ingestedAt) }} {
+	for _, put := range []func() error{w.putObjects, w.putEco, w.putLevels, func() error { return w.putRun(ingestedAt) }, w.putDiagnostics} {
 		if err := put(); err != nil {
 			return w.out.close(err)
 		}
@@ -379,7 +397,7 @@ func (w *RunWriter) Abort() {
 }
 
 func (w *RunWriter) putObjects() error {
-	b := newBatch(w.mem, TableObjects, w.syms)
+	b := newBatchCounting(w.mem, TableObjects, w.syms, &w.badUTF8)
 	defer b.release()
 	for start := 0; start < len(w.objects); start += w.batchRows {
 		end := min(start+w.batchRows, len(w.objects))
@@ -389,7 +407,7 @@ func (w *RunWriter) putObjects() error {
 			b.i32(0).Append(w.info.RunID)
 			b.i32(1).Append(int32(i + 1))
 			b.dict(2).put(o.kind)
-			b.str(3).Append(o.name)
+			b.str(3).add(o.name)
 			b.i64(4).put(o.nativeID, o.nativeID == NoInstance)
 			b.i64(5).put(o.pid, o.pid == NoInstance)
 			b.i32(6).put(int32(o.parent), o.parent < 0)
@@ -400,7 +418,7 @@ func (w *RunWriter) putObjects() error {
 				if err != nil {
 					return fmt.Errorf("schema: attrs of %q: %w", o.name, err)
 				}
-				b.str(7).BinaryBuilder.Append(js)
+				b.str(7).putBytes(js)
 			}
 			b.rows++
 		}
@@ -412,7 +430,7 @@ func (w *RunWriter) putObjects() error {
 }
 
 func (w *RunWriter) putEco() error {
-	b := newBatch(w.mem, TableEcoTriples, w.syms)
+	b := newBatchCounting(w.mem, TableEcoTriples, w.syms, &w.badUTF8)
 	defer b.release()
 	for start := 0; start < len(w.ecoKeys); start += w.batchRows {
 		end := min(start+w.batchRows, len(w.ecoKeys))
@@ -439,21 +457,29 @@ func (w *RunWriter) putLevels() error {
 	if len(w.levels) == 0 {
 		return nil
 	}
-	b := newBatch(w.mem, TableStateLevels, w.syms)
+	b := newBatchCounting(w.mem, TableStateLevels, w.syms, &w.badUTF8)
 	defer b.release()
 	b.reserve(len(w.levels))
 	for i, k := range w.levels {
 		b.i32(0).Append(w.info.RunID)
 		b.dict(1).put(k.kind)
-		b.str(2).Append(k.state)
+		b.str(2).add(k.state)
 		b.i32(3).Append(k.level)
-		b.str(4).Append(w.levelPar[i])
+		b.str(4).add(w.levelPar[i])
 		b.rows++
 	}
 	return w.out.put(TableStateLevels, b.record())
 }
 
 func (w *RunWriter) putDiagnostics() error {
+	if n := w.badUTF8 + w.syms.bad; n > 0 {
+		// Counted while the other tables' batches were built (this table
+		// goes last for that): the repaired values are already in the
+		// tables, this row says so.
+		line := w.badUTF8Line
+		w.diags = append(w.diags, diagRow{line: line, seq: w.badUTF8Seq, severity: Warning, count: n,
+			message: "text that is not UTF-8: the bytes that are not were replaced by U+FFFD (count = values repaired)"})
+	}
 	rows := w.diags
 	if w.diagOverflow > 0 {
 		rows = append(rows, diagRow{line: 0, seq: NoSeq, severity: Warning,
@@ -463,7 +489,7 @@ func (w *RunWriter) putDiagnostics() error {
 	if len(rows) == 0 {
 		return nil
 	}
-	b := newBatch(w.mem, TableDiagnostics, w.syms)
+	b := newBatchCounting(w.mem, TableDiagnostics, w.syms, &w.badUTF8)
 	defer b.release()
 	b.reserve(len(rows))
 	for _, d := range rows {
@@ -471,7 +497,7 @@ func (w *RunWriter) putDiagnostics() error {
 		b.i64(1).put(d.line, d.line <= 0)
 		b.i64(2).put(int64(d.seq), d.seq < 0)
 		b.dict(3).put(w.syms.intern(string(d.severity)))
-		b.str(4).Append(d.message)
+		b.str(4).add(d.message)
 		b.i64(5).Append(d.count)
 		b.rows++
 	}
@@ -482,7 +508,7 @@ func (w *RunWriter) putRun(at time.Time) error {
 	if w.lateSHA != nil {
 		w.info.SHA256 = w.lateSHA()
 	}
-	b := newBatch(w.mem, TableRuns, w.syms)
+	b := newBatchCounting(w.mem, TableRuns, w.syms, &w.badUTF8)
 	defer b.release()
 	b.reserve(1)
 	meta, err := orderedJSON(w.meta)
@@ -498,18 +524,18 @@ func (w *RunWriter) putRun(at time.Time) error {
 		return err
 	}
 	b.i32(0).Append(w.info.RunID)
-	b.str(1).Append(w.info.Name)
-	b.str(2).Append(w.info.Source)
-	b.str(3).Append(w.info.Format)
+	b.str(1).add(w.info.Name)
+	b.str(2).add(w.info.Source)
+	b.str(3).add(w.info.Format)
 	b.str(4).putString(w.info.SHA256, w.info.SHA256 == "")
 	b.ts(5).Append(arrow.Timestamp(at.UnixMicro()))
-	b.str(6).Append(w.timeUnit)
+	b.str(6).add(w.timeUnit)
 	b.f64(7).Append(w.nsPerUnit)
 	b.i64(8).Append(int64(w.seq))
 	b.i64(9).put(w.firstTS, !w.haveTS)
 	b.i64(10).put(w.lastTS, !w.haveTS)
-	b.str(11).Append(meta)
-	b.str(12).Append(tagJS)
+	b.str(11).add(meta)
+	b.str(12).add(tagJS)
 	b.rows++
 	return w.out.put(TableRuns, b.record())
 }

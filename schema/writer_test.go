@@ -211,3 +211,42 @@ func TestDiagnosticsBounded(t *testing.T) {
 		t.Errorf("got %s want %s", got, want)
 	}
 }
+
+// TestInvalidUTF8Repaired: DuckDB refuses strings that are not UTF-8; the
+// writer repairs them (U+FFFD) in every string column and says so once.
+func TestInvalidUTF8Repaired(t *testing.T) {
+	db, mem := openTest(t)
+	_, err := db.Ingest(context.Background(), RunInfo{Name: "bad\xffname"}, IngestOptions{}, func(w *RunWriter) error {
+		w.SetMeta("creator", "x\xfe")
+		o := w.Object("task", "T\xc3")
+		for i, v := range [][]byte{[]byte("ok"), []byte("v\xff"), nil} {
+			if _, err := w.Event(&Event{TS: int64(i), CPU: NoCPU, Class: w.Sym("C\xff"), Event: w.Sym("e"), Context: o, Object: o,
+				SourceInstance: NoInstance, TargetInstance: NoInstance, Value: v, Line: int64(10 + i)}); err != nil {
+				return err
+			}
+		}
+		return w.Transition(o, 0, 0, w.Sym("s\xff"), 1, NoCPU)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem.AssertSize(t, 0)
+	got := queryString(t, db.SQL(), "SELECT name, meta->>'creator' FROM runs")
+	if got != "bad\uFFFDname x\uFFFD" {
+		t.Errorf("runs: %q", got)
+	}
+	got = queryString(t, db.SQL(), "SELECT string_agg(DISTINCT class, ','), string_agg(value, ',' ORDER BY seq) FROM events")
+	if got != "C\uFFFD ok,v\uFFFD" {
+		t.Errorf("events: %q", got)
+	}
+	got = queryString(t, db.SQL(), "SELECT (SELECT name FROM objects), (SELECT state FROM state_intervals)")
+	if got != "T\uFFFD s\uFFFD" {
+		t.Errorf("objects/intervals: %q", got)
+	}
+	// name, creator, class, value, object name, state: six values repaired,
+	// the first event that brought one is on line 10.
+	got = queryString(t, db.SQL(), "SELECT src_line, seq, severity, count FROM diagnostics")
+	if got != "10 1 warning 6" {
+		t.Errorf("diagnostics: %q", got)
+	}
+}

@@ -394,7 +394,6 @@ func TestFuzzSeedsLoad(t *testing.T) {
 			src = ingest.NewSource(name, bytes.NewReader([]byte(s)), int64(len(s)))
 			res, err := ingest.Opened(context.Background(), db, src, "", ingest.Options{Format: "btf", Force: true})
 			if err != nil {
-				skipInvalidUTF8Bug(t, err)
 				t.Fatalf("%q parses, but loading fails: %v", s, err)
 			}
 			if want := int64(len(nonBlankData(s))); res.Events != want {
@@ -429,30 +428,24 @@ func TestInvalidUTF8(t *testing.T) {
 				if res.Events != 1 {
 					t.Errorf("%d events, want 1", res.Events)
 				}
+				// The bytes were repaired, and the run says so.
+				got := dbtest.Query(t, db.SQL(), "SELECT src_line, severity, count FROM diagnostics WHERE run_id = ? AND message LIKE 'text that is not UTF-8%'", res.RunID)
+				if want := "2 | warning | "; !strings.HasPrefix(got, want) && c.field != "header" {
+					t.Errorf("diagnostics %q, want %q...", got, want)
+				} else if c.field == "header" && !strings.HasPrefix(got, "NULL | warning | 1") {
+					t.Errorf("diagnostics %q, want NULL | warning | 1", got)
+				}
+				if n := dbtest.Query(t, db.SQL(), "SELECT count(*) FROM events e JOIN objects o ON o.run_id = e.run_id AND o.object_id = e.object_id JOIN objects c ON c.run_id = e.run_id AND c.object_id = e.context_id WHERE e.run_id = ? AND (c.name || o.name || e.class || e.event || coalesce(e.value, '')) LIKE '%\uFFFD%'", res.RunID); n != "1\n" && c.field != "header" {
+					t.Errorf("no U+FFFD in the event's text: %s", n)
+				}
 			case errors.As(err, &ie):
 				if !strings.HasPrefix(err.Error(), name+":2: ") {
 					t.Errorf("error %q does not name %s:2", err, name)
 				}
 			default:
-				skipInvalidUTF8Bug(t, err)
 				t.Errorf("error without a position: %v", err)
 			}
 		})
-	}
-}
-
-// skipInvalidUTF8Bug skips a test that fails only because of a known bug:
-// bytes that are not UTF-8 in a BTF data field (source, type, target,
-// action, note) reach DuckDB as Arrow strings unchanged, and DuckDB refuses
-// the whole batch with "Invalid Input Error: Invalid unicode (byte sequence
-// mismatch) detected in segment statistics update": the ingest fails
-// without a FILE:LINE position instead of either refusing the line as a
-// syntax error or storing the text (e.g. with U+FFFD, as runs.meta does for
-// header values).
-func skipInvalidUTF8Bug(t *testing.T, err error) {
-	t.Helper()
-	if strings.Contains(err.Error(), "Invalid unicode") {
-		t.Skipf("bug: invalid UTF-8 in a BTF data field fails the load without a line number: %v", err)
 	}
 }
 
