@@ -3,7 +3,6 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"time"
 	"unicode/utf8"
 
@@ -119,6 +118,7 @@ type RunWriter struct {
 	badUTF8Line int64
 	badUTF8Seq  Seq
 	badName     bool
+	badMeta     int64
 }
 
 type metaEntry struct {
@@ -174,7 +174,7 @@ func (w *RunWriter) String(s Sym) string { return w.syms.str(s) }
 // key again replaces its value and keeps its position.
 func (w *RunWriter) SetMeta(key string, value any) {
 	if s, ok := value.(string); ok && !utf8.ValidString(s) {
-		w.badUTF8++ // json.Marshal repairs it; count it like every other repair
+		w.badMeta++ // json.Marshal repairs it; counted, with no line to point at
 	}
 	for i := range w.meta {
 		if w.meta[i].key == key {
@@ -307,10 +307,6 @@ func (w *RunWriter) Event(e *Event) (Seq, error) {
 		w.lastTS = max(w.lastTS, e.TS)
 	}
 
-	if w.badUTF8Line == 0 && (w.syms.bad > 0 || w.badName || !utf8.Valid(e.Value) || !utf8.Valid(e.Args)) {
-		w.badUTF8Line, w.badUTF8Seq = max(e.Line, 1), w.seq
-	}
-
 	b := w.ev
 	b.i32(0).Append(w.info.RunID)
 	b.i64(1).Append(int64(w.seq))
@@ -328,6 +324,10 @@ func (w *RunWriter) Event(e *Event) (Seq, error) {
 	b.i32(13).Append(eco)
 	b.i64(14).Append(e.Line)
 	b.rows++
+	if w.badUTF8Line == 0 && (w.badUTF8 > 0 || w.syms.bad > 0 || w.badName) {
+		// the first event whose text needed repair (the columns count it)
+		w.badUTF8Line, w.badUTF8Seq = max(e.Line, 1), w.seq
+	}
 	if b.rows >= w.batchRows {
 		return w.seq, w.flushEvents()
 	}
@@ -472,7 +472,7 @@ func (w *RunWriter) putLevels() error {
 }
 
 func (w *RunWriter) putDiagnostics() error {
-	if n := w.badUTF8 + w.syms.bad; n > 0 {
+	if n := w.badUTF8 + w.syms.bad + w.badMeta; n > 0 {
 		// Counted while the other tables' batches were built (this table
 		// goes last for that): the repaired values are already in the
 		// tables, this row says so.
@@ -562,14 +562,4 @@ func orderedJSON(entries []metaEntry) (string, error) {
 	}
 	buf = append(buf, '}')
 	return string(buf), nil
-}
-
-// sortedKeys is used where map order would make output unstable.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -121,7 +121,6 @@ const (
 	findBackwards
 	findNoCore
 	findSignalNoValue
-	findTableRow
 	findMigrated
 )
 
@@ -131,6 +130,7 @@ type parser struct {
 
 	ents      map[string]*entity
 	cores     []*core
+	onlyCore  *core   // the core of a single-core trace; nil with none or several
 	fresh     []*core // cores registered by the current line, idle unless it runs something
 	procCore  map[procKey]*core
 	state     map[procKey]state
@@ -566,16 +566,7 @@ func (p *parser) cpuOf(src *entity, srcInst int64, tgt *entity, typ entType, tgt
 			return c
 		}
 	}
-	var only *core
-	for _, c := range p.cores {
-		if c.ent.typ == tCore {
-			if only != nil {
-				return nil
-			}
-			only = c
-		}
-	}
-	return only
+	return p.onlyCore
 }
 
 func instOrZero(i int64) int64 {
@@ -621,7 +612,7 @@ func (p *parser) source(name []byte, target entType, act action) *entity {
 	if e := p.ents[string(name)]; e != nil {
 		return e
 	}
-	return p.newEntity(name, guessSourceType(name, target, act, false))
+	return p.newEntity(name, guessSourceType(name, target, act))
 }
 
 func (p *parser) newEntity(name []byte, typ entType) *entity {
@@ -640,6 +631,23 @@ func (p *parser) setType(e *entity, typ entType) {
 	p.w.SetKind(e.id, typeInfo[typ].kind)
 	if typ == tCore && e.core == nil {
 		p.addCore(e)
+	}
+	p.countCores() // a guessed core may have turned out something else
+}
+
+// countCores keeps onlyCore: cores are few, and change only when an entity
+// is registered or retyped, not per event.
+func (p *parser) countCores() {
+	p.onlyCore = nil
+	n := 0
+	for _, c := range p.cores {
+		if c.ent.typ == tCore {
+			p.onlyCore = c
+			n++
+		}
+	}
+	if n != 1 {
+		p.onlyCore = nil
 	}
 }
 
@@ -669,6 +677,7 @@ func (p *parser) addCore(e *entity) {
 	c := &core{ent: e, cpu: schema.CPU(idx), running: noProc}
 	e.core = c
 	p.cores = append(p.cores, c)
+	p.countCores()
 	p.fresh = append(p.fresh, c)
 	p.w.SetNativeID(e.id, int64(idx))
 }

@@ -124,10 +124,7 @@ func looksLikeCore(name []byte) bool {
 // guessSourceType guesses the type of an entity first seen as the source
 // of an event, from what the seed's tables allow as source of that target
 // type and action. A later appearance as a target settles it.
-func guessSourceType(name []byte, target entType, act action, sameAsTarget bool) entType {
-	if sameAsTarget {
-		return target
-	}
+func guessSourceType(name []byte, target entType, act action) entType {
 	if looksLikeCore(name) {
 		return tCore
 	}
