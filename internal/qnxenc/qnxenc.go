@@ -1,0 +1,36 @@
+// Package qnxenc writes QNX Neutrino traces for tests and the trace
+// generator: the traceprinter text (text.go) and the binary .kev that
+// tracelogger writes (kev.go), from one list of events, so that tests can
+// check that traceduck reads both forms of the same trace into the same
+// tables. traceduck itself never writes these; only tests import it.
+package qnxenc
+
+// Event is one kernel event as traceprinter prints it.
+type Event struct {
+	CPU    int
+	Cycles uint64 // the full 64-bit cycle count; traceprinter prints the low 32 bits
+	Class  string // CONTROL, PROCESS, THREAD, KER_CALL, KER_EXIT, INT_ENTR, INT_EXIT, INT_HANDLER_ENTR, INT_HANDLER_EXIT, COMM, SYSTEM, USER
+	Name   string // BUFFER, TIME, PROCCREATE_NAME, THRUNNING, MSG_SENDV/11, 0x00000000 (INT_* vector), ...
+	Fields []Field
+}
+
+// Field is one key:value as traceprinter prints it; an empty key prints
+// the value alone, e.g. the "(0)" after an interrupt vector.
+type Field struct{ Key, Value string }
+
+// Header is the file header: the TRACE_* attributes in order (without the
+// TRACE_ prefix and the "::"), e.g. {"CYCLES_PER_SEC", "736629000"}.
+type Header struct {
+	Attrs        [][2]string
+	LittleEndian bool
+}
+
+// Attr returns a header attribute.
+func (h Header) Attr(key string) string {
+	for _, a := range h.Attrs {
+		if a[0] == key {
+			return a[1]
+		}
+	}
+	return ""
+}
