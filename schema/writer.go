@@ -219,6 +219,27 @@ func (w *RunWriter) ObjectBytes(kind Sym, name []byte) ObjectID {
 	return w.newObject(kind, string(name))
 }
 
+// NewObject creates an object that the registry does not find by name:
+// for formats whose entities are identified by numbers (a QNX thread is a
+// pid and a tid) and whose names need not be unique.
+func (w *RunWriter) NewObject(kind, name string) ObjectID {
+	if !utf8.ValidString(name) {
+		w.badName = true
+	}
+	w.objects = append(w.objects, objectRow{kind: w.syms.intern(kind), name: name, nativeID: NoInstance, pid: NoInstance, parent: NoObject})
+	return ObjectID(len(w.objects))
+}
+
+// SetName renames an object (a name the trace gives after the object
+// appeared). Objects created by Object keep being found by their first
+// name.
+func (w *RunWriter) SetName(id ObjectID, name string) {
+	if !utf8.ValidString(name) {
+		w.badName = true
+	}
+	w.obj(id).name = name
+}
+
 func (w *RunWriter) newObject(kind Sym, name string) ObjectID {
 	if !utf8.ValidString(name) {
 		w.badName = true

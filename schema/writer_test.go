@@ -250,3 +250,29 @@ func TestInvalidUTF8Repaired(t *testing.T) {
 		t.Errorf("diagnostics: %q", got)
 	}
 }
+
+func TestNewObjectAndSetName(t *testing.T) {
+	db, _ := openTest(t)
+	_, err := db.Ingest(context.Background(), RunInfo{Name: "n"}, IngestOptions{}, func(w *RunWriter) error {
+		a := w.NewObject("thread", "sh/1")
+		b := w.NewObject("thread", "sh/1")
+		c := w.Object("thread", "sh/1") // the registry does not know NewObject's objects
+		if a == b || b == c || a == c {
+			t.Errorf("ids %d %d %d", a, b, c)
+		}
+		w.SetPID(a, 10)
+		w.SetPID(b, 11)
+		w.SetName(b, "sh/1 (worker)")
+		if w.Object("thread", "sh/1") != c {
+			t.Error("registry lost c")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := queryString(t, db.SQL(), "SELECT object_id, name, pid FROM objects ORDER BY object_id")
+	if want := "1 sh/1 10\n2 sh/1 (worker) 11\n3 sh/1 NULL"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
