@@ -3,4 +3,5 @@ package all
 
 import (
 	_ "github.com/traceduck/traceduck/ingest/btf" // BTF
+	_ "github.com/traceduck/traceduck/ingest/qnx" // QNX traceprinter text and .kev
 )

@@ -1,0 +1,367 @@
+package qnx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// TextIngester reads traceprinter's text output.
+type TextIngester struct{}
+
+func init() { ingest.Register(20, TextIngester{}) }
+
+// Format describes the text format.
+func (TextIngester) Format() ingest.Format {
+	return ingest.Format{Name: "qnx", Description: "QNX Neutrino system trace as printed by traceprinter: threads, processes, interrupts, kernel calls, messages",
+		Patterns: []string{"*.txt", "*.trace", "*.tp"}}
+}
+
+// Sniff recognizes traceprinter's header, or a first event line
+// "t:0x... CPU:NN CLASS:EVENT".
+func (TextIngester) Sniff(head []byte) bool {
+	if bytes.Contains(head, []byte("TRACEPRINTER version")) || bytes.Contains(head, []byte("-- KERNEL EVENTS --")) {
+		return true
+	}
+	lr := ingest.NewLineReader(bytes.NewReader(head))
+	for i := 0; i < 20; i++ {
+		line, ok := lr.Next()
+		if !ok {
+			return false
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var lp lineParse
+		return lp.parse(line) == nil
+	}
+	return false
+}
+
+// Ingest reads traceprinter text into w.
+func (TextIngester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
+	m := newMachine(w)
+	if err := readText(ctx, ingest.NewLineReader(src), w, m); err != nil {
+		return err
+	}
+	return m.finish()
+}
+
+// lineParse holds one event's bytes while its lines are read: class,
+// name and fields are appended to buf and remembered as offsets, because
+// buf may move as it grows; the event's slices are made at the end.
+type lineParse struct {
+	buf     []byte
+	offs    []int // 4 per field: key from, to, value from, to
+	cls, nm [2]int
+	cpu     int
+	t       uint32
+}
+
+func (lp *lineParse) reset() {
+	lp.buf = lp.buf[:0]
+	lp.offs = lp.offs[:0]
+}
+
+func (lp *lineParse) addField(key, value []byte) {
+	ks := len(lp.buf)
+	lp.buf = append(lp.buf, key...)
+	vs := len(lp.buf)
+	lp.buf = append(lp.buf, value...)
+	lp.offs = append(lp.offs, ks, vs, vs, len(lp.buf))
+}
+
+// fill makes e from what was parsed.
+func (lp *lineParse) fill(e *event) {
+	e.cpu, e.t = lp.cpu, lp.t
+	e.class = lp.buf[lp.cls[0]:lp.cls[1]]
+	e.name = lp.buf[lp.nm[0]:lp.nm[1]]
+	e.fields = e.fields[:0]
+	for i := 0; i+3 < len(lp.offs); i += 4 {
+		e.fields = append(e.fields, field{key: lp.buf[lp.offs[i]:lp.offs[i+1]], value: lp.buf[lp.offs[i+2]:lp.offs[i+3]]})
+	}
+}
+
+// textReader assembles events from lines: an event line, then the
+// continuation lines traceprinter prints some events' fields on.
+type textReader struct {
+	w      *schema.RunWriter
+	m      *machine
+	lp     lineParse
+	cur    event
+	have   bool
+	inBody bool
+}
+
+// readText reads the lines:
+//  1. Before "-- KERNEL EVENTS --": "TRACEPRINTER version V",
+//     "TRACEPARSER LIBRARY version V" and the right-aligned "KEY:: value"
+//     lines of the file header go to the machine as header attributes.
+//  2. After it (or from the first "t:0x" line when the header is missing),
+//     a line starting with "t:" begins an event; any other non-blank line
+//     continues the current one with more key:value fields.
+//  3. An event is handed to the machine when the next one begins, or at
+//     the end.
+func readText(ctx context.Context, lr *ingest.LineReader, w *schema.RunWriter, m *machine) error {
+	r := &textReader{w: w, m: m}
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		n := lr.Line()
+		if n&0x3fff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue
+		}
+		if !r.inBody {
+			if bytes.HasPrefix(trimmed, []byte("t:")) {
+				r.inBody = true // a file cut after its header
+			} else {
+				if err := r.headerLine(trimmed, n); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if bytes.HasPrefix(trimmed, []byte("t:")) {
+			if err := r.flush(); err != nil {
+				return err
+			}
+			if err := r.begin(trimmed, n); err != nil {
+				return err
+			}
+			continue
+		}
+		if !r.have {
+			if err := w.BadLine(n, "expected an event line \"t:0x... CPU:NN CLASS:EVENT ...\", found %q", clip(trimmed)); err != nil {
+				return err
+			}
+			continue
+		}
+		r.continuation(trimmed)
+	}
+	if err := lr.Err(); err != nil {
+		if errors.Is(err, ingest.ErrLineTooLong) {
+			return &schema.InputError{File: w.Info().Source, Line: lr.Line() + 1, Offset: -1,
+				Msg: fmt.Sprintf("expected a traceprinter line, found a line longer than %d bytes", ingest.MaxLineBytes)}
+		}
+		return err
+	}
+	return r.flush()
+}
+
+func (r *textReader) headerLine(line []byte, n int64) error {
+	switch {
+	case bytes.HasPrefix(line, []byte("TRACEPRINTER version")):
+		r.m.header("TRACEPRINTER_VERSION", string(bytes.TrimSpace(line[len("TRACEPRINTER version"):])))
+	case bytes.HasPrefix(line, []byte("TRACEPARSER LIBRARY version")):
+		r.m.header("TRACEPARSER_LIBRARY_VERSION", string(bytes.TrimSpace(line[len("TRACEPARSER LIBRARY version"):])))
+	case bytes.Contains(line, []byte("-- HEADER FILE INFORMATION --")):
+	case bytes.Contains(line, []byte("-- KERNEL EVENTS --")):
+		r.inBody = true
+	default:
+		i := bytes.Index(line, []byte("::"))
+		if i <= 0 {
+			return r.w.BadLine(n, "expected a header line \"KEY:: value\" or \"-- KERNEL EVENTS --\", found %q", clip(line))
+		}
+		r.m.header(string(bytes.TrimSpace(line[:i])), string(bytes.TrimSpace(line[i+2:])))
+	}
+	return nil
+}
+
+// begin starts an event from its line.
+func (r *textReader) begin(line []byte, n int64) error {
+	r.lp.reset()
+	if err := r.lp.parse(line); err != nil {
+		r.have = false
+		return r.w.BadLine(n, "%s", err)
+	}
+	r.cur.pos = n
+	r.have = true
+	return nil
+}
+
+// continuation adds the field of a continuation line. traceprinter puts
+// one key:value per continuation line and the value runs to the end of
+// the line (a process name may hold blanks).
+func (r *textReader) continuation(line []byte) {
+	if i := bytes.IndexByte(line, ':'); i > 0 && bytes.IndexAny(line[:i], " \t") < 0 {
+		r.lp.addField(line[:i], line[i+1:])
+		return
+	}
+	r.lp.addField(nil, line)
+}
+
+// flush hands the current event to the machine.
+func (r *textReader) flush() error {
+	if !r.have {
+		return nil
+	}
+	r.have = false
+	r.lp.fill(&r.cur)
+	return r.m.handle(&r.cur)
+}
+
+// parse parses "t:0xHHHHHHHH CPU:NN CLASS :EVENT rest".
+func (lp *lineParse) parse(line []byte) error {
+	rest := line
+	if !bytes.HasPrefix(rest, []byte("t:0x")) && !bytes.HasPrefix(rest, []byte("t:0X")) {
+		return fmt.Errorf("expected a timestamp \"t:0x...\", found %q", clip(line))
+	}
+	rest = rest[4:]
+	j := 0
+	var t uint64
+	for j < len(rest) && isHex(rest[j]) && j <= 16 {
+		t = t<<4 | uint64(unhex(rest[j]))
+		j++
+	}
+	if j == 0 || j > 16 || (j < len(rest) && rest[j] != ' ' && rest[j] != '\t') {
+		return fmt.Errorf("t: expected 1 to 16 hexadecimal digits, found %q", clip(firstToken(rest)))
+	}
+	lp.t = uint32(t)
+	rest = bytes.TrimLeft(rest[j:], " \t")
+	if !bytes.HasPrefix(rest, []byte("CPU:")) {
+		return fmt.Errorf("expected \"CPU:NN\" after the timestamp, found %q", clip(firstToken(rest)))
+	}
+	rest = rest[4:]
+	j = 0
+	cpu := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' && j < 4 {
+		cpu = cpu*10 + int(rest[j]-'0')
+		j++
+	}
+	if j == 0 || (j < len(rest) && rest[j] != ' ' && rest[j] != '\t') {
+		return fmt.Errorf("CPU: expected a CPU number, found %q", clip(firstToken(rest)))
+	}
+	lp.cpu = cpu
+	rest = bytes.TrimLeft(rest[j:], " \t")
+	colon := bytes.IndexByte(rest, ':')
+	if colon <= 0 {
+		return fmt.Errorf("expected \"CLASS:EVENT\" after the CPU, found %q", clip(rest))
+	}
+	class := bytes.TrimRight(rest[:colon], " \t")
+	if len(class) == 0 || bytes.IndexAny(class, " \t") >= 0 {
+		return fmt.Errorf("expected \"CLASS:EVENT\" after the CPU, found %q", clip(rest))
+	}
+	rest = bytes.TrimLeft(rest[colon+1:], " \t")
+	end := bytes.IndexAny(rest, " \t")
+	if end < 0 {
+		end = len(rest)
+	}
+	if end == 0 {
+		return fmt.Errorf("expected an event name after %q, found nothing", class)
+	}
+	lp.cls = [2]int{len(lp.buf), len(lp.buf) + len(class)}
+	lp.buf = append(lp.buf, class...)
+	lp.nm = [2]int{len(lp.buf), len(lp.buf) + end}
+	lp.buf = append(lp.buf, rest[:end]...)
+	rest = rest[end:]
+	if string(class) == "CONTROL" && string(lp.buf[lp.nm[0]:lp.nm[1]]) == "BUFFER" {
+		lp.assignments(rest) // sequence = 33, num_events = 714
+	} else {
+		lp.fields(rest)
+	}
+	return nil
+}
+
+// fields splits "key:value key:\"quoted value\" positional".
+func (lp *lineParse) fields(rest []byte) {
+	for {
+		rest = bytes.TrimLeft(rest, " \t")
+		if len(rest) == 0 {
+			return
+		}
+		var key, value []byte
+		if rest[0] == '"' {
+			value, rest = quoted(rest)
+		} else {
+			end := bytes.IndexAny(rest, " \t")
+			if end < 0 {
+				end = len(rest)
+			}
+			tok := rest[:end]
+			if c := bytes.IndexByte(tok, ':'); c > 0 {
+				key = tok[:c]
+				if c+1 < len(rest) && rest[c+1] == '"' {
+					value, rest = quoted(rest[c+1:])
+				} else {
+					value, rest = tok[c+1:], rest[end:]
+				}
+			} else {
+				value, rest = tok, rest[end:]
+			}
+		}
+		lp.addField(key, value)
+	}
+}
+
+// assignments splits "key = value, key = value".
+func (lp *lineParse) assignments(rest []byte) {
+	for len(rest) > 0 {
+		part := rest
+		if c := bytes.IndexByte(rest, ','); c >= 0 {
+			part, rest = rest[:c], rest[c+1:]
+		} else {
+			rest = nil
+		}
+		part = bytes.TrimSpace(part)
+		if len(part) == 0 {
+			continue
+		}
+		if eq := bytes.IndexByte(part, '='); eq > 0 {
+			lp.addField(bytes.TrimSpace(part[:eq]), bytes.TrimSpace(part[eq+1:]))
+		} else {
+			lp.addField(nil, part)
+		}
+	}
+}
+
+// quoted reads a "..." value (traceprinter prints no escapes) and returns
+// it without the quotes; an unterminated quote runs to the end.
+func quoted(s []byte) (value, rest []byte) {
+	end := bytes.IndexByte(s[1:], '"')
+	if end < 0 {
+		return s[1:], nil
+	}
+	return s[1 : 1+end], s[2+end:]
+}
+
+func firstToken(b []byte) []byte {
+	if i := bytes.IndexAny(b, " \t"); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func clip(b []byte) string {
+	if len(b) > 60 {
+		return string(b[:60]) + "..."
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}

@@ -1,0 +1,76 @@
+package qnx_test
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+	_ "github.com/traceduck/traceduck/ingest/qnx"
+	"github.com/traceduck/traceduck/internal/dbtest"
+)
+
+const shared = "../../../shared"
+
+// seedListing extracts the traceprinter listing from the seed document:
+// its header block and event lines, with the continuation lines of the
+// multi-line events, leaving the prose between the fragments out.
+func seedListing(t *testing.T) string {
+	f, err := os.Open(filepath.Join(shared, "seeds", "qnx-neutrino-trace-interpretation.ru.txt"))
+	if err != nil {
+		t.Skip("no ../shared/seeds beside the repository")
+	}
+	defer f.Close()
+	listing := regexp.MustCompile(`^(TRACEPRINTER version|TRACEPARSER LIBRARY version|-- [A-Z ]+ --$|TRACE_[A-Z_]+::|t:0x[0-9a-f]+ CPU:)`)
+	continuation := regexp.MustCompile(`^(ppid|pid|name):\S+$`)
+	var b strings.Builder
+	sc := bufio.NewScanner(f)
+	inEvent := false
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), " \r")
+		switch {
+		case listing.MatchString(line):
+			inEvent = strings.HasPrefix(line, "t:")
+		case inEvent && continuation.MatchString(line):
+		default:
+			inEvent = false
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestSeedListingGolden(t *testing.T) {
+	text := seedListing(t)
+	if n := strings.Count(text, "\nt:0x"); n < 80 {
+		t.Fatalf("extracted %d event lines from the seed", n)
+	}
+	path := filepath.Join(t.TempDir(), "seed-listing.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := dbtest.Open(t)
+	res := dbtest.Ingest(t, db, path, ingest.Options{})
+	if res.Format != "qnx" {
+		t.Fatalf("detected as %s", res.Format)
+	}
+	dbtest.Golden(t, "testdata/seed-listing.golden", dbtest.Dump(t, db.SQL()))
+}
+
+func TestRealExcerptGolden(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(shared, "testdata-external", "qnx", "*.txt"))
+	if len(files) == 0 {
+		t.Skip("no ../shared/testdata-external/qnx beside the repository")
+	}
+	db := dbtest.Open(t)
+	res := dbtest.Ingest(t, db, files[0], ingest.Options{})
+	if res.Format != "qnx" || res.Events != 10 {
+		t.Fatalf("%s, %d events", res.Format, res.Events)
+	}
+	dbtest.Golden(t, "testdata/real-excerpt.golden", dbtest.Dump(t, db.SQL()))
+}
