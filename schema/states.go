@@ -60,6 +60,20 @@ func (w *RunWriter) Close(obj ObjectID, inst int64, ts int64, seq Seq) error {
 	return w.states.emit(obj, inst, o, ts, seq, false)
 }
 
+// CloseCut closes the open interval of (obj, inst) at ts and marks it
+// truncated: it ended without the event that normally ends it (a kernel
+// call whose thread was destroyed inside it), so its length is not that
+// of a complete one.
+func (w *RunWriter) CloseCut(obj ObjectID, inst int64, ts int64, seq Seq) error {
+	k := stateKey{obj, inst}
+	o, ok := w.states.open[k]
+	if !ok {
+		return nil
+	}
+	delete(w.states.open, k)
+	return w.states.emit(obj, inst, o, ts, seq, true)
+}
+
 // Current returns the state of (obj, inst) and since when, if one is open.
 func (w *RunWriter) Current(obj ObjectID, inst int64) (state Sym, since int64, ok bool) {
 	o, ok := w.states.open[stateKey{obj, inst}]

@@ -52,11 +52,12 @@ type proc struct {
 }
 
 type thread struct {
-	id    schema.ObjectID
-	key   threadKey
-	name  string
-	call  schema.Sym // the kernel call the thread is in, NoSym when none
-	runOn *cpu
+	id      schema.ObjectID
+	key     threadKey
+	name    string
+	call    schema.Sym // the kernel call the thread is in, NoSym when none
+	callNum int        // its number, -1 when the name has none
+	runOn   *cpu
 }
 
 type cpu struct {
@@ -214,9 +215,14 @@ func (m *machine) apply(e *event) error {
 	}
 	m.args = appendArgs(m.args[:0], e, kernel)
 	ev.Args = m.args
-	if string(class) == "USER" {
-		if v, ok := e.get("str"); ok {
-			ev.Value = v
+	if string(class) == "USER" || string(class) == "USREVENT" {
+		// user events: traceprinter prints USREVENT:EVENT:N STR:"text"
+		// (string events) or the numbers as fields
+		for _, k := range []string{"STR", "str"} {
+			if v, ok := e.get(k); ok {
+				ev.Value = v
+				break
+			}
 		}
 	}
 	seq, err := m.w.Event(&ev)
@@ -230,7 +236,7 @@ func (m *machine) apply(e *event) error {
 	case string(class) == "PROCESS":
 		return m.processEvent(name, obj, ts, seq, c)
 	case kernel:
-		return m.kernelCall(class, call, ts, seq, c, e.pos)
+		return m.kernelCall(class, name, ts, seq, c, e.pos)
 	case intr:
 		return m.interrupt(class, irq, name, ts, seq, c, e.pos)
 	}
@@ -261,8 +267,10 @@ func (m *machine) threadEvent(th *thread, name []byte, ts int64, seq schema.Seq,
 		return m.w.Close(th.id, instState, ts, seq)
 	case "THDESTROY":
 		if th.call != schema.NoSym {
+			// The call never returns (THREAD_DESTROY, THREAD_DESTROYALL):
+			// its interval ends here but is no complete call.
 			th.call = schema.NoSym
-			if err := m.w.Close(th.id, instCall, ts, seq); err != nil {
+			if err := m.w.CloseCut(th.id, instCall, ts, seq); err != nil {
 				return err
 			}
 		}
@@ -338,28 +346,35 @@ func (m *machine) processEvent(name []byte, obj schema.ObjectID, ts int64, seq s
 
 // kernelCall applies KER_CALL (the running thread enters the call) and
 // KER_EXIT (it leaves it): the interval between them, on instance 1 of the
-// thread, is named by the call.
-func (m *machine) kernelCall(class, call []byte, ts int64, seq schema.Seq, c *cpu, pos int64) error {
+// thread, is named by the call. An exit matches its entry by the call's
+// number: traceprinter prints some exits under another name
+// (SYNC_CONDVAR_SIGNAL/83 returns as SYNC_CONDVAR_SIG/83).
+func (m *machine) kernelCall(class, name []byte, ts int64, seq schema.Seq, c *cpu, pos int64) error {
 	th := c.running
 	if th == nil {
 		m.diagOnce("kc-nothread", schema.Info, pos, "kernel call on CPU %d before any thread is known to run there: kept as an event, no kernel-call interval", c.n)
 		return nil
 	}
+	call, num, hasNum := callName(name)
+	if !hasNum {
+		num = -1
+	}
 	sym := m.w.SymBytes(call)
 	switch string(class) {
 	case "KER_CALL":
-		if th.call != schema.NoSym && th.call != sym {
+		if th.call != schema.NoSym {
 			m.diagOnce("kc-nested", schema.Warning, pos, "thread %s enters %s while its %s has no KER_EXIT: that call's interval ends here", th.name, call, m.w.String(th.call))
 		}
-		th.call = sym
+		th.call, th.callNum = sym, num
 		m.level("thread", string(call), 0, "kernel")
 		return m.w.Transition(th.id, instCall, ts, sym, seq, schema.CPU(c.n))
 	case "KER_EXIT":
-		if th.call != sym {
+		same := th.call != schema.NoSym && (th.call == sym || (num >= 0 && th.callNum == num))
+		if !same {
 			m.diagOnce("kc-unmatched", schema.Info, pos, "KER_EXIT of %s on thread %s without its KER_CALL in the trace: kept as an event", call, th.name)
 			return nil
 		}
-		th.call = schema.NoSym
+		th.call, th.callNum = schema.NoSym, -1
 		return m.w.Close(th.id, instCall, ts, seq)
 	}
 	return nil
@@ -436,7 +451,7 @@ func (m *machine) thread(k threadKey) *thread {
 		return th
 	}
 	name := path.Base(m.processName(k.pid)) + "/" + strconv.FormatInt(k.tid, 10)
-	th := &thread{key: k, name: name, call: schema.NoSym}
+	th := &thread{key: k, name: name, call: schema.NoSym, callNum: -1}
 	th.id = m.w.NewObject("thread", name)
 	m.w.SetNativeID(th.id, k.tid)
 	m.w.SetPID(th.id, k.pid)
