@@ -1,0 +1,145 @@
+package qnx_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/qnxenc"
+	"github.com/traceduck/traceduck/internal/tracegen"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// truthConfigs are the generated traces the ground-truth tests ingest.
+var truthConfigs = []tracegen.QNXConfig{
+	{Events: 20000, CPUs: 2, Seed: 1},
+	{Events: 40000, CPUs: 4, Procs: 6, Seed: 7, CyclesPerSec: 1_999_999_999},
+	{Events: 15000, CPUs: 1, Procs: 2, Seed: 3, CyclesPerSec: 33_333_333, StartCycles: 0x12_fff00000},
+}
+
+// writeTrace writes a generated trace as traceprinter text (or .kev with
+// the kev writer) into dir.
+func writeTrace(t *testing.T, dir, name string, h qnxenc.Header, events []qnxenc.Event, write func(*os.File, qnxenc.Header, []qnxenc.Event) error) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(f, h, events); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func intervalsText(in []tracegen.QNXInterval) string {
+	rows := make([]string, len(in))
+	for i, v := range in {
+		rows[i] = fmt.Sprintf("%d | %d | %s | %d | %d | %d", v.Pid, v.Tid, v.State, v.StartNS, v.EndNS, v.CPU)
+	}
+	sort.Strings(rows)
+	return strings.Join(rows, "\n")
+}
+
+func sortedRows(s string) string {
+	rows := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	sort.Strings(rows)
+	return strings.Join(rows, "\n")
+}
+
+// checkTruth compares a run with the generator's ground truth.
+func checkTruth(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth) {
+	t.Helper()
+	q := func(sql string) string { return dbtest.Query(t, db.SQL(), sql, run) }
+	const iv = `SELECT o.pid, o.native_id, s.state, s.start_ts, s.end_ts, s.cpu
+		FROM state_intervals s JOIN objects o USING (run_id, object_id)
+		WHERE s.run_id = ? AND o.kind = 'thread' AND NOT s.truncated AND s.instance = `
+	if got, want := sortedRows(q(iv+"0")), intervalsText(truth.ThreadStates); got != want {
+		t.Errorf("thread states differ (%d vs %d rows):\n%s", strings.Count(got, "\n")+1, len(truth.ThreadStates), firstDiff(got, want))
+	}
+	if got, want := sortedRows(q(iv+"1")), intervalsText(truth.KernelCalls); got != want {
+		t.Errorf("kernel calls differ (%d vs %d rows):\n%s", strings.Count(got, "\n")+1, len(truth.KernelCalls), firstDiff(got, want))
+	}
+	var want []string
+	for cpu, m := range truth.RunningPerCPU {
+		for th, ns := range m {
+			if ns > 0 {
+				want = append(want, fmt.Sprintf("%d | %s | %d", cpu, th, ns))
+			}
+		}
+	}
+	sort.Strings(want)
+	got := sortedRows(q(`SELECT s.cpu, o.pid || '/' || o.native_id, sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
+		WHERE s.run_id = ? AND o.kind = 'thread' AND s.instance = 0 AND s.state = 'RUNNING' AND NOT s.truncated GROUP BY ALL HAVING sum(s.dur) > 0`))
+	if got != strings.Join(want, "\n") {
+		t.Errorf("running per cpu differs:\n%s", firstDiff(got, strings.Join(want, "\n")))
+	}
+	want = want[:0]
+	for v, ns := range truth.InterruptNS {
+		want = append(want, fmt.Sprintf("%d | %d", v, ns))
+	}
+	sort.Strings(want)
+	got = sortedRows(q(`SELECT o.native_id, sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
+		WHERE s.run_id = ? AND o.kind = 'interrupt' AND NOT s.truncated GROUP BY ALL`))
+	if got != strings.Join(want, "\n") {
+		t.Errorf("interrupt time differs:\n%s", firstDiff(got, strings.Join(want, "\n")))
+	}
+	want = want[:0]
+	for k, n := range truth.EventCounts {
+		want = append(want, fmt.Sprintf("%s | %d", k, n))
+	}
+	sort.Strings(want)
+	got = sortedRows(q(`SELECT class || '/' || event, count FROM event_counts WHERE run_id = ?`))
+	if got != strings.Join(want, "\n") {
+		t.Errorf("event counts differ:\n%s", firstDiff(got, strings.Join(want, "\n")))
+	}
+	if got, want := q(`SELECT event_count, first_ts, last_ts FROM runs WHERE run_id = ?`), fmt.Sprintf("%d | %d | %d\n", truth.Events, truth.FirstNS, truth.LastNS); got != want {
+		t.Errorf("runs: got %s want %s", got, want)
+	}
+	if got := q(`SELECT severity, message, count FROM diagnostics WHERE run_id = ? AND severity <> 'info'`); got != "" {
+		t.Errorf("warnings on a generated trace:\n%s", got)
+	}
+}
+
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("row %d:\n   got %s\n  want %s", i+1, a, b)
+		}
+	}
+	return ""
+}
+
+func TestTextTruth(t *testing.T) {
+	for _, cfg := range truthConfigs {
+		t.Run(fmt.Sprintf("cpus%d-seed%d", cfg.CPUs, cfg.Seed), func(t *testing.T) {
+			h, events, truth, err := tracegen.GenerateQNX(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if truth.Wraps < 1 {
+				t.Fatalf("the trace does not wrap")
+			}
+			path := writeTrace(t, t.TempDir(), "trace.txt", h, events, func(f *os.File, h qnxenc.Header, ev []qnxenc.Event) error { return qnxenc.WriteText(f, h, ev) })
+			db := dbtest.Open(t)
+			res := dbtest.Ingest(t, db, path, ingest.Options{Format: "qnx"})
+			checkTruth(t, db, res.RunID, truth)
+		})
+	}
+}
