@@ -4,13 +4,15 @@ package samples
 
 import (
 	"embed"
+	"io"
 
+	"github.com/traceduck/traceduck/internal/qnxenc"
 	"github.com/traceduck/traceduck/internal/tracegen"
 )
 
 // FS holds the sample traces, one directory per format.
 //
-//go:embed btf/*.btf
+//go:embed btf/*.btf qnx/*.txt
 var FS embed.FS
 
 // Sample is one bundled trace.
@@ -28,6 +30,8 @@ func List() []Sample {
 			Description: "a simulated 2-core fixed-priority RTOS: periodic tasks, a tick ISR per core, runnables, a shared semaphore, a signal and an event"},
 		{Path: "btf/seed-example.btf", Format: "btf", Name: "btf-seed-example",
 			Description: "the example listing of the BTF chapter: one task activated, started and terminated, and a runnable"},
+		{Path: "qnx/neutrino-2cpu.txt", Format: "qnx", Name: "qnx-neutrino-2cpu",
+			Description: "a simulated 2-CPU QNX Neutrino system as traceprinter prints it: threads, message passing, kernel calls, interrupts, a clock wrap"},
 	}
 }
 
@@ -35,13 +39,23 @@ func List() []Sample {
 // checks that the committed file is what the generator writes, and
 // `go run ./samples/internal/gen` rewrites it.
 type GeneratedSample struct {
-	Path   string
-	Config tracegen.Config
+	Path  string
+	Write func(w io.Writer) error
 }
 
 // Generated lists the generated samples.
 func Generated() []GeneratedSample {
 	return []GeneratedSample{
-		{Path: "btf/rtos-2core.btf", Config: tracegen.Config{Events: 4000, Cores: 2, Tasks: 5, Seed: 7, TimeScale: "ns"}},
+		{Path: "btf/rtos-2core.btf", Write: func(w io.Writer) error {
+			_, err := tracegen.WriteBTF(w, tracegen.Config{Events: 4000, Cores: 2, Tasks: 5, Seed: 7, TimeScale: "ns"})
+			return err
+		}},
+		{Path: "qnx/neutrino-2cpu.txt", Write: func(w io.Writer) error {
+			h, events, _, err := tracegen.GenerateQNX(tracegen.QNXConfig{Events: 3000, CPUs: 2, Procs: 3, Seed: 5, StartCycles: 0x37b0_fff00000})
+			if err != nil {
+				return err
+			}
+			return qnxenc.WriteText(w, h, events)
+		}},
 	}
 }

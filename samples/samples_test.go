@@ -3,14 +3,12 @@ package samples
 import (
 	"bytes"
 	"testing"
-
-	"github.com/traceduck/traceduck/internal/tracegen"
 )
 
 func TestGeneratedSamplesUpToDate(t *testing.T) {
 	for _, g := range Generated() {
 		var b bytes.Buffer
-		if _, err := tracegen.WriteBTF(&b, g.Config); err != nil {
+		if err := g.Write(&b); err != nil {
 			t.Fatal(err)
 		}
 		have, err := FS.ReadFile(g.Path)

@@ -8,14 +8,13 @@ import (
 	"log"
 	"os"
 
-	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/samples"
 )
 
 func main() {
 	for _, g := range samples.Generated() {
 		var b bytes.Buffer
-		if _, err := tracegen.WriteBTF(&b, g.Config); err != nil {
+		if err := g.Write(&b); err != nil {
 			log.Fatal(err)
 		}
 		if err := os.WriteFile("samples/"+g.Path, b.Bytes(), 0o644); err != nil {
