@@ -237,7 +237,7 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 			}
 		}
 	case PrintGeneric, PrintKerExit:
-		if p.Kind == PrintKerExit && len(f) == 2 && f[0] == (Field{"ret_val", "-1"}) && f[1].Key == "errno" {
+		if p.Kind == PrintKerExit && len(f) == 2 && f[0] == (Field{Key: "ret_val", Value: "-1"}) && f[1].Key == "errno" {
 			enc.u32(0xffffffff)
 			if err := enc.field(f, 1, "errno", 'D'); err != nil {
 				return 0, 0, nil, err
@@ -537,11 +537,17 @@ func (enc *encoder) fast(args []arg, f []Field) error {
 	return nil
 }
 
-// wide encodes the fields of a combine event.
+// wide encodes the fields of a combine event. The reader prints arguments
+// while their offset is below the data's length L (a multiple of 8, at
+// least 16), reading zeros past it: when the fields stop before the
+// arguments do, L must fall after the start of the last value printed and
+// not after its end, and what that value holds past L must be zero.
 func (enc *encoder) wide(args []arg, f []Field) error {
 	fi, i := 0, 0
-	ended := false // the arguments stop here whatever the length
-	for ; i < len(args) && fi < len(f); i++ {
+	last := 0        // offset where the last value printed starts
+	stopped := false // a name: the reader stops there whatever the length
+	cut := false     // a string's words stop before the argument's do
+	for ; i < len(args) && fi < len(f) && !stopped && !cut; i++ {
 		a := args[i]
 		if a.typ == 's' {
 			return fmt.Errorf("argument %s: a string continuation without its start", a.key)
@@ -549,6 +555,7 @@ func (enc *encoder) wide(args []arg, f []Field) error {
 		if f[fi].Key != a.key {
 			return fmt.Errorf("field %d is %q, expected %q", fi+1, f[fi].Key, a.key)
 		}
+		last = len(enc.buf)
 		switch a.typ {
 		case 'N':
 			if v := f[fi].Value; strings.TrimRight(v, " \t\n") != v {
@@ -557,8 +564,7 @@ func (enc *encoder) wide(args []arg, f []Field) error {
 			if err := enc.name(f[fi]); err != nil {
 				return err
 			}
-			fi++
-			ended = true
+			stopped = true
 		case 'S':
 			run := 1
 			for i+run < len(args) && args[i+run].typ == 's' {
@@ -568,34 +574,33 @@ func (enc *encoder) wide(args []arg, f []Field) error {
 			if err != nil {
 				return err
 			}
-			fi++
+			last = len(enc.buf) - 4
 			i += n - 1
-			if n < run {
-				ended = true
-				if len(enc.buf)%8 != 0 || len(enc.buf) < 16 {
-					return fmt.Errorf("field %s: %d of its %d words can only end a combine event on a record boundary", a.key, n, run)
-				}
-			}
+			cut = n < run
 		default:
 			if err := enc.value(f[fi], a.typ); err != nil {
 				return err
 			}
-			fi++
 		}
-		if ended {
-			i++
-			break
-		}
+		fi++
 	}
 	if fi < len(f) {
 		return fmt.Errorf("field %d (%s): expected no more fields", fi+1, f[fi].Key)
 	}
-	if i < len(args) && !ended {
-		// The reader prints arguments until the data end: they must end here.
-		if len(enc.buf)%8 != 0 || len(enc.buf) < 16 {
-			return fmt.Errorf("expected field %q (a combine event's fields stop only at a record boundary)", args[i].key)
+	end := len(enc.buf)
+	if stopped || i >= len(args) {
+		return nil // any length from end on prints the same
+	}
+	l := max(16, (last/8+1)*8)
+	if l > end {
+		return fmt.Errorf("expected field %q (a combine event's fields stop only where its data ends, a multiple of 8 bytes)", args[i].key)
+	}
+	for _, b := range enc.buf[l:end] {
+		if b != 0 {
+			return fmt.Errorf("field %d (%s): its value runs past the end of the combine event's data", fi, f[fi-1].Key)
 		}
 	}
+	enc.buf = enc.buf[:l]
 	return nil
 }
 

@@ -11,7 +11,7 @@ import (
 func fields(kv ...string) []Field {
 	var f []Field
 	for i := 0; i+1 < len(kv); i += 2 {
-		f = append(f, Field{kv[i], kv[i+1]})
+		f = append(f, Field{Key: kv[i], Value: kv[i+1]})
 	}
 	return f
 }
@@ -63,6 +63,8 @@ func TestWriteKevRecords(t *testing.T) {
 			[]uint32{6<<10 | 1023, 9, 1, 2}},
 		{"control time", false, Event{Cycles: 9, Class: "CONTROL", Name: "TIME", Fields: fields("msb", "0x000037b0", "lsb(offset)", "0x4f81e014")},
 			[]uint32{1<<10 | 1, 9, 0x37b0, 0x4f81e014}},
+		{"a value past the end of a combine event's data reads as zero", false, Event{Class: "SYSTEM", Name: "MMAP", Fields: fields("pid", "7", "vaddr", "0x7fff12345000", "len", "0x1000")},
+			[]uint32{1<<30 | 5<<10 | 6, 0, 7, 0x12345000, 3<<30 | 5<<10 | 6, 0, 0x7fff, 0x1000}},
 		{"unknown", false, Event{CPU: 63, Cycles: 9, Class: "UNKNOWN", Name: "CLASS31/1023", Fields: fields("d0", "0x00000001", "d1", "0x00000002")},
 			[]uint32{63<<24 | 31<<10 | 1023, 9, 1, 2}},
 	} {
@@ -148,7 +150,7 @@ func TestWriteKevErrors(t *testing.T) {
 		{Header{}, ev("KER_CALL", "MSG_REPLYV/15", "rcvid", "0x4f", "status", "0x00000000"), `field rcvid "0x4f": expected 0x%08x`},
 		{Header{}, ev("KER_CALL", "THREAD_CREATE/46", "func_p", "0xf0023170", "arg_p", "eff6e000"), `field func_p "0xf0023170": expected a pointer in lowercase hex without 0x (%p)`},
 		{Header{}, ev("KER_CALL", "MSG_SENDV/11", "coid", "0x00000000", "msg", "ab", "", "(0x00636261)"), `field msg "ab": its bytes (0x00636261) print as "abc"`},
-		{Header{}, ev("KER_CALL", "THREAD_DESTROY/47", "tid", "1", "priority", "10"), `expected field "status_p" (a combine event's fields stop only at a record boundary)`},
+		{Header{}, ev("KER_CALL", "THREAD_DESTROY/47", "tid", "1", "priority", "10"), `expected field "status_p" (a combine event's fields stop only where its data ends, a multiple of 8 bytes)`},
 		{Header{}, ev("KER_EXIT", "MSG_ERROR/13", "ret_val", "-1", "empty", "0x00000000"), `field ret_val: -1 as the first word prints as "ret_val:-1, errno:N"`},
 		{Header{}, ev("INT_ENTR", "0x00000001", "", "(2)", "IP", "0x00000000"), `positional field "(2)": expected "(1)" (the vector in decimal)`},
 		{Header{}, ev("INT_HANDLER_EXIT", "0x00000001", "", "(1)", "SIGEVENT", "PULSE 0x1:0 0x00000002:0"), `field SIGEVENT "PULSE 0x1:0 0x00000002:0": prints as "PULSE 0x1:0 0x2:0"`},
@@ -156,6 +158,7 @@ func TestWriteKevErrors(t *testing.T) {
 		{Header{}, ev("USREVENT", "EVENT:05", "d0", "0x00000000", "d1", "0x00000000"), `not an event traceprinter prints (class and name)`},
 		{Header{}, ev("USREVENT", "EVENT:5", "STR", "tab\there"), `field STR "tab\there": traceprinter prints "" for text with bytes that are not printable`},
 		{Header{}, ev("PROCESS", "PROCCREATE_NAME", "ppid", "1", "pid", "2", "name", "trailing "), `field name "trailing ": on a line of its own, its trailing blanks do not read back`},
+		{Header{Attrs: [][2]string{{"BIG_ENDIAN", "TRUE"}}}, ev("SYSTEM", "MMAP", "pid", "7", "vaddr", "0x7fff12345000", "len", "0x1000"), `field 3 (len): its value runs past the end of the combine event's data`},
 		{Header{}, ev("CONTROL", "BUFFER", "sequence", "2048", "num_events", "1"), `field sequence "2048": expected 0 to 2047`},
 		{Header{}, ev("UNKNOWN", "KER_CALL/11", "d0", "0x00000000", "d1", "0x00000000"), `not an event traceprinter prints`},
 		{Header{}, ev("UNKNOWN", "KER_CALL/120", "d0", "0x00000000"), `1 data words: a record holds 2, a combine event an even number of at least 4`},

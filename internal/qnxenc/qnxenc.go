@@ -15,8 +15,13 @@ type Event struct {
 }
 
 // Field is one key:value as traceprinter prints it; an empty key prints
-// the value alone, e.g. the "(0)" after an interrupt vector.
-type Field struct{ Key, Value string }
+// the value alone, e.g. the "(0)" after an interrupt vector. A Quoted value
+// (a string argument) prints in double quotes, msg:"text"; the quotes are
+// not part of the value, as readers of the text take them off.
+type Field struct {
+	Key, Value string
+	Quoted     bool
+}
 
 // Header is the file header: the TRACE_* attributes in order (without the
 // TRACE_ prefix and the "::"), e.g. {"CYCLES_PER_SEC", "736629000"}.

@@ -55,10 +55,14 @@ func writeEvent(w *bufio.Writer, e *Event) {
 		fmt.Fprintf(w, "%*s", max(0, 13-len(e.Name)), "")
 	}
 	for _, f := range e.Fields {
+		v := f.Value
+		if f.Quoted {
+			v = `"` + v + `"`
+		}
 		if f.Key == "" {
-			fmt.Fprintf(w, " %s", f.Value)
+			fmt.Fprintf(w, " %s", v)
 		} else {
-			fmt.Fprintf(w, " %s:%s", f.Key, f.Value)
+			fmt.Fprintf(w, " %s:%s", f.Key, v)
 		}
 	}
 	if (e.Class == "THREAD" || e.Class == "VTHREAD") && e.Name != "THCREATE" && e.Name != "THDESTROY" {

@@ -667,8 +667,8 @@ var (
 	fEmpty0  = qf("empty", "0x00000000")
 	fRetVal0 = qf("ret_val", "0x00000000") // "fHret_val"
 	fRetD0   = qf("ret_val", "0")          // "fDret_val"
-	fMsgStr  = qf("msg", `""`)
-	fRmsgStr = qf("rmsg", `""`)
+	fMsgStr  = qnxenc.Field{Key: "msg", Quoted: true}
+	fRmsgStr = qnxenc.Field{Key: "rmsg", Quoted: true}
 )
 
 // ---- processes and threads ----
@@ -1309,7 +1309,7 @@ func (s *qsim) user(c int) {
 	if s.userID > 1 {
 		code = 2
 	}
-	s.emit(c, "USREVENT", "EVENT:"+qitoa(code), qf("STR", `"hello world `+qitoa(s.userID)+`"`))
+	s.emit(c, "USREVENT", "EVENT:"+qitoa(code), qnxenc.Field{Key: "STR", Value: "hello world " + qitoa(s.userID), Quoted: true})
 }
 
 // ---- interrupts ----
