@@ -443,6 +443,11 @@ func formatFloat(f float64, bits int) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
+	// Plain digits for the magnitudes durations and counts have (39985726,
+	// not 3.9985726e+07); exponents only where plain would be unreadable.
+	if a := math.Abs(f); a == 0 || (a >= 1e-4 && a < 1e15) {
+		return strconv.FormatFloat(f, 'f', -1, bits)
+	}
 	return strconv.FormatFloat(f, 'g', -1, bits)
 }
 
