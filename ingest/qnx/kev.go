@@ -168,7 +168,7 @@ func readKev(ctx context.Context, src *ingest.Source, w *schema.RunWriter, m eve
 	if err := r.header(in); err != nil {
 		return err
 	}
-	r.dec.order = r.order
+	r.dec.big = r.order == binary.ByteOrder(binary.BigEndian)
 	var n int
 	for {
 		if n++; n&4095 == 0 {

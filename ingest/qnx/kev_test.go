@@ -920,3 +920,34 @@ func TestKevFixtures(t *testing.T) {
 		})
 	}
 }
+
+type nopSink struct{}
+
+func (nopSink) header(key, value string) {}
+func (nopSink) handle(e *event) error    { return nil }
+
+// BenchmarkReadKev decodes a trace of every kind of event (a third of
+// them combine events), without the machine.
+func BenchmarkReadKev(b *testing.B) {
+	base := sampleEvents()
+	var evs []qnxenc.Event
+	for len(evs) < 200000 {
+		for _, e := range base {
+			e.Cycles = uint64(len(evs)) * 100
+			evs = append(evs, e)
+		}
+	}
+	data := writeKev(b, testHeader(false), evs, qnxenc.KevOptions{Interleave: 2})
+	w := schema.NewRunWriter(schema.RunInfo{Source: "bench.kev"}, &diagSink{}, nil)
+	defer w.Abort()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		src := ingest.NewSource("bench.kev", bytes.NewReader(data), int64(len(data)))
+		if err := readKev(context.Background(), src, w, nopSink{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(evs))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

@@ -126,7 +126,7 @@ type kevSpan struct {
 // kevDecoder renders events. Its buffers are reused: an event's byte
 // slices are valid until the next decode.
 type kevDecoder struct {
-	order binary.ByteOrder
+	big   bool // the trace's byte order
 	val   []byte
 	spans []kevSpan
 	name  []byte
@@ -228,13 +228,36 @@ func (d *kevDecoder) setName(n []byte) []byte {
 // word reads the 32-bit word at byte offset off; past the data it is 0.
 func (d *kevDecoder) word(data []byte, off int) uint32 {
 	if off+4 <= len(data) {
-		return d.order.Uint32(data[off:])
+		return d.u32(data[off:])
 	}
 	var b [4]byte
 	if off < len(data) {
 		copy(b[:], data[off:])
 	}
-	return d.order.Uint32(b[:])
+	return d.u32(b[:])
+}
+
+// u32, u16 and u64 read in the trace's byte order (concrete calls: the
+// stack arrays they are given do not escape).
+func (d *kevDecoder) u32(b []byte) uint32 {
+	if d.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (d *kevDecoder) u16(b []byte) uint16 {
+	if d.big {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func (d *kevDecoder) u64(b []byte) uint64 {
+	if d.big {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
 }
 
 // rawWord reads the 4 bytes at off as traceprinter prints string parts:
@@ -255,7 +278,7 @@ func (d *kevDecoder) word64(data []byte, off int) uint64 {
 	if off < len(data) {
 		copy(b[:], data[off:])
 	}
-	return d.order.Uint64(b[:])
+	return d.u64(b[:])
 }
 
 func (d *kevDecoder) unknown(e *event, class, ev int, data []byte) {
@@ -401,8 +424,8 @@ func (d *kevDecoder) sigevent(v []byte, data []byte) []byte {
 	if len(data) > 16 {
 		copy(b[:], data[16:])
 	}
-	code := uint32(int32(int16(d.order.Uint16(b[0:]))))
-	prio := int64(int16(d.order.Uint16(b[2:])))
+	code := uint32(int32(int16(d.u16(b[0:]))))
+	prio := int64(int16(d.u16(b[2:])))
 	critical := notify&sigevFlagCritical != 0
 	notify &= sigevTypeMask
 	switch notify {

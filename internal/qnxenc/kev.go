@@ -205,6 +205,26 @@ func (kw *KevWriter) Close() error {
 	return kw.bw.Flush()
 }
 
+// MultiLine reports whether traceprinter prints e with one field per line
+// after its event line ("%26s:" key), as it prints the combine events of
+// its generic callbacks (PROCCREATE_NAME with its name, a kernel call
+// with all its arguments, ...): what WriteText should do for the text to
+// read as the .kev does. False for an event WriteKev refuses.
+func MultiLine(e *Event) bool {
+	kw := KevWriter{order: binary.LittleEndian}
+	class, ev, data, err := kw.encode(e)
+	if err != nil {
+		return false
+	}
+	switch p := PrinterOf(class, ev); p.Kind {
+	case PrintGeneric:
+		return len(data) > 8 || p.ForceWide
+	case PrintKerExit:
+		return len(data) > 8 && binary.LittleEndian.Uint32(data) != 0xffffffff
+	}
+	return false
+}
+
 // encode returns an event's internal class and event and its data words
 // as file bytes: 8 bytes make a simple record, more a combine event.
 func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
@@ -237,7 +257,7 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 			}
 		}
 	case PrintGeneric, PrintKerExit:
-		if p.Kind == PrintKerExit && len(f) == 2 && f[0] == (Field{Key: "ret_val", Value: "-1"}) && f[1].Key == "errno" {
+		if p.Kind == PrintKerExit && len(f) == 2 && f[0].Key == "ret_val" && f[0].Value == "-1" && f[1].Key == "errno" {
 			enc.u32(0xffffffff)
 			if err := enc.field(f, 1, "errno", 'D'); err != nil {
 				return 0, 0, nil, err

@@ -222,6 +222,27 @@ func TestPrinterTables(t *testing.T) {
 	}
 }
 
+func TestMultiLine(t *testing.T) {
+	for _, tc := range []struct {
+		e    Event
+		want bool
+	}{
+		{Event{Class: "PROCESS", Name: "PROCCREATE_NAME", Fields: fields("ppid", "1", "pid", "2", "name", "a")}, true},
+		{Event{Class: "PROCESS", Name: "PROCCREATE_NAME", Fields: fields("ppid", "1", "pid", "2")}, false},
+		{Event{Class: "KER_CALL", Name: "THREAD_DESTROY/47", Fields: fields("tid", "-1", "priority", "10", "status_p", "0")}, true},
+		{Event{Class: "KER_CALL", Name: "THREAD_DESTROY/47", Fields: fields("tid", "-1", "status_p", "0")}, false},
+		{Event{Class: "KER_EXIT", Name: "THREAD_DESTROY/47", Fields: fields("ret_val", "-1", "errno", "3")}, false},
+		{Event{Class: "SYSTEM", Name: "APS_NAME", Fields: fields("partition_id", "1", "name", "x")}, true},
+		{Event{Class: "THREAD", Name: "THRUNNING", Fields: fields("pid", "1", "tid", "1", "priority", "10", "policy", "2")}, false},
+		{Event{Class: "USREVENT", Name: "EVENT:1", Fields: fields("STR", "hello")}, false},
+		{Event{Class: "THREAD", Name: "THRUNNING"}, false},
+	} {
+		if got := MultiLine(&tc.e); got != tc.want {
+			t.Errorf("MultiLine(%s:%s %v) = %v", tc.e.Class, tc.e.Name, tc.e.Fields, got)
+		}
+	}
+}
+
 func TestSigevent(t *testing.T) {
 	for _, s := range []string{
 		"NONE", "UNBLOCK", "INTR", "INTR CRITICAL", "SIGNAL 0", "SIGNAL 4294967295",
