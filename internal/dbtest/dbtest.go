@@ -39,9 +39,26 @@ func Open(t testing.TB) *schema.DB {
 	db.SetAllocator(mem)
 	t.Cleanup(func() {
 		mem.AssertSize(t, 0)
+		checkJSON(t, db.SQL())
 		db.Close()
 	})
 	return db
+}
+
+// checkJSON asserts that every value of every JSON column is valid JSON:
+// batches reach DuckDB marked as JSON and are not parsed on the way in.
+func checkJSON(t testing.TB, db *sql.DB) {
+	t.Helper()
+	for table, cols := range map[string][]string{"runs": {"meta", "tags"}, "objects": {"attrs"}, "events": {"args"}} {
+		for _, c := range cols {
+			var bad int64
+			if err := db.QueryRow("SELECT count(*) FROM " + table + " WHERE " + c + " IS NOT NULL AND NOT json_valid(" + c + ")").Scan(&bad); err != nil {
+				t.Errorf("check %s.%s: %v", table, c, err)
+			} else if bad > 0 {
+				t.Errorf("%s.%s: %d values are not valid JSON", table, c, bad)
+			}
+		}
+	}
 }
 
 // Ingest ingests a file and fails the test on error.
