@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
@@ -91,7 +92,7 @@ func (lp *lineParse) fill(e *event) {
 // continuation lines traceprinter prints some events' fields on.
 type textReader struct {
 	w      *schema.RunWriter
-	m      *machine
+	m      eventSink
 	lp     lineParse
 	cur    event
 	have   bool
@@ -107,7 +108,7 @@ type textReader struct {
 //     continues the current one with more key:value fields.
 //  3. An event is handed to the machine when the next one begins, or at
 //     the end.
-func readText(ctx context.Context, lr *ingest.LineReader, w *schema.RunWriter, m *machine) error {
+func readText(ctx context.Context, lr *ingest.LineReader, w *schema.RunWriter, m eventSink) error {
 	r := &textReader{w: w, m: m}
 	for {
 		line, ok := lr.Next()
@@ -135,11 +136,20 @@ func readText(ctx context.Context, lr *ingest.LineReader, w *schema.RunWriter, m
 			}
 		}
 		if bytes.HasPrefix(trimmed, []byte("t:")) {
-			if err := r.flush(); err != nil {
-				return err
-			}
-			if err := r.begin(trimmed, n); err != nil {
-				return err
+			// traceprinter forgets the line end after "errno:N": the next
+			// event can follow on the same line.
+			for len(trimmed) > 0 {
+				line := trimmed
+				trimmed = nil
+				if i := gluedEvent(line); i > 0 {
+					line, trimmed = line[:i], line[i:]
+				}
+				if err := r.flush(); err != nil {
+					return err
+				}
+				if err := r.begin(line, n); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -264,13 +274,17 @@ func (lp *lineParse) parse(line []byte) error {
 	}
 	lp.cls = [2]int{len(lp.buf), len(lp.buf) + len(class)}
 	lp.buf = append(lp.buf, class...)
-	lp.nm = [2]int{len(lp.buf), len(lp.buf) + end}
-	lp.buf = append(lp.buf, rest[:end]...)
+	nameTok := trimComma(rest[:end])
+	lp.nm = [2]int{len(lp.buf), len(lp.buf) + len(nameTok)}
+	lp.buf = append(lp.buf, nameTok...)
 	rest = rest[end:]
 	if string(class) == "CONTROL" && string(lp.buf[lp.nm[0]:lp.nm[1]]) == "BUFFER" {
 		lp.assignments(rest) // sequence = 33, num_events = 714
 	} else {
 		lp.fields(rest)
+	}
+	if string(class) == "USREVENT" {
+		lp.nameUserWords()
 	}
 	return nil
 }
@@ -293,16 +307,38 @@ func (lp *lineParse) fields(rest []byte) {
 			tok := rest[:end]
 			if c := bytes.IndexByte(tok, ':'); c > 0 {
 				key = tok[:c]
-				if c+1 < len(rest) && rest[c+1] == '"' {
+				switch {
+				case string(key) == "SIGEVENT":
+					// print_sigevent's text has blanks and colons of its
+					// own ("PULSE 0x40000002:10 0x1:0x2a"): the rest of the line
+					value, rest = bytes.TrimRight(rest[c+1:], " \t"), nil
+				case c+1 < len(rest) && rest[c+1] == '"':
 					value, rest = quoted(rest[c+1:])
-				} else {
-					value, rest = tok[c+1:], rest[end:]
+				default:
+					value, rest = trimComma(tok[c+1:]), rest[end:]
 				}
 			} else {
-				value, rest = tok, rest[end:]
+				value, rest = trimComma(tok), rest[end:]
 			}
 		}
 		lp.addField(key, value)
+	}
+}
+
+// nameUserWords names the words of a numeric user event: traceprinter
+// prints "USREVENT:EVENT:5, 0x00000001 0x00000002" without keys, and the
+// .kev reader calls them d0, d1.
+func (lp *lineParse) nameUserWords() {
+	for i := 0; i+3 < len(lp.offs); i += 4 {
+		if lp.offs[i] != lp.offs[i+1] {
+			return // a keyed field: a string event (STR:"...")
+		}
+	}
+	for i := 0; i+3 < len(lp.offs); i += 4 {
+		k := len(lp.buf)
+		lp.buf = append(lp.buf, 'd')
+		lp.buf = strconv.AppendInt(lp.buf, int64(i/4), 10)
+		lp.offs[i], lp.offs[i+1] = k, len(lp.buf)
 	}
 }
 
@@ -327,14 +363,51 @@ func (lp *lineParse) assignments(rest []byte) {
 	}
 }
 
-// quoted reads a "..." value (traceprinter prints no escapes) and returns
-// it without the quotes; an unterminated quote runs to the end.
+// quoted reads a "..." value and returns it without the quotes.
+// traceprinter prints strings without escapes, so a string may hold
+// quotes: the value ends at the last quote before the " (0x" of the
+// string's words, or before the end of the line; an unterminated quote
+// runs to the end.
 func quoted(s []byte) (value, rest []byte) {
-	end := bytes.IndexByte(s[1:], '"')
+	bound := len(s)
+	if i := bytes.Index(s[1:], []byte(" (0x")); i >= 0 {
+		bound = 1 + i
+	}
+	end := bytes.LastIndexByte(s[1:bound], '"')
 	if end < 0 {
 		return s[1:], nil
 	}
 	return s[1 : 1+end], s[2+end:]
+}
+
+// trimComma drops the comma traceprinter puts after some values and
+// names ("ret_val:-1, errno:N", "EVENT:5, ..."): punctuation, not value.
+func trimComma(b []byte) []byte {
+	if n := len(b); n > 1 && b[n-1] == ',' {
+		return b[:n-1]
+	}
+	return b
+}
+
+// gluedEvent returns where a second event starts inside an event line
+// ("... errno:5t:0x4f86e276 CPU:00 ..."), or 0.
+func gluedEvent(line []byte) int {
+	from := 2
+	for {
+		i := bytes.Index(line[from:], []byte("t:0x"))
+		if i < 0 {
+			return 0
+		}
+		i += from
+		j := i + 4
+		for j < len(line) && isHex(line[j]) {
+			j++
+		}
+		if j > i+4 && bytes.HasPrefix(line[j:], []byte(" CPU:")) && line[i-1] != ' ' && line[i-1] != '"' {
+			return i
+		}
+		from = i + 4
+	}
 }
 
 func firstToken(b []byte) []byte {

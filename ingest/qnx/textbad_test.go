@@ -130,3 +130,28 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// TestTextQuirks: traceprinter's irregular lines read as the events they
+// print: "ret_val:-1, errno:N" without a line end before the next event,
+// a user event name with a trailing comma, a SIGEVENT text with blanks,
+// and a user string holding quotes.
+func TestTextQuirks(t *testing.T) {
+	db := dbtest.Open(t)
+	path := filepath.Join(t.TempDir(), "quirks.txt")
+	os.WriteFile(path, []byte(head+
+		"t:0x20 CPU:00 KER_EXIT:MSG_SENDV/11 ret_val:-1, errno:3t:0x21 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n"+
+		"t:0x22 CPU:00 USREVENT:EVENT:5, 0x00000001 0x00000002\n"+
+		"t:0x23 CPU:00 INT_HANDLER_EXIT:0x00000005 (5) SIGEVENT:PULSE 0x40000002:10 0x1:0x2a\n"+
+		"t:0x24 CPU:00 USREVENT:EVENT:7 STR:\"say \"hi\"  \"\n"), 0o644)
+	dbtest.Ingest(t, db, path, ingest.Options{})
+	got := dbtest.Query(t, db.SQL(), "SELECT seq, class, event, args, value FROM events WHERE seq > 1 ORDER BY seq")
+	want := `2 | KER_EXIT | MSG_SENDV | {"call":11,"ret_val":"-1","errno":"3"} | NULL
+3 | THREAD | THREADY | {"pid":"1","tid":"1"} | NULL
+4 | USREVENT | EVENT:5 | {"d0":"0x00000001","d1":"0x00000002"} | NULL
+5 | INT | INT_HANDLER_EXIT | {"_1":"(5)","SIGEVENT":"PULSE 0x40000002:10 0x1:0x2a"} | NULL
+6 | USREVENT | EVENT:7 | {"STR":"say \"hi\"  "} | say "hi"  
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -38,12 +38,20 @@ func writeEvent(w *bufio.Writer, e *Event) {
 		}
 		fmt.Fprintf(w, "CONTROL: BUFFER %s\n", strings.Join(parts, ", "))
 		return
+	case e.Class == "USREVENT" && len(e.Fields) > 0 && e.Fields[0].Key == "d0":
+		// a numeric user event: "USREVENT:EVENT:5, 0x00000001 0x00000002"
+		fmt.Fprintf(w, "USREVENT:%s,", e.Name)
+		for _, f := range e.Fields {
+			fmt.Fprintf(w, " %s", f.Value)
+		}
+		w.WriteByte('\n')
+		return
 	case strings.HasPrefix(e.Class, "KER_") || strings.HasPrefix(e.Class, "INT_"):
 		fmt.Fprintf(w, "%s:%s", e.Class, e.Name)
 	default:
 		fmt.Fprintf(w, "%-8s:%s", e.Class, e.Name)
 	}
-	if multiLine[e.Name] {
+	if multiLine[e.Name] || MultiLine(e) {
 		w.WriteByte('\n')
 		for _, f := range e.Fields {
 			fmt.Fprintf(w, "%26s:%s\n", f.Key, f.Value)
@@ -56,7 +64,7 @@ func writeEvent(w *bufio.Writer, e *Event) {
 	}
 	for _, f := range e.Fields {
 		v := f.Value
-		if f.Quoted {
+		if f.Quoted || (e.Class == "USREVENT" && f.Key == "STR") { // traceprinter always quotes a user string
 			v = `"` + v + `"`
 		}
 		if f.Key == "" {
