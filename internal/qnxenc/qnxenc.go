@@ -1,8 +1,10 @@
-// Package qnxenc writes QNX Neutrino traces for tests and the trace
-// generator: the traceprinter text (text.go) and the binary .kev that
-// tracelogger writes (kev.go), from one list of events, so that tests can
-// check that traceduck reads both forms of the same trace into the same
-// tables. traceduck itself never writes these; only tests import it.
+// Package qnxenc knows how QNX Neutrino traces are written: classes.go
+// holds traceprinter's table of how each class and event prints its data
+// words, which the .kev reader (ingest/qnx) decodes by; text.go and kev.go
+// write the traceprinter text and the binary .kev from one list of events,
+// for tests and the trace generator, so that tests can check that
+// traceduck reads both forms of the same trace into the same tables.
+// traceduck itself never writes traces.
 package qnxenc
 
 // Event is one kernel event as traceprinter prints it.
