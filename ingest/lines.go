@@ -2,8 +2,12 @@ package ingest
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/traceduck/traceduck/schema"
 )
 
 // MaxLineBytes bounds a text line: a file without line ends must not make
@@ -101,4 +105,34 @@ func (l *LineReader) fill() {
 	} else if err != nil {
 		l.err = err
 	}
+}
+
+// Each calls fn for every line, with its 1-based number, checking ctx for
+// cancellation every few thousand lines. A line over the bound ends it
+// with file:N: expected a <what> line, found a line longer than ... bytes;
+// a read error ends it as it is.
+func (l *LineReader) Each(ctx context.Context, file, what string, fn func(line []byte, n int64) error) error {
+	for {
+		line, ok := l.Next()
+		if !ok {
+			break
+		}
+		n := l.Line()
+		if n&0x3fff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := fn(line, n); err != nil {
+			return err
+		}
+	}
+	if err := l.Err(); err != nil {
+		if errors.Is(err, ErrLineTooLong) {
+			return &schema.InputError{File: file, Line: l.Line() + 1, Offset: -1,
+				Msg: fmt.Sprintf("expected a %s line, found a line longer than %d bytes", what, l.max)}
+		}
+		return err
+	}
+	return nil
 }

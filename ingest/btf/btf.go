@@ -15,7 +15,6 @@ package btf
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -195,38 +194,19 @@ func newParser(w *schema.RunWriter) *parser {
 //     moves (see handle).
 //  3. At the end, the state levels and the header go into the run.
 func (p *parser) run(ctx context.Context, lr *ingest.LineReader) error {
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		n := lr.Line()
-		if n&0x3fff == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	err := lr.Each(ctx, p.w.Info().Source, "BTF", func(line []byte, n int64) error {
 		line = trim(line)
 		if len(line) == 0 {
 			p.table = ""
-			continue
+			return nil
 		}
-		var err error
 		if line[0] == '#' {
-			err = p.header(line, n)
-		} else {
-			p.table = ""
-			err = p.data(line, n)
+			return p.header(line, n)
 		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := lr.Err(); err != nil {
-		if errors.Is(err, ingest.ErrLineTooLong) {
-			return &schema.InputError{File: p.w.Info().Source, Line: lr.Line() + 1, Offset: -1,
-				Msg: fmt.Sprintf("expected a BTF line, found a line longer than %d bytes", ingest.MaxLineBytes)}
-		}
+		p.table = ""
+		return p.data(line, n)
+	})
+	if err != nil {
 		return err
 	}
 	p.finish()

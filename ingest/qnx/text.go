@@ -3,7 +3,6 @@ package qnx
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -110,30 +109,16 @@ type textReader struct {
 //     the end.
 func readText(ctx context.Context, lr *ingest.LineReader, w *schema.RunWriter, m eventSink) error {
 	r := &textReader{w: w, m: m}
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		n := lr.Line()
-		if n&0x3fff == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	err := lr.Each(ctx, w.Info().Source, "traceprinter", func(line []byte, n int64) error {
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
-			continue
+			return nil
 		}
 		if !r.inBody {
-			if bytes.HasPrefix(trimmed, []byte("t:")) {
-				r.inBody = true // a file cut after its header
-			} else {
-				if err := r.headerLine(trimmed, n); err != nil {
-					return err
-				}
-				continue
+			if !bytes.HasPrefix(trimmed, []byte("t:")) {
+				return r.headerLine(trimmed, n)
 			}
+			r.inBody = true // a file cut after its header
 		}
 		if bytes.HasPrefix(trimmed, []byte("t:")) {
 			// traceprinter forgets the line end after "errno:N": the next
@@ -151,21 +136,15 @@ func readText(ctx context.Context, lr *ingest.LineReader, w *schema.RunWriter, m
 					return err
 				}
 			}
-			continue
+			return nil
 		}
 		if !r.have {
-			if err := w.BadLine(n, "expected an event line \"t:0x... CPU:NN CLASS:EVENT ...\", found %q", clip(trimmed)); err != nil {
-				return err
-			}
-			continue
+			return w.BadLine(n, "expected an event line \"t:0x... CPU:NN CLASS:EVENT ...\", found %q", clip(trimmed))
 		}
 		r.continuation(trimmed)
-	}
-	if err := lr.Err(); err != nil {
-		if errors.Is(err, ingest.ErrLineTooLong) {
-			return &schema.InputError{File: w.Info().Source, Line: lr.Line() + 1, Offset: -1,
-				Msg: fmt.Sprintf("expected a traceprinter line, found a line longer than %d bytes", ingest.MaxLineBytes)}
-		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	return r.flush()
