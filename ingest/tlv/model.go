@@ -1,0 +1,126 @@
+// Package tlv reads traces in the way TraceLogVisualizer (TLV) defined
+// them: its standard format of resources, attributes and behaviors
+// ([TIME]Resource.attr=value, [TIME]Resource.behavior(args),
+// [TIME]Type(condition).attr=value), and any other line-oriented log
+// through TLV conversion rules (.cnv) that turn each log line into
+// standard-format lines, with resource files (.res) and resource headers
+// (.resh) that declare the resources and their types. Source:
+// ../shared/seeds/tlv-tracelog-visualizer.ja.txt.
+//
+// model.go holds what the configuration files say (config.go reads them);
+// the standard-format reader, the resource state, conditions and the
+// conversion engine work on these types.
+package tlv
+
+// Pos is where something stands in a configuration file, for errors:
+// FILE:LINE:COL: in rule "KEY": message.
+type Pos struct {
+	File      string
+	Line, Col int
+	Key       string // the JSON key (rule pattern, condition, resource name) it belongs to
+}
+
+// ResourceFile is a .res file.
+type ResourceFile struct {
+	Path            string
+	TimeScale       string // "s", "ms", "us", "ns", "ps" (TLV also accepts others; see config.go)
+	TimeRadix       int    // 10 or 16 (2 and 8 too)
+	ConvertRules    []string
+	VisualizeRules  []string
+	ResourceHeaders []string
+	Resources       []Resource // in file order
+}
+
+// Resource is one resource of a .res file.
+type Resource struct {
+	Name       string
+	Type       string
+	Attributes []Value // initial values, in file order
+	Pos        Pos
+}
+
+// Value is a named value as the JSON gives it: Text is its text (numbers
+// as written), Kind what JSON type it was.
+type Value struct {
+	Name string
+	Text string
+	Kind ValueKind
+}
+
+// ValueKind is the JSON type of a Value.
+type ValueKind uint8
+
+const (
+	KindString ValueKind = iota
+	KindNumber
+	KindBool
+	KindNull
+)
+
+// HeaderSet is one named set of resource types of a .resh file (the top
+// level key, e.g. "asp").
+type HeaderSet struct {
+	Name  string
+	Types []*ResourceType
+}
+
+// ResourceType is a resource type of a resource header.
+type ResourceType struct {
+	Name        string
+	DisplayName string
+	Attributes  []AttributeDef
+	Behaviors   []BehaviorDef
+	Pos         Pos
+}
+
+// AttributeDef declares an attribute of a type.
+type AttributeDef struct {
+	Name           string
+	VariableType   string // String, Number, Bool, Time (as TLV writes them)
+	DisplayName    string
+	AllocationType string // Static (fixed by the resource file) or Dynamic (changed by the trace)
+	CanGrouping    bool
+	Default        *Value
+}
+
+// BehaviorDef declares a behavior of a type and its arguments in order.
+type BehaviorDef struct {
+	Name        string
+	DisplayName string
+	Arguments   []ArgumentDef
+}
+
+// ArgumentDef is a behavior argument: its name and type.
+type ArgumentDef struct {
+	Name, Type string
+}
+
+// RuleSet is one named set of conversion rules of a .cnv file (the top
+// level key, e.g. "asp").
+type RuleSet struct {
+	Name  string
+	Rules []Rule // in file order
+}
+
+// Rule maps a regular expression over a raw log line to outputs.
+type Rule struct {
+	Pattern string // .NET regular expression syntax
+	Outputs []Output
+	Pos     Pos
+}
+
+// Output is one element of a rule's output: a standard-format line
+// template, or a block of conditions each with its outputs.
+type Output struct {
+	Template string // used when Cond is nil
+	Cond     []Case // a conditional block, in file order
+	Pos      Pos
+}
+
+// Case is one condition of a conditional block and what it outputs when
+// it holds.
+type Case struct {
+	Condition string
+	Outputs   []Output
+	Pos       Pos
+}
