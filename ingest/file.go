@@ -11,11 +11,12 @@ import (
 
 // Options are the settings of one `traceduck ingest` of one path.
 type Options struct {
-	Format  string      // empty: detect
-	Name    string      // run name; empty: the file's base name
-	Tags    [][2]string // --tag k=v
-	Force   bool        // ingest again a file already in the database
-	SkipBad bool        // bad lines to diagnostics instead of stopping
+	Format  string            // empty: detect
+	Name    string            // run name; empty: the file's base name
+	Tags    [][2]string       // --tag k=v
+	Force   bool              // ingest again a file already in the database
+	SkipBad bool              // bad lines to diagnostics instead of stopping
+	Params  map[string]string // format flags (see Configurable)
 	// Progress, when set, is called with the Source before the ingest
 	// starts so that the caller can poll BytesRead.
 	Progress func(src *Source)
@@ -65,6 +66,9 @@ func Opened(ctx context.Context, db *schema.DB, src *Source, sum string, opt Opt
 		ing, err = Detect(src)
 	}
 	if err != nil {
+		return Result{}, err
+	}
+	if ing, err = Configure(ing, opt.Params); err != nil {
 		return Result{}, err
 	}
 	name := opt.Name

@@ -38,6 +38,37 @@ type Ingester interface {
 	Ingest(ctx context.Context, src *Source, w *schema.RunWriter) error
 }
 
+// Configurable is an Ingester that takes format flags: TLV needs its
+// resource file and rule directories, for instance. The command line
+// offers every Param of every format as a flag.
+type Configurable interface {
+	Ingester
+	// Params lists the flags the format takes.
+	Params() []Param
+	// With returns the ingester set up with the flags given (name →
+	// value; absent flags are absent). It is called even with none, so
+	// that a format can say which flag it needs.
+	With(params map[string]string) (Ingester, error)
+}
+
+// Param is one format flag.
+type Param struct {
+	Name string // the flag, without "--"
+	Help string
+}
+
+// Configure returns ing set up with params; an ingester that takes no
+// flags refuses any.
+func Configure(ing Ingester, params map[string]string) (Ingester, error) {
+	if c, ok := ing.(Configurable); ok {
+		return c.With(params)
+	}
+	for name := range params {
+		return nil, fmt.Errorf("format %s takes no --%s", ing.Format().Name, name)
+	}
+	return ing, nil
+}
+
 // SniffSize is how many bytes of a file the sniffers see.
 const SniffSize = 8192
 

@@ -79,7 +79,42 @@ A progress bar is shown on standard error when it is a terminal.`,
 	f.Var(tagsValue{&tags}, "tag", "tag the runs with key=value (repeatable); stored in runs.tags")
 	f.BoolVar(&opt.Force, "force", false, "ingest a file even when the database already holds it (same sha256)")
 	f.BoolVar(&opt.SkipBad, "skip-bad", false, "record bad lines in diagnostics and go on instead of stopping")
+	params := addFormatFlags(cmd)
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		opt.Params = params()
+		return run(cmd, args)
+	}
 	return cmd
+}
+
+// addFormatFlags offers every flag of every configurable format (TLV's
+// --resources, ...) and returns a function that gives the ones set.
+func addFormatFlags(cmd *cobra.Command) func() map[string]string {
+	values := map[string]*string{}
+	for _, ing := range ingest.Ingesters() {
+		c, ok := ing.(ingest.Configurable)
+		if !ok {
+			continue
+		}
+		for _, p := range c.Params() {
+			if _, seen := values[p.Name]; seen {
+				continue
+			}
+			v := new(string)
+			values[p.Name] = v
+			cmd.Flags().StringVar(v, p.Name, "", p.Help+" (format "+ing.Format().Name+")")
+		}
+	}
+	return func() map[string]string {
+		set := map[string]string{}
+		for name, v := range values {
+			if cmd.Flags().Changed(name) {
+				set[name] = *v
+			}
+		}
+		return set
+	}
 }
 
 func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []string, opt ingest.Options) error {
