@@ -1,0 +1,703 @@
+package tlv
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2"
+)
+
+// Conversion rules (.cnv) turn each line of any text log into
+// standard-format lines. TLV's semantics, which this engine keeps:
+//
+//  1. Every rule whose regular expression (.NET syntax) matches the line
+//     applies, in file order (rule sets in the order the resource file
+//     names them) — not only the first.
+//  2. A rule's output is a list; each element is a template, or a
+//     conditional block {condition: outputs, ...} whose conditions are all
+//     evaluated in order, each true one adding its outputs.
+//  3. A template is expanded as .NET's Regex.Replace expands a
+//     replacement: ${name} and $N are groups (an unmatched group is ""),
+//     $$ is "$"; every match in the line is replaced and the text around
+//     the matches is kept. Then the macros are evaluated:
+//     $EXIST{res} (True/False), $COUNT{res}, $RES_NAME{res} (the name of
+//     the one resource designated), $ATTR{res.attr} (its value), where res
+//     is a standard-format resource — Name, Type or Type(condition) —
+//     optionally preceded by [TIME] to read the state at that time.
+//  4. Each line emitted is applied to the state at once, so the next
+//     template of the same rule, and the next rule, see it ("dispatch to
+//     task 2" emits the preemption of whichever task was RUNNING, then
+//     makes task 2 RUNNING).
+//
+// Everything is compiled when the rules are loaded: a bad regular
+// expression, an unknown macro or group, unbalanced braces, a resource
+// type no header declares or an attribute it does not have is an error
+// naming the file, the rule and the position, before any log line is read.
+
+// DefaultMatchTimeout bounds the time one rule may take on one line.
+const DefaultMatchTimeout = 100 * time.Millisecond
+
+// Converter holds compiled rules.
+type Converter struct {
+	rules   []*crule
+	st      *State
+	timeout time.Duration
+	sel     []*Res
+	runes   []rune
+}
+
+type crule struct {
+	set     string
+	pattern string
+	pos     Pos
+	re      *regexp2.Regexp
+	outs    []cout
+	index   int
+}
+
+// Name identifies the rule in messages.
+func (r *crule) Name() string { return fmt.Sprintf("%s rule %q", r.set, r.pattern) }
+
+type cout struct {
+	tmpl  *template // nil for a conditional block
+	cases []ccase
+}
+
+type ccase struct {
+	cond *template
+	outs []cout
+}
+
+type partKind uint8
+
+const (
+	pLit partKind = iota
+	pGroup
+	pMacro
+)
+
+type macroKind uint8
+
+const (
+	mExist macroKind = iota
+	mCount
+	mResName
+	mAttr
+)
+
+var macroNames = map[string]macroKind{"EXIST": mExist, "COUNT": mCount, "RES_NAME": mResName, "ATTR": mAttr}
+
+type part struct {
+	kind  partKind
+	text  string
+	group int
+	macro macroKind
+	arg   *template
+}
+
+type template struct {
+	src   string
+	parts []part
+}
+
+// RuleError is a rule file that cannot be compiled.
+type RuleError struct {
+	Pos     Pos    // where the rule (or its output) is
+	Rule    string // the rule's pattern
+	Output  string // the template or condition at fault, if any
+	Col     int    // 1-based column in Output (or in the pattern), 0 when none
+	Message string
+}
+
+func (e *RuleError) Error() string {
+	var b strings.Builder
+	b.WriteString(posString(e.Pos, ""))
+	fmt.Fprintf(&b, ": rule %q", e.Rule)
+	if e.Output != "" {
+		fmt.Fprintf(&b, ": %q", e.Output)
+	}
+	if e.Col > 0 {
+		fmt.Fprintf(&b, ": column %d", e.Col)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// Compile compiles rule sets against the state's resource types.
+func Compile(sets []RuleSet, st *State, timeout time.Duration) (*Converter, error) {
+	if timeout <= 0 {
+		timeout = DefaultMatchTimeout
+	}
+	c := &Converter{st: st, timeout: timeout}
+	for _, set := range sets {
+		for i := range set.Rules {
+			r := &set.Rules[i]
+			cr, err := c.compileRule(set.Name, r)
+			if err != nil {
+				return nil, err
+			}
+			cr.index = len(c.rules)
+			c.rules = append(c.rules, cr)
+		}
+	}
+	return c, nil
+}
+
+func (c *Converter) compileRule(set string, r *Rule) (*crule, error) {
+	re, err := regexp2.Compile(r.Pattern, regexp2.None)
+	if err != nil {
+		return nil, &RuleError{Pos: r.Pos, Rule: r.Pattern, Message: "invalid regular expression: " + err.Error()}
+	}
+	re.MatchTimeout = c.timeout
+	cr := &crule{set: set, pattern: r.Pattern, pos: r.Pos, re: re}
+	if cr.outs, err = c.compileOutputs(cr, r.Outputs); err != nil {
+		return nil, err
+	}
+	return cr, nil
+}
+
+func (c *Converter) compileOutputs(cr *crule, outs []Output) ([]cout, error) {
+	var res []cout
+	for i := range outs {
+		o := &outs[i]
+		if o.Cond == nil {
+			t, err := c.compileTemplate(cr, o.Template, o.Pos, false)
+			if err != nil {
+				return nil, err
+			}
+			res = append(res, cout{tmpl: t})
+			continue
+		}
+		var cases []ccase
+		for j := range o.Cond {
+			cs := &o.Cond[j]
+			t, err := c.compileTemplate(cr, cs.Condition, cs.Pos, true)
+			if err != nil {
+				return nil, err
+			}
+			sub, err := c.compileOutputs(cr, cs.Outputs)
+			if err != nil {
+				return nil, err
+			}
+			cases = append(cases, ccase{cond: t, outs: sub})
+		}
+		res = append(res, cout{cases: cases})
+	}
+	return res, nil
+}
+
+// placeholder stands for a group's text when a template is checked at
+// load time: it is a name character, and marks what is not known yet.
+const placeholder = "\uE000"
+
+func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool) (*template, error) {
+	if pos.File == "" {
+		pos = cr.pos
+	}
+	fail := func(i int, format string, args ...any) error {
+		e := &RuleError{Pos: pos, Rule: cr.pattern, Output: src, Message: fmt.Sprintf(format, args...)}
+		if i >= 0 {
+			e.Col = col(src, i)
+		}
+		return e
+	}
+	t, _, err := c.parseTemplate(cr, src, 0, false, fail)
+	if err != nil {
+		return nil, err
+	}
+	// Check what can be checked now: the expansion with placeholders for
+	// the groups must be a standard-format line (or a condition), and the
+	// macros must name known types and attributes.
+	for _, p := range t.parts {
+		if p.kind != pMacro {
+			continue
+		}
+		arg := p.arg.expandStatic()
+		if _, err := c.checkRef(arg, p.macro == mAttr); err != nil {
+			return nil, fail(strings.Index(src, p.arg.src), "$%s{%s}: %v", macroName(p.macro), p.arg.src, err)
+		}
+	}
+	text := t.expandStatic()
+	if isCond {
+		if _, err := ParseExpr(text, false); err != nil && !strings.Contains(text, placeholder) {
+			return nil, fail(-1, "condition: %v", err)
+		}
+		return t, nil
+	}
+	l, err := ParseStdLine(text)
+	if err != nil && strings.Contains(text, placeholder) {
+		// A group may stand where only some texts fit (a time): check the
+		// shape with a text that fits everywhere.
+		_, err = ParseStdLine(strings.ReplaceAll(text, placeholder, "0"))
+		l = StdLine{Res: placeholder}
+	}
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			return nil, fail(-1, "not a standard-format line: column %d of the expansion: expected %s, found %s", se.Col, se.Expected, strings.ReplaceAll(se.Found, placeholder, "…"))
+		}
+		return nil, fail(-1, "not a standard-format line: %v", err)
+	}
+	if l.Cond != nil && !strings.Contains(l.Res, placeholder) {
+		if err := c.checkSelect(l.Res, l.Cond); err != nil {
+			return nil, fail(-1, "%v", err)
+		}
+	}
+	// A plain resource name that this resource file does not define may
+	// be defined by another that uses the same rules: it is checked when
+	// a line names it.
+	return t, nil
+}
+
+func macroName(k macroKind) string {
+	for n, m := range macroNames {
+		if m == k {
+			return n
+		}
+	}
+	return "?"
+}
+
+// parseTemplate parses src from i; inMacro stops at the "}" that closes
+// a macro's argument and returns its index.
+func (c *Converter) parseTemplate(cr *crule, src string, i int, inMacro bool, fail func(int, string, ...any) error) (*template, int, error) {
+	start := i
+	t := &template{}
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			t.parts = append(t.parts, part{kind: pLit, text: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i < len(src) {
+		ch := src[i]
+		switch {
+		case ch == '\\' && i+1 < len(src) && (src[i+1] == '{' || src[i+1] == '}'):
+			lit.WriteString(src[i : i+2]) // TLV keeps the backslash
+			i += 2
+		case ch == '}':
+			if inMacro {
+				flush()
+				t.src = src[start:i]
+				return t, i, nil
+			}
+			return nil, 0, fail(i, `unbalanced "}": no macro or group is open`)
+		case ch == '$' && i+1 < len(src) && src[i+1] == '$':
+			lit.WriteByte('$')
+			i += 2
+		case ch == '$' && i+1 < len(src) && src[i+1] == '{':
+			end := strings.IndexByte(src[i+2:], '}')
+			if end < 0 {
+				return nil, 0, fail(i, `unbalanced "{": "${" without "}"`)
+			}
+			name := src[i+2 : i+2+end]
+			n := cr.re.GroupNumberFromName(name)
+			if n < 0 {
+				return nil, 0, fail(i, "unknown group ${%s} (the pattern's groups: %s)", name, groupList(cr.re))
+			}
+			flush()
+			t.parts = append(t.parts, part{kind: pGroup, group: n})
+			i += 3 + end
+		case ch == '$' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
+			j := i + 1
+			for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+				j++
+			}
+			n, _ := strconv.Atoi(src[i+1 : j])
+			if cr.re.GroupNameFromNumber(n) == "" {
+				return nil, 0, fail(i, "unknown group $%d (the pattern's groups: %s)", n, groupList(cr.re))
+			}
+			flush()
+			t.parts = append(t.parts, part{kind: pGroup, group: n})
+			i = j
+		case ch == '$' && i+1 < len(src) && isMacroChar(src[i+1]):
+			j := i + 1
+			for j < len(src) && isMacroChar(src[j]) {
+				j++
+			}
+			if j >= len(src) || src[j] != '{' {
+				lit.WriteString(src[i:j]) // "$WORD" without "{" is text, as in .NET
+				i = j
+				continue
+			}
+			name := src[i+1 : j]
+			k, ok := macroNames[name]
+			if !ok {
+				return nil, 0, fail(i, "unknown macro $%s (macros: $EXIST, $COUNT, $RES_NAME, $ATTR)", name)
+			}
+			if inMacro {
+				return nil, 0, fail(i, "macros do not nest: $%s inside a macro's argument", name)
+			}
+			arg, end, err := c.parseTemplate(cr, src, j+1, true, fail)
+			if err != nil {
+				return nil, 0, err
+			}
+			if end < 0 {
+				return nil, 0, fail(i, `unbalanced "{": $%s{ without "}"`, name)
+			}
+			if len(arg.parts) == 0 {
+				return nil, 0, fail(i, "$%s{}: empty argument", name)
+			}
+			flush()
+			t.parts = append(t.parts, part{kind: pMacro, macro: k, arg: arg})
+			i = end + 1
+		default:
+			_, n := utf8.DecodeRuneInString(src[i:])
+			lit.WriteString(src[i : i+n])
+			i += n
+		}
+	}
+	if inMacro {
+		return t, -1, nil
+	}
+	flush()
+	t.src = src[start:]
+	return t, len(src), nil
+}
+
+func isMacroChar(c byte) bool { return c >= 'A' && c <= 'Z' || c == '_' }
+
+func groupList(re *regexp2.Regexp) string {
+	var names []string
+	for _, n := range re.GetGroupNames() {
+		if _, err := strconv.Atoi(n); err == nil && n != "0" {
+			names = append(names, "$"+n)
+		} else if n != "0" {
+			names = append(names, "${"+n+"}")
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// expandStatic expands a template with placeholders for groups and
+// macros (load-time checks).
+func (t *template) expandStatic() string {
+	var b strings.Builder
+	for _, p := range t.parts {
+		switch p.kind {
+		case pLit:
+			b.WriteString(p.text)
+		case pGroup:
+			b.WriteString(placeholder)
+		case pMacro:
+			if p.macro == mExist {
+				b.WriteString("True")
+			} else {
+				b.WriteString(placeholder)
+			}
+		}
+	}
+	return b.String()
+}
+
+// ref is a macro's argument: [TIME]Name, [TIME]Type(cond), with .attr
+// for $ATTR.
+type ref struct {
+	time    string
+	hasTime bool
+	res     string
+	cond    *Expr
+	attr    string
+}
+
+// parseRef parses a macro argument.
+func parseRef(s string, wantAttr bool) (ref, error) {
+	var r ref
+	s = strings.TrimSpace(s)
+	i := 0
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return r, synErr(s, len(s), `"]" after the time`)
+		}
+		r.time, r.hasTime = strings.TrimSpace(s[1:end]), true
+		i = end + 1
+	}
+	j := scanName(s, i)
+	if j == i {
+		return r, synErr(s, i, "a resource or resource type name")
+	}
+	r.res = s[i:j]
+	i = j
+	if i < len(s) && s[i] == '(' {
+		end := closing(s, i)
+		if end < 0 {
+			return r, synErr(s, len(s), `")" closing the condition`)
+		}
+		e, err := ParseExpr(s[i+1:end], true)
+		if err != nil {
+			return r, err
+		}
+		r.cond = e
+		i = end + 1
+	}
+	if wantAttr {
+		if i >= len(s) || s[i] != '.' {
+			return r, synErr(s, i, `"." and an attribute name`)
+		}
+		j = scanName(s, i+1)
+		if j == i+1 {
+			return r, synErr(s, i+1, "an attribute name")
+		}
+		r.attr = s[i+1 : j]
+		i = j
+	}
+	if i < len(s) {
+		return r, synErr(s, i, "the end of the argument")
+	}
+	return r, nil
+}
+
+// checkRef checks a macro argument at load time (placeholders stand for
+// groups: what contains one is not checked).
+func (c *Converter) checkRef(s string, wantAttr bool) (ref, error) {
+	r, err := parseRef(s, wantAttr)
+	if err != nil {
+		if strings.Contains(s, placeholder) {
+			return r, nil
+		}
+		return r, err
+	}
+	if strings.Contains(r.res, placeholder) {
+		return r, nil
+	}
+	if r.cond != nil {
+		return r, c.checkSelect(r.res, r.cond)
+	}
+	if wantAttr && !strings.Contains(r.attr, placeholder) && r.attr[0] != '_' {
+		var t *typeInfo
+		if x := c.st.byName[r.res]; x != nil {
+			t = x.Type
+		} else {
+			t = c.st.types[r.res]
+		}
+		if t != nil {
+			if _, ok := t.attrIdx[r.attr]; !ok {
+				return r, fmt.Errorf("resource type %s has no attribute %q", t.def.Name, r.attr)
+			}
+		}
+	}
+	return r, nil
+}
+
+func (c *Converter) checkSelect(typ string, cond *Expr) error {
+	t := c.st.types[typ]
+	if t == nil {
+		return fmt.Errorf("unknown resource type %q (types: %s)", typ, strings.Join(c.st.TypeNames(), ", "))
+	}
+	for _, a := range cond.Attributes() {
+		if strings.Contains(a, placeholder) || a == "_name" || a == "_type" {
+			continue
+		}
+		if _, ok := t.attrIdx[a]; !ok {
+			return fmt.Errorf("resource type %s has no attribute %q", typ, a)
+		}
+	}
+	return nil
+}
+
+// Emit receives each standard-format line a rule produced; the consumer
+// applies it to the state before returning (see Reader).
+type Emit func(text string, r *crule) error
+
+// Problem is a finding of the conversion that skips one output (a macro
+// that designates no resource or several, a condition that does not
+// parse once expanded): the line is counted in diagnostics, not an error.
+type Problem struct {
+	Rule *crule
+	Kind string // short, stable: what went wrong
+	Msg  string
+}
+
+// Convert applies the rules to one log line: emit gets each output line,
+// problem each output that had to be skipped. matched reports whether
+// any rule matched. A rule that exceeds its match timeout is an error.
+func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matched bool, err error) {
+	c.runes = append(c.runes[:0], []rune(line)...)
+	for _, r := range c.rules {
+		ms, err := c.matches(r)
+		if err != nil {
+			return matched, err
+		}
+		if len(ms) == 0 {
+			continue
+		}
+		matched = true
+		if err := c.outputs(r, r.outs, ms, emit, problem); err != nil {
+			return matched, err
+		}
+	}
+	return matched, nil
+}
+
+// TimeoutError is a rule that took longer than the match timeout.
+type TimeoutError struct {
+	Rule    string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("rule %s: the regular expression took longer than %v on this line (a pathological pattern?)", e.Rule, e.Timeout)
+}
+
+func (c *Converter) matches(r *crule) ([]*regexp2.Match, error) {
+	m, err := r.re.FindRunesMatch(c.runes)
+	var ms []*regexp2.Match
+	for err == nil && m != nil {
+		ms = append(ms, m)
+		m, err = r.re.FindNextMatch(m)
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "timeout") {
+			return nil, &TimeoutError{Rule: r.Name(), Timeout: c.timeout}
+		}
+		return nil, fmt.Errorf("rule %s: %w", r.Name(), err)
+	}
+	return ms, nil
+}
+
+func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, emit Emit, problem func(Problem)) error {
+	for _, o := range outs {
+		if o.tmpl != nil {
+			text, perr := c.expand(o.tmpl, ms)
+			if perr != "" {
+				problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("output %q: %s (output skipped)", o.tmpl.src, perr)})
+				continue
+			}
+			if err := emit(text, r); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, cs := range o.cases {
+			text, perr := c.expand(cs.cond, ms)
+			if perr != "" {
+				problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("condition %q: %s (taken as false)", cs.cond.src, perr)})
+				continue
+			}
+			e, err := ParseExpr(text, false)
+			if err != nil {
+				problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", cs.cond.src, text, err)})
+				continue
+			}
+			if e.Eval(nil) {
+				if err := c.outputs(r, cs.outs, ms, emit, problem); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// expand expands a template over the matches of a line as Regex.Replace
+// does, then evaluates its macros. A macro that cannot be evaluated
+// returns its reason.
+func (c *Converter) expand(t *template, ms []*regexp2.Match) (string, string) {
+	var b strings.Builder
+	pos := 0
+	for _, m := range ms {
+		b.WriteString(string(c.runes[pos:m.Index]))
+		if why := c.expandOne(&b, t, m); why != "" {
+			return "", why
+		}
+		pos = m.Index + m.Length
+	}
+	b.WriteString(string(c.runes[pos:]))
+	return b.String(), ""
+}
+
+func (c *Converter) expandOne(b *strings.Builder, t *template, m *regexp2.Match) string {
+	for _, p := range t.parts {
+		switch p.kind {
+		case pLit:
+			b.WriteString(p.text)
+		case pGroup:
+			if g := m.GroupByNumber(p.group); g != nil && len(g.Captures) > 0 {
+				b.WriteString(g.String())
+			}
+		case pMacro:
+			var ab strings.Builder
+			c.expandOne(&ab, p.arg, m)
+			v, why := c.macro(p.macro, ab.String())
+			if why != "" {
+				return why
+			}
+			b.WriteString(v)
+		}
+	}
+	return ""
+}
+
+func (c *Converter) macro(k macroKind, arg string) (string, string) {
+	r, err := parseRef(arg, k == mAttr)
+	if err != nil {
+		return "", fmt.Sprintf("$%s{%s}: %v", macroName(k), arg, err)
+	}
+	var ns int64
+	if r.hasTime {
+		t, err := ParseTime(r.time, c.radix(), c.unit())
+		if err != nil {
+			return "", fmt.Sprintf("$%s{%s}: %v", macroName(k), arg, err)
+		}
+		ns = t.NS
+	}
+	c.sel, err = c.st.Select(c.sel, r.res, r.cond, ns, r.hasTime)
+	if err != nil {
+		return "", fmt.Sprintf("$%s{%s}: %v", macroName(k), arg, err)
+	}
+	switch k {
+	case mExist:
+		if len(c.sel) > 0 {
+			return "True", ""
+		}
+		return "False", ""
+	case mCount:
+		return strconv.Itoa(len(c.sel)), ""
+	}
+	if len(c.sel) != 1 {
+		return "", fmt.Sprintf("$%s{%s}: designates %d resources, not one", macroName(k), arg, len(c.sel))
+	}
+	if k == mResName {
+		return c.sel[0].Name, ""
+	}
+	v, err := c.st.AttrValue(c.sel[0], r.attr, ns, r.hasTime)
+	if err != nil {
+		return "", fmt.Sprintf("$%s{%s}: %v", macroName(k), arg, err)
+	}
+	return v, ""
+}
+
+// timeBase is how macros read [TIME]: set by the reader.
+type timeBase struct {
+	radix int
+	unit  TimeUnit
+}
+
+var defaultBase = timeBase{10, timeUnits["us"]}
+
+func (c *Converter) radix() int {
+	if c.st.base.radix == 0 {
+		return defaultBase.radix
+	}
+	return c.st.base.radix
+}
+
+func (c *Converter) unit() TimeUnit {
+	if c.st.base.unit.Mul == 0 {
+		return defaultBase.unit
+	}
+	return c.st.base.unit
+}
+
+// Rules returns how many rules were compiled.
+func (c *Converter) Rules() int { return len(c.rules) }

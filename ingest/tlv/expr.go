@@ -1,0 +1,316 @@
+package tlv
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Expr is a boolean expression of the standard format and of conversion
+// rules. Two dialects share it:
+//
+//   - a resource condition, Type(cond): the left side of a comparison is
+//     an attribute name of the type, the right side a value
+//     (state==RUNNING, id==2 & pri<5);
+//   - the condition of a conversion rule's conditional block, evaluated
+//     after the macros were expanded: both sides are text
+//     (True, RUNNING==DORMANT && RUNNABLE==RUNNABLE).
+//
+// Grammar (the paper's fig. 2, with TLV's own doubled operators):
+//
+//	or      = and { ("||" | "|") and }
+//	and     = unary { ("&&" | "&") unary }
+//	unary   = "!" unary | primary
+//	primary = "(" or ")" | "true" | "false" | operand op value
+//	op      = "==" | "!=" | "<=" | ">=" | "<" | ">"
+//
+// An operand ends at one of = ! < > ( ) & |; a value may hold balanced
+// parentheses and ends at & | or an unbalanced ")". Operands are trimmed.
+// Comparison is numeric when both sides are numbers, else of the text
+// (TLV always compared text; numbers compare as numbers here so that
+// pri<10 means what it says). true and false are case-insensitive.
+type Expr struct {
+	kind        exprKind
+	b           bool
+	left, right string
+	op          cmpOp
+	x, y        *Expr
+}
+
+type exprKind uint8
+
+const (
+	exBool exprKind = iota
+	exCmp
+	exNot
+	exAnd
+	exOr
+)
+
+type cmpOp uint8
+
+const (
+	opEq cmpOp = iota
+	opNe
+	opLt
+	opGt
+	opLe
+	opGe
+)
+
+// ParseExpr parses an expression; attrs selects the resource-condition
+// dialect (the left side of a comparison must be a name).
+func ParseExpr(s string, attrs bool) (*Expr, error) {
+	p := exprParser{s: s, attrs: attrs}
+	e, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.i < len(p.s) {
+		if p.s[p.i] == ')' {
+			return nil, synErr(s, p.i, "an operator or the end of the condition (unbalanced \")\")")
+		}
+		return nil, synErr(s, p.i, `"&&", "||" or the end of the condition`)
+	}
+	return e, nil
+}
+
+type exprParser struct {
+	s     string
+	i     int
+	attrs bool
+}
+
+func (p *exprParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\r' || p.s[p.i] == '\n') {
+		p.i++
+	}
+}
+
+func (p *exprParser) or() (*Expr, error) {
+	x, err := p.and()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != '|' {
+			return x, nil
+		}
+		p.i++
+		if p.i < len(p.s) && p.s[p.i] == '|' {
+			p.i++
+		}
+		y, err := p.and()
+		if err != nil {
+			return nil, err
+		}
+		x = &Expr{kind: exOr, x: x, y: y}
+	}
+}
+
+func (p *exprParser) and() (*Expr, error) {
+	x, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != '&' {
+			return x, nil
+		}
+		p.i++
+		if p.i < len(p.s) && p.s[p.i] == '&' {
+			p.i++
+		}
+		y, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		x = &Expr{kind: exAnd, x: x, y: y}
+	}
+}
+
+func (p *exprParser) unary() (*Expr, error) {
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == '!' && (p.i+1 >= len(p.s) || p.s[p.i+1] != '=') {
+		p.i++
+		x, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		return &Expr{kind: exNot, x: x}, nil
+	}
+	return p.primary()
+}
+
+const operandEnd = "=!<>()&|"
+
+func (p *exprParser) primary() (*Expr, error) {
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == '(' {
+		p.i++
+		x, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != ')' {
+			return nil, synErr(p.s, p.i, `")"`)
+		}
+		p.i++
+		return x, nil
+	}
+	start := p.i
+	for p.i < len(p.s) && !strings.ContainsRune(operandEnd, rune(p.s[p.i])) {
+		p.i++
+	}
+	left := strings.TrimSpace(p.s[start:p.i])
+	what := "a comparison, true or false"
+	if p.attrs {
+		what = "an attribute comparison (attr==value), true or false"
+	}
+	if left == "" {
+		return nil, synErr(p.s, start, what)
+	}
+	op, n := cmpAt(p.s, p.i)
+	if n == 0 {
+		if strings.EqualFold(left, "true") || strings.EqualFold(left, "false") {
+			return &Expr{kind: exBool, b: strings.EqualFold(left, "true")}, nil
+		}
+		if p.attrs {
+			return nil, synErr(p.s, p.i, `a comparison operator (==, !=, <, >, <=, >=) after "`+left+`"`)
+		}
+		return nil, synErr(p.s, start, what)
+	}
+	if p.attrs && scanName(left, 0) != len(left) {
+		return nil, synErr(p.s, start, "an attribute name")
+	}
+	p.i += n
+	vstart := p.i
+	depth := 0
+loop:
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				break loop
+			}
+			depth--
+		case '&', '|':
+			if depth == 0 {
+				break loop
+			}
+		}
+		p.i++
+	}
+	right := strings.TrimSpace(p.s[vstart:p.i])
+	return &Expr{kind: exCmp, left: left, op: op, right: right}, nil
+}
+
+// cmpAt returns the comparison operator at s[i] and its length (0: none).
+func cmpAt(s string, i int) (cmpOp, int) {
+	if i >= len(s) {
+		return 0, 0
+	}
+	two := ""
+	if i+1 < len(s) {
+		two = s[i : i+2]
+	}
+	switch two {
+	case "==":
+		return opEq, 2
+	case "!=":
+		return opNe, 2
+	case "<=":
+		return opLe, 2
+	case ">=":
+		return opGe, 2
+	}
+	switch s[i] {
+	case '<':
+		return opLt, 1
+	case '>':
+		return opGt, 1
+	}
+	return 0, 0
+}
+
+// Eval evaluates the expression; attr gives the value of an attribute
+// (resource conditions) and is nil for rule conditions, whose left sides
+// are text.
+func (e *Expr) Eval(attr func(name string) string) bool {
+	switch e.kind {
+	case exBool:
+		return e.b
+	case exNot:
+		return !e.x.Eval(attr)
+	case exAnd:
+		return e.x.Eval(attr) && e.y.Eval(attr)
+	case exOr:
+		return e.x.Eval(attr) || e.y.Eval(attr)
+	}
+	left := e.left
+	if attr != nil {
+		left = attr(e.left)
+	}
+	return compare(left, e.op, e.right)
+}
+
+// Attributes lists the attribute names a resource condition compares.
+func (e *Expr) Attributes() []string {
+	var out []string
+	var walk func(*Expr)
+	walk = func(e *Expr) {
+		switch e.kind {
+		case exCmp:
+			out = append(out, e.left)
+		case exNot:
+			walk(e.x)
+		case exAnd, exOr:
+			walk(e.x)
+			walk(e.y)
+		}
+	}
+	walk(e)
+	return out
+}
+
+func compare(a string, op cmpOp, b string) bool {
+	var c int
+	fa, errA := strconv.ParseFloat(a, 64)
+	fb, errB := strconv.ParseFloat(b, 64)
+	switch {
+	case errA == nil && errB == nil:
+		switch {
+		case fa < fb:
+			c = -1
+		case fa > fb:
+			c = 1
+		}
+	case isBoolWord(a) && isBoolWord(b):
+		if !strings.EqualFold(a, b) {
+			c = strings.Compare(strings.ToLower(a), strings.ToLower(b))
+		}
+	default:
+		c = strings.Compare(a, b)
+	}
+	switch op {
+	case opEq:
+		return c == 0
+	case opNe:
+		return c != 0
+	case opLt:
+		return c < 0
+	case opGt:
+		return c > 0
+	case opLe:
+		return c <= 0
+	default:
+		return c >= 0
+	}
+}
+
+func isBoolWord(s string) bool { return strings.EqualFold(s, "true") || strings.EqualFold(s, "false") }

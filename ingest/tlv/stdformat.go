@@ -1,0 +1,344 @@
+package tlv
+
+import (
+	"fmt"
+	"math/big"
+	"math/bits"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// StdLine is one line of the TLV standard format (fig. 2 of the paper):
+//
+//	[TIME]Resource.attr=value
+//	[TIME]Resource.behavior(arg, arg, ...)
+//	[TIME]Type(condition).attr=value      every resource of Type whose attributes satisfy condition
+//	[TIME]Type(condition).behavior(...)
+//
+// A name without a condition is a resource, or, when no resource has that
+// name, a resource type: every resource of the type (as TLV resolves it).
+type StdLine struct {
+	Time     string // as written, in the resource file's radix and unit
+	Res      string // resource or type name
+	Cond     *Expr  // the condition of Type(condition); nil without one
+	CondText string // its text
+	Member   string // attribute or behavior name
+	Behavior bool   // Member is a behavior: Args holds its arguments
+	Value    string // the new value of an attribute change
+	Args     []string
+}
+
+// SyntaxError is a line that is not in the standard format: Col is the
+// 1-based column (in characters) where what was expected is missing.
+type SyntaxError struct {
+	Col      int
+	Expected string
+	Found    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%d: expected %s, found %s", e.Col, e.Expected, e.Found)
+}
+
+// reserved are the characters that end a name: the punctuation of the
+// standard format and of conditions.
+const reserved = "[](),.=!<>&|{}$"
+
+func isNameChar(r rune) bool {
+	return r > ' ' && r != 0x7f && !strings.ContainsRune(reserved, r)
+}
+
+// found describes the text at s[i:] for an error message.
+func found(s string, i int) string {
+	if i >= len(s) {
+		return "end of line"
+	}
+	rest := s[i:]
+	if n := 20; len(rest) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(rest[cut]) {
+			cut--
+		}
+		return strconv.Quote(rest[:cut] + "...")
+	}
+	return strconv.Quote(rest)
+}
+
+// col is the 1-based character column of byte offset i.
+func col(s string, i int) int { return utf8.RuneCountInString(s[:min(i, len(s))]) + 1 }
+
+func synErr(s string, i int, expected string) *SyntaxError {
+	return &SyntaxError{Col: col(s, i), Expected: expected, Found: found(s, i)}
+}
+
+// scanName returns the end of the name starting at i.
+func scanName(s string, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isNameChar(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// closing returns the index of the parenthesis that closes the one at
+// s[open], counting nested pairs; -1 when it is not closed.
+func closing(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// ParseStdLine parses one standard-format line. Leading and trailing
+// white space is ignored; the value of an attribute change is the rest of
+// the line (TLV took everything up to a space; values with spaces are
+// kept whole here).
+func ParseStdLine(s string) (StdLine, error) {
+	var l StdLine
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i >= len(s) || s[i] != '[' {
+		return l, synErr(s, i, `"[" and a time`)
+	}
+	i++
+	j := i
+	for j < len(s) && isAlnum(s[j]) {
+		j++
+	}
+	if j == i {
+		return l, synErr(s, j, "a time (letters and digits)")
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && isAlnum(s[j]) {
+			j++
+		}
+	}
+	l.Time = s[i:j]
+	if j >= len(s) || s[j] != ']' {
+		return l, synErr(s, j, `"]" after the time`)
+	}
+	i = j + 1
+	j = scanName(s, i)
+	if j == i {
+		return l, synErr(s, i, "a resource or resource type name")
+	}
+	l.Res = s[i:j]
+	i = j
+	if i < len(s) && s[i] == '(' {
+		end := closing(s, i)
+		if end < 0 {
+			return l, synErr(s, len(s), `")" closing the condition`)
+		}
+		l.CondText = s[i+1 : end]
+		e, err := ParseExpr(l.CondText, true)
+		if err != nil {
+			if se, ok := err.(*SyntaxError); ok {
+				se.Col += col(s, i+1) - 1
+				return l, se
+			}
+			return l, err
+		}
+		l.Cond = e
+		i = end + 1
+	}
+	if i >= len(s) || s[i] != '.' {
+		return l, synErr(s, i, `"." after the resource`)
+	}
+	i++
+	j = scanName(s, i)
+	if j == i {
+		return l, synErr(s, i, "an attribute or behavior name")
+	}
+	l.Member = s[i:j]
+	i = j
+	switch {
+	case i < len(s) && s[i] == '=':
+		l.Value = strings.TrimSpace(s[i+1:])
+		return l, nil
+	case i < len(s) && s[i] == '(':
+		end := closing(s, i)
+		if end < 0 {
+			return l, synErr(s, len(s), `")" closing the arguments`)
+		}
+		if rest := strings.TrimSpace(s[end+1:]); rest != "" {
+			k := end + 1
+			for s[k] == ' ' || s[k] == '\t' {
+				k++
+			}
+			return l, synErr(s, k, "end of line after the arguments")
+		}
+		l.Behavior = true
+		l.Args = splitArgs(s[i+1 : end])
+		return l, nil
+	}
+	return l, synErr(s, i, `"=" and a value, or "(" and arguments`)
+}
+
+// splitArgs splits behavior arguments at the commas outside parentheses
+// and trims them; "()" has no arguments.
+func splitArgs(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var args []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				args = append(args, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(args, strings.TrimSpace(s[start:]))
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// String writes the line back in the standard format (arguments separated
+// by ", ").
+func (l *StdLine) String() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	b.WriteString(l.Time)
+	b.WriteByte(']')
+	b.WriteString(l.Res)
+	if l.Cond != nil {
+		b.WriteByte('(')
+		b.WriteString(l.CondText)
+		b.WriteByte(')')
+	}
+	b.WriteByte('.')
+	b.WriteString(l.Member)
+	if l.Behavior {
+		b.WriteByte('(')
+		b.WriteString(strings.Join(l.Args, ", "))
+		b.WriteByte(')')
+	} else {
+		b.WriteByte('=')
+		b.WriteString(l.Value)
+	}
+	return b.String()
+}
+
+// TimeUnit converts times of a resource file's TimeScale to ns:
+// ns = value*Mul/Div.
+type TimeUnit struct {
+	Name     string
+	Mul, Div uint64
+}
+
+var timeUnits = map[string]TimeUnit{
+	"s":  {"s", 1_000_000_000, 1},
+	"ms": {"ms", 1_000_000, 1},
+	"us": {"us", 1_000, 1},
+	"μs": {"us", 1_000, 1},
+	"ns": {"ns", 1, 1},
+	"ps": {"ps", 1, 1_000},
+	"fs": {"fs", 1, 1_000_000},
+}
+
+// LookupTimeUnit returns the unit of a TimeScale ("" is TLV's default, us).
+func LookupTimeUnit(scale string) (TimeUnit, error) {
+	if scale == "" {
+		scale = "us"
+	}
+	u, ok := timeUnits[strings.ToLower(strings.TrimSpace(scale))]
+	if !ok {
+		return TimeUnit{}, fmt.Errorf("TimeScale %q: expected s, ms, us, ns, ps or fs", scale)
+	}
+	return u, nil
+}
+
+// NsPerUnit is the factor runs.ns_per_unit records.
+func (u TimeUnit) NsPerUnit() float64 { return float64(u.Mul) / float64(u.Div) }
+
+// Time is a converted timestamp.
+type Time struct {
+	NS     int64 // nanoseconds, rounded down
+	Raw    int64 // the value in the source unit, when HasRaw
+	HasRaw bool  // the unit is finer than ns (ps, fs): Raw keeps what NS loses
+	Exact  bool  // NS is exactly the time written
+}
+
+// ParseTime converts a time string of the standard format (digits of
+// radix, optionally a fraction after '.') to ns.
+func ParseTime(s string, radix int, u TimeUnit) (Time, error) {
+	if radix < 2 || radix > 36 {
+		return Time{}, fmt.Errorf("TimeRadix %d: expected 2 to 36", radix)
+	}
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	if intPart == "" {
+		return Time{}, fmt.Errorf("time %q: no digits", s)
+	}
+	v, err := strconv.ParseUint(intPart, radix, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return Time{}, fmt.Errorf("time %q: too large", s)
+		}
+		return Time{}, fmt.Errorf("time %q: not a number in radix %d", s, radix)
+	}
+	if hasFrac && strings.Trim(frac, "0") != "" {
+		return fracTime(s, intPart, frac, radix, u)
+	}
+	if hasFrac && frac != "" {
+		if _, err := strconv.ParseUint(frac, radix, 64); err != nil {
+			return Time{}, fmt.Errorf("time %q: not a number in radix %d", s, radix)
+		}
+	}
+	hi, lo := bits.Mul64(v, u.Mul)
+	if hi != 0 {
+		return Time{}, fmt.Errorf("time %q: too large for int64 nanoseconds", s)
+	}
+	ns := lo / u.Div
+	if ns > 1<<63-1 {
+		return Time{}, fmt.Errorf("time %q: too large for int64 nanoseconds", s)
+	}
+	t := Time{NS: int64(ns), Exact: lo%u.Div == 0}
+	if u.Div > 1 {
+		if v > 1<<63-1 {
+			return Time{}, fmt.Errorf("time %q: too large", s)
+		}
+		t.Raw, t.HasRaw = int64(v), true
+	}
+	return t, nil
+}
+
+// fracTime converts a time with a fraction exactly (rare: big numbers).
+func fracTime(s, intPart, frac string, radix int, u TimeUnit) (Time, error) {
+	num, ok := new(big.Int).SetString(intPart+frac, radix)
+	if !ok {
+		return Time{}, fmt.Errorf("time %q: not a number in radix %d", s, radix)
+	}
+	den := new(big.Int).Exp(big.NewInt(int64(radix)), big.NewInt(int64(len(frac))), nil)
+	num.Mul(num, new(big.Int).SetUint64(u.Mul))
+	den.Mul(den, new(big.Int).SetUint64(u.Div))
+	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
+	if !q.IsInt64() {
+		return Time{}, fmt.Errorf("time %q: too large for int64 nanoseconds", s)
+	}
+	return Time{NS: q.Int64(), Exact: r.Sign() == 0}, nil
+}

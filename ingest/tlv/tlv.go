@@ -1,0 +1,764 @@
+package tlv
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// Setup is what reading a log needs: the resource file, the resource
+// types of the headers it names, and the conversion rule sets it names
+// (none: the log is in the standard format).
+type Setup struct {
+	Res   *ResourceFile
+	Types []*ResourceType
+	Rules []RuleSet
+}
+
+// SetupLoader loads a Setup: the resource file at resPath, the headers and
+// rules it names, searched in ruleDirs/headerDirs (files or directories)
+// and then in the bundled defaults. forceRules, when not empty, names the
+// rule sets to use when the resource file names none (toppers-asp,
+// toppers-fmp).
+type SetupLoader func(resPath string, ruleDirs, headerDirs []string, forceRules []string) (*Setup, error)
+
+// LoadSetup is the loader the ingesters use (config.go's, by default).
+var LoadSetup SetupLoader
+
+func init() {
+	ingest.Register(40, &Ingester{kind: kindTLV})
+	ingest.Register(41, &Ingester{kind: kindASP})
+	ingest.Register(42, &Ingester{kind: kindFMP})
+}
+
+type ingKind uint8
+
+const (
+	kindTLV ingKind = iota
+	kindASP
+	kindFMP
+)
+
+// Ingester reads TLV standard-format logs, and any text log through TLV
+// conversion rules: format "tlv" (rules named by the resource file), and
+// "toppers-asp" / "toppers-fmp" (TOPPERS kernel logs, with the bundled
+// rules).
+type Ingester struct {
+	kind   ingKind
+	params map[string]string
+	setup  *Setup
+}
+
+// Format describes the format.
+func (g *Ingester) Format() ingest.Format {
+	switch g.kind {
+	case kindASP:
+		return ingest.Format{Name: "toppers-asp", Description: "TOPPERS/ASP kernel trace logs ([TIME] message), converted by the bundled TLV rules (needs --resources)", Patterns: []string{"*.log"}}
+	case kindFMP:
+		return ingest.Format{Name: "toppers-fmp", Description: "TOPPERS/FMP kernel trace logs ([TIME]:[PRC]: message), converted by the bundled TLV rules (needs --resources)", Patterns: []string{"*.log"}}
+	}
+	return ingest.Format{Name: "tlv", Description: "TraceLogVisualizer standard format, or any text log through TLV conversion rules (needs --resources)", Patterns: []string{"*.log"}}
+}
+
+// Params lists the flags.
+func (g *Ingester) Params() []ingest.Param {
+	return []ingest.Param{
+		{Name: "resources", Help: "TLV resource file (.res): resources, time unit and radix, the rules and headers to use"},
+		{Name: "rules", Help: "TLV conversion rules (.cnv): a file or directory, comma-separated (bundled rules are searched last)"},
+		{Name: "headers", Help: "TLV resource headers (.resh): a file or directory, comma-separated (bundled headers are searched last)"},
+	}
+}
+
+// With loads the configuration the flags name.
+func (g *Ingester) With(params map[string]string) (ingest.Ingester, error) {
+	for k := range params {
+		switch k {
+		case "resources", "rules", "headers":
+		default:
+			return nil, fmt.Errorf("format %s takes no --%s", g.Format().Name, k)
+		}
+	}
+	res := params["resources"]
+	if res == "" {
+		return nil, fmt.Errorf("format %s needs --resources FILE.res (the resource file that declares the trace's resources)", g.Format().Name)
+	}
+	if LoadSetup == nil {
+		return nil, fmt.Errorf("format %s: no configuration loader", g.Format().Name)
+	}
+	var force []string
+	switch g.kind {
+	case kindASP:
+		force = []string{"asp"}
+	case kindFMP:
+		force = []string{"fmp"}
+	}
+	s, err := LoadSetup(res, splitList(params["rules"]), splitList(params["headers"]), force)
+	if err != nil {
+		return nil, err
+	}
+	return &Ingester{kind: g.kind, params: params, setup: s}, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sniffRe is a standard-format line: [TIME]Name. or [TIME]Name(
+var sniffRe = regexp.MustCompile(`^\s*\[[0-9A-Za-z]+(\.[0-9A-Za-z]*)?\][^\s\[\]().=]+[.(]`)
+
+// Sniff recognizes the standard format: among the first non-blank lines,
+// at least three, and all of them, are standard-format lines. Raw
+// TOPPERS logs are not recognized: name them with --format.
+func (g *Ingester) Sniff(head []byte) bool {
+	if g.kind != kindTLV {
+		return false
+	}
+	lr := ingest.NewLineReader(bytes.NewReader(head))
+	n := 0
+	for n < 10 {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
+			line = line[3:]
+		}
+		if !sniffRe.Match(line) {
+			// The last line of the head may be cut.
+			if _, more := lr.Next(); !more && n >= 3 {
+				return true
+			}
+			return false
+		}
+		n++
+	}
+	return n >= 3
+}
+
+// Ingest reads the log into w.
+func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
+	if g.setup == nil {
+		return fmt.Errorf("format %s needs --resources FILE.res", g.Format().Name)
+	}
+	sink := newTableSink(w)
+	rd, err := NewReader(g.setup, sink, sink)
+	if err != nil {
+		return err
+	}
+	sink.start(rd)
+	if err := rd.ReadAll(ctx, src, w.Info().Source, g.kind == kindFMP); err != nil {
+		return err
+	}
+	sink.finish(rd)
+	return nil
+}
+
+// Sink receives what a Reader reads.
+type Sink interface {
+	// Std gets each standard-format line (read, or produced by a rule)
+	// before it is applied.
+	Std(text string, src int64) error
+	// Event gets each event a line makes: one per resource it selects.
+	Event(e *Event) error
+}
+
+// Reporter receives what is wrong with the input.
+type Reporter interface {
+	// Bad reports a line that cannot be read (syntax); it returns the
+	// error that stops reading, or nil to skip the line.
+	Bad(src int64, format string, args ...any) error
+	// Note records a finding once per key and counts its repeats; the
+	// first occurrence's message is kept.
+	Note(sev schema.Severity, key string, src int64, msg string)
+}
+
+// Event is one event of the standard format, resolved to a resource.
+type Event struct {
+	Time     Time
+	Src      int64      // line of the source log
+	CPU      schema.CPU // processor of the line (FMP), NoCPU when unknown
+	Res      *Res
+	Attr     int // attribute number (0-based in the type) of an attribute change; -1 for a behavior
+	Value    string
+	Behavior string
+	Args     []string
+}
+
+// Reader reads a log line by line: converted by the rules when the setup
+// has some, else as the standard format; every standard-format line goes
+// to the sink and is applied to the state. `traceduck convert` and the
+// ingesters share it.
+type Reader struct {
+	St    *State
+	Conv  *Converter
+	Radix int
+	Unit  TimeUnit
+
+	sink Sink
+	rep  Reporter
+	sel  []*Res
+	ev   Event
+
+	src     int64
+	cpu     schema.CPU
+	rawLine string
+
+	unmatched     map[string]bool
+	unmatchedMore int64
+}
+
+// NewReader builds the state and compiles the rules of a setup.
+func NewReader(s *Setup, sink Sink, rep Reporter) (*Reader, error) {
+	st, err := NewState(s.Res, s.Types)
+	if err != nil {
+		return nil, err
+	}
+	u, err := LookupTimeUnit(s.Res.TimeScale)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Res.Path, err)
+	}
+	radix := s.Res.TimeRadix
+	if radix == 0 {
+		radix = 10
+	}
+	if radix < 2 || radix > 36 {
+		return nil, fmt.Errorf("%s: TimeRadix %d: expected 2 to 36", s.Res.Path, radix)
+	}
+	st.SetTimeBase(radix, u)
+	r := &Reader{St: st, Radix: radix, Unit: u, sink: sink, rep: rep, cpu: schema.NoCPU, unmatched: map[string]bool{}}
+	if len(s.Rules) > 0 {
+		if r.Conv, err = Compile(s.Rules, st, DefaultMatchTimeout); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// ReadAll reads every line of src (file names it in messages); fmp reads
+// TOPPERS/FMP lines: [TIME]:[PRC]: message, ordered by time.
+func (r *Reader) ReadAll(ctx context.Context, src *ingest.Source, file string, fmp bool) error {
+	lr := ingest.NewLineReader(src)
+	what := "TLV standard-format"
+	if r.Conv != nil {
+		what = "log"
+	}
+	if fmp {
+		o := newReorder(r)
+		err := lr.Each(ctx, file, what, func(line []byte, n int64) error {
+			return o.push(string(line), n)
+		})
+		if err != nil {
+			return err
+		}
+		return o.flush()
+	}
+	first := true
+	return lr.Each(ctx, file, what, func(line []byte, n int64) error {
+		if first {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			first = false
+		}
+		return r.Line(string(line), n, schema.NoCPU)
+	})
+}
+
+// Line reads one line of the log (n is its number, cpu its processor).
+func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
+	r.src, r.cpu, r.rawLine = n, cpu, text
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if r.Conv == nil {
+		return r.std(text, nil)
+	}
+	matched, err := r.Conv.Convert(text, r.std, r.problem)
+	if err != nil {
+		return r.rep.Bad(n, "%v", err)
+	}
+	if !matched {
+		r.noRule(text, n)
+	}
+	return nil
+}
+
+func (r *Reader) problem(p Problem) {
+	r.rep.Note(schema.Warning, "problem\x00"+strconv.Itoa(p.Rule.index)+"\x00"+p.Msg, r.src,
+		fmt.Sprintf("%s: %s; first at line %d: %q", p.Rule.Name(), p.Msg, r.src, r.rawLine))
+}
+
+// maxUnmatchedClasses bounds the classes of unmatched lines recorded.
+const maxUnmatchedClasses = 200
+
+// noRule counts a line no rule matches, by its shape: the line with runs
+// of digits as "#" (so "task1 is running (001)." and "task2 is running
+// (002)." count together).
+func (r *Reader) noRule(text string, n int64) {
+	class := lineClass(text)
+	if !r.unmatched[class] && len(r.unmatched) >= maxUnmatchedClasses {
+		r.rep.Note(schema.Info, "nomatch-more", n, fmt.Sprintf("lines no rule matches, of more than %d shapes: the others are counted here; first at line %d: %q", maxUnmatchedClasses, n, text))
+		return
+	}
+	r.unmatched[class] = true
+	r.rep.Note(schema.Info, "nomatch\x00"+class, n, fmt.Sprintf("no rule matches lines like %q (skipped); first at line %d: %q", class, n, text))
+}
+
+func lineClass(s string) string {
+	var b strings.Builder
+	digits := false
+	for _, c := range strings.TrimSpace(s) {
+		if c >= '0' && c <= '9' {
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(c)
+		if b.Len() > 80 {
+			b.WriteString("...")
+			break
+		}
+	}
+	return b.String()
+}
+
+// std applies one standard-format line; rule is the rule that produced
+// it (nil when the log is in the standard format).
+func (r *Reader) std(text string, rule *crule) error {
+	if err := r.sink.Std(text, r.src); err != nil {
+		return err
+	}
+	l, err := ParseStdLine(text)
+	if err != nil {
+		if rule != nil {
+			return r.rep.Bad(r.src, "%s produced %q, not a standard-format line: column %v", rule.Name(), text, err)
+		}
+		return r.rep.Bad(r.src, "%v", err)
+	}
+	t, err := ParseTime(l.Time, r.Radix, r.Unit)
+	if err != nil {
+		if rule != nil {
+			return r.rep.Bad(r.src, "%s produced %q: %v", rule.Name(), text, err)
+		}
+		return r.rep.Bad(r.src, "2: expected a time in radix %d, found %q (%v)", r.Radix, l.Time, err)
+	}
+	if !t.Exact && !t.HasRaw {
+		r.rep.Note(schema.Info, "inexact", r.src, fmt.Sprintf("time %q is not a whole number of ns: rounded down (first at line %d)", l.Time, r.src))
+	}
+	r.sel, err = r.St.Select(r.sel, l.Res, l.Cond, t.NS, l.Cond != nil)
+	if err != nil {
+		r.rep.Note(schema.Warning, "select\x00"+l.Res, r.src, fmt.Sprintf("%v: line skipped (first at line %d: %q)", err, r.src, text))
+		return nil
+	}
+	ev := &r.ev
+	*ev = Event{Time: t, Src: r.src, CPU: r.cpu, Attr: -1}
+	for _, res := range r.sel {
+		ev.Res = res
+		if l.Behavior {
+			if res.Type.behavior[l.Member] == nil {
+				r.rep.Note(schema.Info, "behavior\x00"+res.Type.def.Name+"\x00"+l.Member, r.src,
+					fmt.Sprintf("behavior %s.%s is not declared in the resource header: its arguments are named arg1, arg2, ... (first at line %d)", res.Type.def.Name, l.Member, r.src))
+			}
+			ev.Behavior, ev.Args = l.Member, l.Args
+		} else {
+			k, declared := r.St.Attr(res, l.Member)
+			if !declared {
+				r.rep.Note(schema.Info, "attr\x00"+res.Type.def.Name+"\x00"+l.Member, r.src,
+					fmt.Sprintf("attribute %s.%s is not declared in the resource header (first at line %d)", res.Type.def.Name, l.Member, r.src))
+			} else if res.Static(k) {
+				r.rep.Note(schema.Info, "static\x00"+res.Type.def.Name+"\x00"+l.Member, r.src,
+					fmt.Sprintf("attribute %s.%s is Static but the trace changes it (first at line %d)", res.Type.def.Name, l.Member, r.src))
+			}
+			r.St.Set(res, k, t.NS, l.Value)
+			ev.Attr, ev.Value = k, l.Value
+		}
+		if err := r.sink.Event(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Finish reports what the reader counted.
+func (r *Reader) Finish() {
+	if r.St.HistoryMisses > 0 {
+		r.rep.Note(schema.Warning, "history", 0, fmt.Sprintf("%d conditions asked for a time older than the last %d changes of an attribute: they read the oldest change kept", r.St.HistoryMisses, historyLen))
+	}
+}
+
+// fmpLine is the prefix of a TOPPERS/FMP log line: [TIME]:[PRC]: or
+// [TIME]:[PRC:TID]:
+var fmpLine = regexp.MustCompile(`^\s*\[([0-9A-Za-z]+)\]:\[(\d+)(?::[^\]]*)?\]:`)
+
+// reorder orders FMP lines by time within a window: each processor's
+// lines are in order, but the processors' buffers are interleaved, so a
+// line can be earlier than the one before it. Lines wait in a heap of at
+// most reorderWindow lines; a line older than one already passed on (it
+// came more than the window late) goes on as it is, counted.
+type reorder struct {
+	r        *Reader
+	h        lineHeap
+	seen     int64
+	maxNS    int64
+	haveMax  bool
+	lastOut  int64
+	haveOut  bool
+	late     int64
+	tooLate  int64
+	firstLat int64
+	firstToo int64
+}
+
+const reorderWindow = 1 << 14
+
+type pending struct {
+	ns   int64
+	n    int64
+	cpu  schema.CPU
+	text string
+}
+
+type lineHeap []pending
+
+func (h lineHeap) less(i, j int) bool {
+	if h[i].ns != h[j].ns {
+		return h[i].ns < h[j].ns
+	}
+	return h[i].n < h[j].n
+}
+
+func (h *lineHeap) push(p pending) {
+	*h = append(*h, p)
+	i := len(*h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			break
+		}
+		(*h)[i], (*h)[parent] = (*h)[parent], (*h)[i]
+		i = parent
+	}
+}
+
+func (h *lineHeap) pop() pending {
+	old := *h
+	top := old[0]
+	last := len(old) - 1
+	old[0] = old[last]
+	old[last] = pending{}
+	*h = old[:last]
+	i := 0
+	for {
+		l, r := 2*i+1, 2*i+2
+		small := i
+		if l < last && h.less(l, small) {
+			small = l
+		}
+		if r < last && h.less(r, small) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		(*h)[i], (*h)[small] = (*h)[small], (*h)[i]
+		i = small
+	}
+	return top
+}
+
+func newReorder(r *Reader) *reorder { return &reorder{r: r} }
+
+func (o *reorder) push(text string, n int64) error {
+	if n == 1 {
+		text = strings.TrimPrefix(text, "\xef\xbb\xbf")
+	}
+	p := pending{n: n, cpu: schema.NoCPU, text: text}
+	if m := fmpLine.FindStringSubmatch(text); m != nil {
+		if t, err := ParseTime(m[1], o.r.Radix, o.r.Unit); err == nil {
+			p.ns = t.NS
+			if c, err := strconv.ParseInt(m[2], 10, 32); err == nil {
+				p.cpu = schema.CPU(c)
+			}
+			if o.haveMax && p.ns < o.maxNS {
+				if o.late == 0 {
+					o.firstLat = n
+				}
+				o.late++
+			}
+			if !o.haveMax || p.ns > o.maxNS {
+				o.maxNS, o.haveMax = p.ns, true
+			}
+		} else {
+			p.ns = o.maxNS
+		}
+	} else {
+		p.ns = o.maxNS // a line without a time stays where it is
+	}
+	o.h.push(p)
+	if len(o.h) > reorderWindow {
+		return o.out()
+	}
+	return nil
+}
+
+func (o *reorder) out() error {
+	p := o.h.pop()
+	if o.haveOut && p.ns < o.lastOut {
+		if o.tooLate == 0 {
+			o.firstToo = p.n
+		}
+		o.tooLate++
+	} else {
+		o.lastOut, o.haveOut = p.ns, true
+	}
+	return o.r.Line(p.text, p.n, p.cpu)
+}
+
+func (o *reorder) flush() error {
+	for len(o.h) > 0 {
+		if err := o.out(); err != nil {
+			return err
+		}
+	}
+	if o.late > 0 {
+		o.r.rep.Note(schema.Info, "reordered", o.firstLat, fmt.Sprintf(
+			"%d lines were earlier than a line before them (processors' logs interleaved): lines are read in time order (count = lines reordered; src_line keeps each line's number; first at line %d)", o.late, o.firstLat))
+	}
+	if o.tooLate > 0 {
+		o.r.rep.Note(schema.Warning, "toolate", o.firstToo, fmt.Sprintf(
+			"%d lines came more than %d lines late: read where they are, out of time order (first at line %d)", o.tooLate, reorderWindow, o.firstToo))
+	}
+	return nil
+}
+
+// tableSink writes events, objects and state intervals (README.md in this
+// directory documents the mapping).
+type tableSink struct {
+	w       *schema.RunWriter
+	objs    []schema.ObjectID // by resource index
+	classes map[*typeInfo]schema.Sym
+	attrEv  map[*typeInfo][]schema.Sym
+	ctx     map[schema.CPU]schema.ObjectID
+	started bool
+	rd      *Reader
+	args    []byte
+	notes   map[string]schema.DiagID
+	sev     schema.Event
+}
+
+func newTableSink(w *schema.RunWriter) *tableSink {
+	return &tableSink{w: w, classes: map[*typeInfo]schema.Sym{}, attrEv: map[*typeInfo][]schema.Sym{},
+		ctx: map[schema.CPU]schema.ObjectID{}, notes: map[string]schema.DiagID{}}
+}
+
+func (s *tableSink) Bad(src int64, format string, args ...any) error {
+	return s.w.BadLine(src, format, args...)
+}
+
+func (s *tableSink) Note(sev schema.Severity, key string, src int64, msg string) {
+	if id, ok := s.notes[key]; ok {
+		s.w.DiagRepeat(id)
+		return
+	}
+	s.notes[key] = s.w.Diag(sev, src, schema.NoSeq, msg)
+}
+
+// start creates the objects: every resource of the resource file, kind =
+// its type, attrs = its Static attributes, native_id = its "id" when that
+// is an integer.
+func (s *tableSink) start(rd *Reader) {
+	s.rd = rd
+	w := s.w
+	res := rd.St.Resources()
+	s.objs = make([]schema.ObjectID, len(res))
+	for i, r := range res {
+		id := w.Object(r.Type.def.Name, r.Name)
+		s.objs[i] = id
+		for k, a := range r.Type.attrs {
+			if !a.static {
+				continue
+			}
+			v, ok := r.Initial(k)
+			if !ok {
+				continue
+			}
+			w.SetAttr(id, a.name, typedValue(r, k, v))
+			if a.name == "id" {
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+					w.SetNativeID(id, n)
+				}
+			}
+		}
+	}
+	w.SetTimeUnit(rd.Unit.Name, rd.Unit.NsPerUnit())
+	if rd.Conv != nil {
+		w.SetMeta("converted", true)
+	}
+	w.SetMeta("TimeScale", rd.Unit.Name)
+	w.SetMeta("TimeRadix", rd.Radix)
+}
+
+// typedValue is an attribute value as JSON: a number or a boolean when
+// the resource file wrote one, else text.
+func typedValue(r *Res, k int, v string) any {
+	if r.src != nil {
+		for _, a := range r.src.Attributes {
+			if a.Name == r.AttrName(k) {
+				switch a.Kind {
+				case KindNumber:
+					return json.Number(a.Text)
+				case KindBool:
+					return a.Text == "true"
+				}
+				return v
+			}
+		}
+	}
+	if d := r.Type.attrs[k].def; d != nil && d.Default != nil {
+		switch d.Default.Kind {
+		case KindNumber:
+			return json.Number(v)
+		case KindBool:
+			return v == "true"
+		}
+	}
+	return v
+}
+
+func (s *tableSink) Std(string, int64) error { return nil }
+
+// attrInstance is the instance of an attribute's state intervals: its
+// number in the type, from 1.
+func attrInstance(k int) int64 { return int64(k) + 1 }
+
+func (s *tableSink) attrSym(t *typeInfo, k int) schema.Sym {
+	syms := s.attrEv[t]
+	for len(syms) <= k {
+		syms = append(syms, s.w.Sym(t.attrs[len(syms)].name+"="))
+	}
+	s.attrEv[t] = syms
+	return syms[k]
+}
+
+func (s *tableSink) class(t *typeInfo) schema.Sym {
+	c, ok := s.classes[t]
+	if !ok {
+		c = s.w.Sym(t.def.Name)
+		s.classes[t] = c
+	}
+	return c
+}
+
+// open starts the intervals of the initial values (resource file, else
+// header Default) of every Dynamic attribute at the first event's time,
+// marked truncated: the state was in force when the trace started.
+func (s *tableSink) open(ts int64) error {
+	s.started = true
+	for i, r := range s.rd.St.Resources() {
+		for k, a := range r.Type.attrs {
+			if a.static {
+				continue
+			}
+			v, ok := r.Initial(k)
+			if !ok {
+				continue
+			}
+			if err := s.w.TransitionFromStart(s.objs[i], attrInstance(k), ts, s.w.Sym(a.name+"="+v), schema.NoSeq, schema.NoCPU); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *tableSink) Event(e *Event) error {
+	if !s.started {
+		if err := s.open(e.Time.NS); err != nil {
+			return err
+		}
+	}
+	obj := s.objs[e.Res.Index]
+	ctx, ok := s.ctx[e.CPU]
+	if !ok {
+		ctx = schema.NoObject
+	}
+	ev := &s.sev
+	*ev = schema.Event{TS: e.Time.NS, TSRaw: e.Time.Raw, HasRaw: e.Time.HasRaw, CPU: e.CPU, Class: s.class(e.Res.Type),
+		Context: ctx, Object: obj, SourceInstance: schema.NoInstance, TargetInstance: schema.NoInstance, Line: e.Src}
+	if e.Attr < 0 {
+		ev.Event = s.w.Sym(e.Behavior)
+		s.args = appendArgs(s.args[:0], e.Res.Type.behavior[e.Behavior], e.Args)
+		ev.Args = s.args
+		_, err := s.w.Event(ev)
+		return err
+	}
+	ev.Event = s.attrSym(e.Res.Type, e.Attr)
+	ev.TargetInstance = attrInstance(e.Attr)
+	ev.Value = []byte(e.Value)
+	seq, err := s.w.Event(ev)
+	if err != nil {
+		return err
+	}
+	name := e.Res.AttrName(e.Attr)
+	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.w.Sym(name+"="+e.Value), seq, e.CPU); err != nil {
+		return err
+	}
+	if name == "name" && strings.EqualFold(e.Res.Type.def.Name, "Context") {
+		// The running context: the resource named here is the context of
+		// the events that follow (on this processor).
+		if x := s.rd.St.Lookup(e.Value); x != nil {
+			s.ctx[e.CPU] = s.objs[x.Index]
+		} else {
+			s.ctx[e.CPU] = schema.NoObject
+		}
+	}
+	return nil
+}
+
+// appendArgs writes behavior arguments as a JSON object with the names
+// the header declares (arg1, arg2, ... for the others), values as text.
+func appendArgs(b []byte, def *BehaviorDef, args []string) []byte {
+	b = append(b, '{')
+	for i, a := range args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var name string
+		if def != nil && i < len(def.Arguments) {
+			name = def.Arguments[i].Name
+		} else {
+			name = "arg" + strconv.Itoa(i+1)
+		}
+		k, _ := json.Marshal(name)
+		v, _ := json.Marshal(a)
+		b = append(b, k...)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	return append(b, '}')
+}
+
+func (s *tableSink) finish(rd *Reader) {
+	rd.Finish()
+	s.w.SetMeta("resources", len(rd.St.Resources()))
+	if rd.Conv != nil {
+		s.w.SetMeta("rules", rd.Conv.Rules())
+	}
+}
