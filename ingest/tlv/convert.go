@@ -60,7 +60,11 @@ type crule struct {
 }
 
 // Name identifies the rule in messages.
-func (r *crule) Name() string { return fmt.Sprintf("%s rule %q", r.set, r.pattern) }
+func (r *crule) Name() string { return r.set + " rule " + quote(r.pattern) }
+
+// quote puts s in double quotes as it is written in the rule file's
+// meaning: backslashes of regular expressions stay single.
+func quote(s string) string { return `"` + s + `"` }
 
 type cout struct {
 	tmpl  *template // nil for a conditional block
@@ -116,9 +120,9 @@ type RuleError struct {
 func (e *RuleError) Error() string {
 	var b strings.Builder
 	b.WriteString(posString(e.Pos, ""))
-	fmt.Fprintf(&b, ": rule %q", e.Rule)
+	b.WriteString(": rule " + quote(e.Rule))
 	if e.Output != "" {
-		fmt.Fprintf(&b, ": %q", e.Output)
+		b.WriteString(": " + quote(e.Output))
 	}
 	if e.Col > 0 {
 		fmt.Fprintf(&b, ": column %d", e.Col)
@@ -224,24 +228,39 @@ func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool)
 	}
 	text := t.expandStatic()
 	if isCond {
-		if _, err := ParseExpr(text, false); err != nil && !strings.Contains(text, placeholder) {
-			return nil, fail(-1, "condition: %v", err)
+		_, err := ParseExpr(text, false)
+		if err != nil && strings.Contains(text, placeholder) {
+			// A group may stand for a whole comparison or for a value:
+			// check the shape with texts that fit.
+			for _, fit := range []string{"0", "true"} {
+				if _, err2 := ParseExpr(strings.ReplaceAll(text, placeholder, fit), false); err2 == nil {
+					err = nil
+					break
+				}
+			}
+		}
+		if err != nil {
+			return nil, fail(-1, "condition: %s", expansionError(err))
 		}
 		return t, nil
 	}
 	l, err := ParseStdLine(text)
 	if err != nil && strings.Contains(text, placeholder) {
-		// A group may stand where only some texts fit (a time): check the
-		// shape with a text that fits everywhere.
-		_, err = ParseStdLine(strings.ReplaceAll(text, placeholder, "0"))
-		l = StdLine{Res: placeholder}
+		// A group may stand where only some texts fit (the time): check
+		// the shape with a text that fits there, then everywhere.
+		if end := strings.IndexByte(text, ']'); end > 0 {
+			if l2, err2 := ParseStdLine(strings.ReplaceAll(text[:end], placeholder, "0") + text[end:]); err2 == nil {
+				l, err = l2, nil
+			}
+		}
+		if err != nil {
+			if _, err2 := ParseStdLine(strings.ReplaceAll(text, placeholder, "0")); err2 == nil {
+				l, err = StdLine{Res: placeholder}, nil
+			}
+		}
 	}
 	if err != nil {
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			return nil, fail(-1, "not a standard-format line: column %d of the expansion: expected %s, found %s", se.Col, se.Expected, strings.ReplaceAll(se.Found, placeholder, "…"))
-		}
-		return nil, fail(-1, "not a standard-format line: %v", err)
+		return nil, fail(-1, "not a standard-format line: %s", expansionError(err))
 	}
 	if l.Cond != nil && !strings.Contains(l.Res, placeholder) {
 		if err := c.checkSelect(l.Res, l.Cond); err != nil {
@@ -252,6 +271,20 @@ func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool)
 	// be defined by another that uses the same rules: it is checked when
 	// a line names it.
 	return t, nil
+}
+
+// expansionError words a syntax error found in a template's expansion,
+// where "…" stands for what a group or macro will give.
+func expansionError(err error) string {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("column %d of the expansion: expected %s, found %s", se.Col, se.Expected, unplaceholder(se.Found))
+	}
+	return unplaceholder(err.Error())
+}
+
+func unplaceholder(s string) string {
+	return strings.NewReplacer(placeholder, "…", `\ue000`, "…").Replace(s)
 }
 
 func macroName(k macroKind) string {

@@ -607,6 +607,24 @@ func (s *tableSink) start(rd *Reader) {
 			}
 		}
 	}
+	// The running context before the trace changes it: the initial name
+	// of the Context resource, when there is one (with one per processor,
+	// each processor's context is known from its first change).
+	var ctxRes []*Res
+	for _, r := range res {
+		if isContext(r) {
+			ctxRes = append(ctxRes, r)
+		}
+	}
+	if len(ctxRes) == 1 {
+		if k, ok := ctxRes[0].Type.attrIdx["name"]; ok {
+			if v, ok := ctxRes[0].Initial(k); ok {
+				if x := rd.St.Lookup(v); x != nil {
+					s.ctx[schema.NoCPU] = s.objs[x.Index]
+				}
+			}
+		}
+	}
 	w.SetTimeUnit(rd.Unit.Name, rd.Unit.NsPerUnit())
 	if rd.Conv != nil {
 		w.SetMeta("converted", true)
@@ -720,7 +738,7 @@ func (s *tableSink) Event(e *Event) error {
 	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.w.Sym(name+"="+e.Value), seq, e.CPU); err != nil {
 		return err
 	}
-	if name == "name" && strings.EqualFold(e.Res.Type.def.Name, "Context") {
+	if name == "name" && isContext(e.Res) {
 		// The running context: the resource named here is the context of
 		// the events that follow (on this processor).
 		if x := s.rd.St.Lookup(e.Value); x != nil {
@@ -730,6 +748,14 @@ func (s *tableSink) Event(e *Event) error {
 		}
 	}
 	return nil
+}
+
+// isContext reports whether r keeps the running context: a resource of
+// type Context (TLV's TOPPERS headers) whose attribute name is the name of
+// the resource that runs.
+func isContext(r *Res) bool {
+	_, ok := r.Type.attrIdx["name"]
+	return ok && strings.EqualFold(r.Type.def.Name, "Context")
 }
 
 // appendArgs writes behavior arguments as a JSON object with the names
