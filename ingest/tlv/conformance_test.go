@@ -55,6 +55,10 @@ func (c *collect) Note(sev schema.Severity, key string, src int64, msg string) {
 	c.notes[key]++
 }
 
+func (c *collect) Count(sev schema.Severity, src int64, msg string, n int64) {
+	c.msgs = append(c.msgs, fmt.Sprintf("%s: %s (count %d)", sev, msg, n))
+}
+
 // convertFile reads a log with a setup and returns what the sink saw.
 func convertFile(t testing.TB, s *Setup, log string, fmp bool) *collect {
 	t.Helper()

@@ -57,6 +57,7 @@ type crule struct {
 	re      *regexp2.Regexp
 	outs    []cout
 	index   int
+	prc     int // the number of the group "prc" (the processor), -1 when none
 }
 
 // Name identifies the rule in messages.
@@ -158,7 +159,7 @@ func (c *Converter) compileRule(set string, r *Rule) (*crule, error) {
 		return nil, &RuleError{Pos: r.Pos, Rule: r.Pattern, Message: "invalid regular expression: " + err.Error()}
 	}
 	re.MatchTimeout = c.timeout
-	cr := &crule{set: set, pattern: r.Pattern, pos: r.Pos, re: re}
+	cr := &crule{set: set, pattern: r.Pattern, pos: r.Pos, re: re, prc: re.GroupNumberFromName("prc")}
 	if cr.outs, err = c.compileOutputs(cr, r.Outputs); err != nil {
 		return nil, err
 	}
@@ -538,9 +539,10 @@ func (c *Converter) checkSelect(typ string, cond *Expr) error {
 	return nil
 }
 
-// Emit receives each standard-format line a rule produced; the consumer
+// Emit receives each standard-format line a rule produced, and the
+// processor the rule's group "prc" names (-1 when none); the consumer
 // applies it to the state before returning (see Reader).
-type Emit func(text string, r *crule) error
+type Emit func(text string, r *crule, cpu int) error
 
 // Problem is a finding of the conversion that skips one output (a macro
 // that designates no resource or several, a condition that does not
@@ -565,7 +567,15 @@ func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matc
 			continue
 		}
 		matched = true
-		if err := c.outputs(r, r.outs, ms, emit, problem); err != nil {
+		cpu := -1
+		if r.prc >= 0 {
+			if g := ms[0].GroupByNumber(r.prc); g != nil && len(g.Captures) > 0 {
+				if n, err := strconv.ParseInt(strings.TrimSpace(g.String()), 10, 32); err == nil && n >= 0 {
+					cpu = int(n)
+				}
+			}
+		}
+		if err := c.outputs(r, r.outs, ms, cpu, emit, problem); err != nil {
 			return matched, err
 		}
 	}
@@ -598,7 +608,7 @@ func (c *Converter) matches(r *crule) ([]*regexp2.Match, error) {
 	return ms, nil
 }
 
-func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, emit Emit, problem func(Problem)) error {
+func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, cpu int, emit Emit, problem func(Problem)) error {
 	for _, o := range outs {
 		if o.tmpl != nil {
 			text, perr := c.expand(o.tmpl, ms)
@@ -606,7 +616,7 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, emit Emi
 				problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("output %q: %s (output skipped)", o.tmpl.src, perr)})
 				continue
 			}
-			if err := emit(text, r); err != nil {
+			if err := emit(text, r, cpu); err != nil {
 				return err
 			}
 			continue
@@ -623,7 +633,7 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, emit Emi
 				continue
 			}
 			if e.Eval(nil) {
-				if err := c.outputs(r, cs.outs, ms, emit, problem); err != nil {
+				if err := c.outputs(r, cs.outs, ms, cpu, emit, problem); err != nil {
 					return err
 				}
 			}

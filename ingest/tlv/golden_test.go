@@ -43,3 +43,34 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenFMP reads TOPPERS/FMP logs with --format toppers-fmp and the
+// bundled rules: the paper's fig. 1, and processors whose lines
+// interleave with times going backwards.
+func TestGoldenFMP(t *testing.T) {
+	if LoadSetup == nil {
+		t.Skip("no configuration loader with the bundled rules")
+	}
+	for _, name := range []string{"fig1", "fmp-reorder"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("testdata", name)
+			res := filepath.Join(dir, name+".res")
+			log := filepath.Join(dir, name+".log")
+			s, err := LoadSetup(res, nil, nil, []string{"fmp"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := convertFile(t, s, log, true)
+			var b strings.Builder
+			b.WriteString("-- standard format\n")
+			for _, l := range c.lines {
+				b.WriteString(l + "\n")
+			}
+			b.WriteString("\n")
+			db := dbtest.Open(t)
+			ingestTLV(t, db, "toppers-fmp", log, res, "", "")
+			b.WriteString(dbtest.Dump(t, db.SQL()))
+			dbtest.Golden(t, filepath.Join(dir, name+".golden"), b.String())
+		})
+	}
+}

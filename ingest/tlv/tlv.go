@@ -186,6 +186,8 @@ type Reporter interface {
 	// Note records a finding once per key and counts its repeats; the
 	// first occurrence's message is kept.
 	Note(sev schema.Severity, key string, src int64, msg string)
+	// Count records a finding that happened n times.
+	Count(sev schema.Severity, src int64, msg string, n int64)
 }
 
 // Event is one event of the standard format, resolved to a resource.
@@ -285,7 +287,7 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 		return nil
 	}
 	if r.Conv == nil {
-		return r.std(text, nil)
+		return r.std(text, nil, -1)
 	}
 	matched, err := r.Conv.Convert(text, r.std, r.problem)
 	if err != nil {
@@ -341,7 +343,7 @@ func lineClass(s string) string {
 
 // std applies one standard-format line; rule is the rule that produced
 // it (nil when the log is in the standard format).
-func (r *Reader) std(text string, rule *crule) error {
+func (r *Reader) std(text string, rule *crule, prc int) error {
 	if err := r.sink.Std(text, r.src); err != nil {
 		return err
 	}
@@ -369,6 +371,9 @@ func (r *Reader) std(text string, rule *crule) error {
 	}
 	ev := &r.ev
 	*ev = Event{Time: t, Src: r.src, CPU: r.cpu, Attr: -1}
+	if prc >= 0 {
+		ev.CPU = schema.CPU(prc)
+	}
 	for _, res := range r.sel {
 		ev.Res = res
 		if l.Behavior {
@@ -399,7 +404,7 @@ func (r *Reader) std(text string, rule *crule) error {
 // Finish reports what the reader counted.
 func (r *Reader) Finish() {
 	if r.St.HistoryMisses > 0 {
-		r.rep.Note(schema.Warning, "history", 0, fmt.Sprintf("%d conditions asked for a time older than the last %d changes of an attribute: they read the oldest change kept", r.St.HistoryMisses, historyLen))
+		r.rep.Count(schema.Warning, 0, fmt.Sprintf("conditions that asked for a time older than the last %d changes of an attribute: they read the oldest change kept (count = such queries)", historyLen), r.St.HistoryMisses)
 	}
 }
 
@@ -538,12 +543,12 @@ func (o *reorder) flush() error {
 		}
 	}
 	if o.late > 0 {
-		o.r.rep.Note(schema.Info, "reordered", o.firstLat, fmt.Sprintf(
-			"%d lines were earlier than a line before them (processors' logs interleaved): lines are read in time order (count = lines reordered; src_line keeps each line's number; first at line %d)", o.late, o.firstLat))
+		o.r.rep.Count(schema.Info, o.firstLat, fmt.Sprintf(
+			"lines earlier than a line before them (the processors' logs interleave): read in time order, within %d lines (count = lines reordered; events.src_line keeps each line's number)", reorderWindow), o.late)
 	}
 	if o.tooLate > 0 {
-		o.r.rep.Note(schema.Warning, "toolate", o.firstToo, fmt.Sprintf(
-			"%d lines came more than %d lines late: read where they are, out of time order (first at line %d)", o.tooLate, reorderWindow, o.firstToo))
+		o.r.rep.Count(schema.Warning, o.firstToo, fmt.Sprintf(
+			"lines more than %d lines late: read where they are, out of time order (count = such lines)", reorderWindow), o.tooLate)
 	}
 	return nil
 }
@@ -583,6 +588,13 @@ func (s *tableSink) Note(sev schema.Severity, key string, src int64, msg string)
 // start creates the objects: every resource of the resource file, kind =
 // its type, attrs = its Static attributes, native_id = its "id" when that
 // is an integer.
+func (s *tableSink) Count(sev schema.Severity, src int64, msg string, n int64) {
+	id := s.w.Diag(sev, src, schema.NoSeq, msg)
+	for i := int64(1); i < n; i++ {
+		s.w.DiagRepeat(id)
+	}
+}
+
 func (s *tableSink) start(rd *Reader) {
 	s.rd = rd
 	w := s.w
@@ -608,20 +620,22 @@ func (s *tableSink) start(rd *Reader) {
 		}
 	}
 	// The running context before the trace changes it: the initial name
-	// of the Context resource, when there is one (with one per processor,
-	// each processor's context is known from its first change).
+	// of the Context resource (of each processor's, with one per
+	// processor).
 	var ctxRes []*Res
 	for _, r := range res {
 		if isContext(r) {
 			ctxRes = append(ctxRes, r)
 		}
 	}
-	if len(ctxRes) == 1 {
-		if k, ok := ctxRes[0].Type.attrIdx["name"]; ok {
-			if v, ok := ctxRes[0].Initial(k); ok {
-				if x := rd.St.Lookup(v); x != nil {
-					s.ctx[schema.NoCPU] = s.objs[x.Index]
-				}
+	for _, r := range ctxRes {
+		cpu, ok := contextCPU(r)
+		if !ok && len(ctxRes) > 1 {
+			continue
+		}
+		if v, ok := r.Initial(r.Type.attrIdx["name"]); ok {
+			if x := rd.St.Lookup(v); x != nil {
+				s.ctx[cpu] = s.objs[x.Index]
 			}
 		}
 	}
@@ -741,10 +755,14 @@ func (s *tableSink) Event(e *Event) error {
 	if name == "name" && isContext(e.Res) {
 		// The running context: the resource named here is the context of
 		// the events that follow (on this processor).
+		cpu, ok := contextCPU(e.Res)
+		if !ok {
+			cpu = e.CPU
+		}
 		if x := s.rd.St.Lookup(e.Value); x != nil {
-			s.ctx[e.CPU] = s.objs[x.Index]
+			s.ctx[cpu] = s.objs[x.Index]
 		} else {
-			s.ctx[e.CPU] = schema.NoObject
+			s.ctx[cpu] = schema.NoObject
 		}
 	}
 	return nil
@@ -756,6 +774,22 @@ func (s *tableSink) Event(e *Event) error {
 func isContext(r *Res) bool {
 	_, ok := r.Type.attrIdx["name"]
 	return ok && strings.EqualFold(r.Type.def.Name, "Context")
+}
+
+// contextCPU is the processor whose context a Context resource keeps,
+// when its name says so: CurrentContext_PRC2 is processor 2's (the FMP
+// rules' convention); otherwise it is the processor of the line that
+// changes it (NoCPU for single-processor logs).
+func contextCPU(r *Res) (schema.CPU, bool) {
+	i := strings.LastIndex(strings.ToUpper(r.Name), "PRC")
+	if i < 0 {
+		return schema.NoCPU, false
+	}
+	n, err := strconv.ParseInt(r.Name[i+3:], 10, 32)
+	if err != nil || n < 0 {
+		return schema.NoCPU, false
+	}
+	return schema.CPU(n), true
 }
 
 // appendArgs writes behavior arguments as a JSON object with the names
