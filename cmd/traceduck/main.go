@@ -110,6 +110,7 @@ that any DuckDB client can query.`,
 		newQueryCmd(),
 		newFormatsCmd(),
 		newDemoCmd(),
+		newConvertCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

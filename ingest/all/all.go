@@ -4,4 +4,5 @@ package all
 import (
 	_ "github.com/traceduck/traceduck/ingest/btf" // BTF
 	_ "github.com/traceduck/traceduck/ingest/qnx" // QNX traceprinter text and .kev
+	_ "github.com/traceduck/traceduck/ingest/tlv" // TLV standard format, conversion rules, TOPPERS ASP/FMP
 )

@@ -593,19 +593,32 @@ func (e *TimeoutError) Error() string {
 }
 
 func (c *Converter) matches(r *crule) ([]*regexp2.Match, error) {
+	// regexp2 checks its deadline against a clock that a goroutine
+	// advances: on a loaded machine it can report a timeout that did not
+	// happen. A timeout counts only when the match really took that long.
+	for try := 0; ; try++ {
+		start := time.Now()
+		ms, err := c.matchAll(r)
+		if err == nil {
+			return ms, nil
+		}
+		if !strings.Contains(err.Error(), "timeout") {
+			return nil, fmt.Errorf("rule %s: %w", r.Name(), err)
+		}
+		if time.Since(start) >= c.timeout || try >= 3 {
+			return nil, &TimeoutError{Rule: r.Name(), Timeout: c.timeout}
+		}
+	}
+}
+
+func (c *Converter) matchAll(r *crule) ([]*regexp2.Match, error) {
 	m, err := r.re.FindRunesMatch(c.runes)
 	var ms []*regexp2.Match
 	for err == nil && m != nil {
 		ms = append(ms, m)
 		m, err = r.re.FindNextMatch(m)
 	}
-	if err != nil {
-		if strings.Contains(err.Error(), "timeout") {
-			return nil, &TimeoutError{Rule: r.Name(), Timeout: c.timeout}
-		}
-		return nil, fmt.Errorf("rule %s: %w", r.Name(), err)
-	}
-	return ms, nil
+	return ms, err
 }
 
 func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, cpu int, emit Emit, problem func(Problem)) error {

@@ -1,10 +1,12 @@
 package tlv
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -167,6 +169,74 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	}
 	sink.finish(rd)
 	return nil
+}
+
+// Convert reads src as Ingest does and writes the standard-format lines
+// to out, one per line (what TLV's conversion produces; a log in the
+// standard format already is written as it is read). A line that cannot
+// be read is an error (with skipBad, it is reported in the notes and
+// skipped); what Ingest records in diagnostics comes back as notes.
+func (g *Ingester) Convert(ctx context.Context, src *ingest.Source, out io.Writer, skipBad bool) (notes []Note, err error) {
+	if g.setup == nil {
+		return nil, fmt.Errorf("format %s needs --resources FILE.res", g.Format().Name)
+	}
+	p := &printSink{w: bufio.NewWriterSize(out, 64<<10), file: src.Name, skipBad: skipBad, keys: map[string]int{}}
+	rd, err := NewReader(g.setup, p, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := rd.ReadAll(ctx, src, src.Name, g.kind == kindFMP); err != nil {
+		p.w.Flush()
+		return p.notes, err
+	}
+	rd.Finish()
+	return p.notes, p.w.Flush()
+}
+
+// Note is a finding of Convert: what the diagnostics table would hold.
+type Note struct {
+	Severity schema.Severity
+	Line     int64 // first line concerned, 0 when none
+	Message  string
+	Count    int64
+}
+
+// printSink writes standard-format lines.
+type printSink struct {
+	w       *bufio.Writer
+	file    string
+	skipBad bool
+	notes   []Note
+	keys    map[string]int
+}
+
+func (p *printSink) Std(text string, src int64) error {
+	p.w.WriteString(text)
+	return p.w.WriteByte('\n')
+}
+
+func (p *printSink) Event(*Event) error { return nil }
+
+func (p *printSink) Bad(src int64, format string, args ...any) error {
+	e := &schema.InputError{File: p.file, Line: src, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+	if !p.skipBad {
+		return e
+	}
+	p.notes = append(p.notes, Note{Severity: schema.Error, Line: src, Message: e.Msg, Count: 1})
+	return nil
+}
+
+func (p *printSink) Note(sev schema.Severity, key string, src int64, msg string) {
+	if i, ok := p.keys[key]; ok {
+		p.notes[i].Count++
+		return
+	}
+	p.keys[key] = len(p.notes)
+	p.notes = append(p.notes, Note{Severity: sev, Line: src, Message: msg, Count: 1})
+}
+
+func (p *printSink) Count(sev schema.Severity, src int64, msg string, n int64) {
+	p.notes = append(p.notes, Note{Severity: sev, Line: src, Message: msg, Count: n})
 }
 
 // Sink receives what a Reader reads.
@@ -344,22 +414,22 @@ func lineClass(s string) string {
 // std applies one standard-format line; rule is the rule that produced
 // it (nil when the log is in the standard format).
 func (r *Reader) std(text string, rule *crule, prc int) error {
-	if err := r.sink.Std(text, r.src); err != nil {
-		return err
-	}
 	l, err := ParseStdLine(text)
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q, not a standard-format line: column %v", rule.Name(), text, err)
 		}
-		return r.rep.Bad(r.src, "%v", err)
+		return r.rep.Bad(r.src, "column %v", err)
+	}
+	if err := r.sink.Std(text, r.src); err != nil {
+		return err
 	}
 	t, err := ParseTime(l.Time, r.Radix, r.Unit)
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q: %v", rule.Name(), text, err)
 		}
-		return r.rep.Bad(r.src, "2: expected a time in radix %d, found %q (%v)", r.Radix, l.Time, err)
+		return r.rep.Bad(r.src, "column 2: expected a time in radix %d, found %q (%v)", r.Radix, l.Time, err)
 	}
 	if !t.Exact && !t.HasRaw {
 		r.rep.Note(schema.Info, "inexact", r.src, fmt.Sprintf("time %q is not a whole number of ns: rounded down (first at line %d)", l.Time, r.src))

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var tlvTestdata = filepath.Join("..", "..", "ingest", "tlv", "testdata")
+
+// needLoader skips a test run on a tree without ingest/tlv's configuration
+// loader (config.go).
+func needLoader(t *testing.T, r result) {
+	t.Helper()
+	if r.code != 0 && strings.Contains(r.stderr, "no configuration loader") {
+		t.Skip("ingest/tlv has no configuration loader in this tree")
+	}
+}
+
+func TestConvertRules(t *testing.T) {
+	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig8"))
+	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
+	r := td(t, dir, "convert", "--resources", "fig8.res", "--rules", "fig8.cnv", "--headers", headers, "fig8.log")
+	needLoader(t, r)
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	want := `[60692484]TASK4.state=WAITING
+[60692914]TASK1.state=RUNNING
+[60692914]CurrentContext.name=TASK1
+[60694000]TASK1.state=READY
+[60694000]TASK4.state=RUNNING
+[60694000]CurrentContext.name=TASK4
+`
+	if r.stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+	}
+	if !strings.Contains(r.stderr, `fig8.log:2: info: no rule matches lines like "[#] dispatch from task #."`) {
+		t.Errorf("stderr does not sum up the skipped lines:\n%s", r.stderr)
+	}
+	q := td(t, dir, "convert", "--quiet", "--resources", "fig8.res", "--rules", "fig8.cnv", "--headers", headers, "fig8.log")
+	if q.code != 0 || q.stdout != want || q.stderr != "" {
+		t.Errorf("--quiet:\n%s", q)
+	}
+	// The same through standard input.
+	in, err := os.ReadFile(filepath.Join(dir, "fig8.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runIn(t, dir, in, "convert", "--quiet", "--resources", "fig8.res", "--rules", "fig8.cnv", "--headers", headers, "-")
+	if s.code != 0 || s.stdout != want {
+		t.Errorf("stdin:\n%s", s)
+	}
+}
+
+func TestConvertStandardFormat(t *testing.T) {
+	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig3"))
+	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
+	r := td(t, dir, "convert", "--resources", "fig3.res", "--headers", headers, "fig3.log")
+	needLoader(t, r)
+	in, _ := os.ReadFile(filepath.Join(dir, "fig3.log"))
+	if r.code != 0 || r.stdout != string(in) {
+		t.Errorf("a standard-format log prints as it is:\n%s", r)
+	}
+}
+
+func TestConvertErrors(t *testing.T) {
+	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig8"))
+	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
+	expectExit(t, td(t, dir, "convert", "fig8.log"), 2, "needs --resources")
+	expectExit(t, td(t, dir, "convert", "--format", "btf", "--resources", "fig8.res", "fig8.log"), 2, "not a text log that converts")
+	expectExit(t, td(t, dir, "convert", "--resources", "fig8.res"), 2, "one log")
+	// A standard-format line that is not one: FILE:LINE:COL.
+	bad := writeFile(t, t.TempDir(), "bad.log", []byte("[1]TASK1.state=READY\n[2]TASK1 state=RUNNING\n"))
+	res, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig3", "fig3.res"))
+	r := td(t, dir, "convert", "--resources", res, "--headers", headers, bad)
+	needLoader(t, r)
+	expectExit(t, r, 1,
+		bad+`:2: column 9: expected "." after the resource, found " state=RUNNING"`)
+}
+
+// TestConvertTOPPERS converts the real asp_short.log with the bundled
+// rules: as many lines as TLV's own conversion.
+func TestConvertTOPPERS(t *testing.T) {
+	ext := filepath.Join("..", "..", "..", "shared", "testdata-external", "toppers")
+	log := filepath.Join(ext, "YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short.log")
+	res := filepath.Join(ext, "YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short.res")
+	if _, err := os.Stat(log); err != nil {
+		t.Skip("TOPPERS logs not available")
+	}
+	log, _ = filepath.Abs(log)
+	res, _ = filepath.Abs(res)
+	r := td(t, t.TempDir(), "convert", "--quiet", "--format", "toppers-asp", "--resources", res, log)
+	needLoader(t, r)
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 3087 || lines[0] != "[1926099]LOGTASK.dispatch()" || lines[len(lines)-1] != "[98544800]MAIN_TASK.leaveSVC(ena_dsp, ercd=0.)" {
+		t.Errorf("%d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+}
