@@ -29,6 +29,10 @@ type ResourceFile struct {
 	VisualizeRules  []string
 	ResourceHeaders []string
 	Resources       []Resource // in file order
+	// EmbeddedTypes are resource types the file declares itself: the .res
+	// TLV saves in a project archive (.tlv) holds its resource headers in
+	// place of their names.
+	EmbeddedTypes []*ResourceType
 }
 
 // Resource is one resource of a .res file.
@@ -100,6 +104,10 @@ type ArgumentDef struct {
 type RuleSet struct {
 	Name  string
 	Rules []Rule // in file order
+	// Style is "" for rules of regular expressions; "script" for a set
+	// whose "$STYLE" is "script" (TLV ran an external program instead; it
+	// has no rules and Load refuses it).
+	Style string
 }
 
 // Rule maps a regular expression over a raw log line to outputs.
