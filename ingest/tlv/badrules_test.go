@@ -1,10 +1,12 @@
 package tlv
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func testState(t testing.TB) *State {
@@ -112,5 +114,24 @@ func TestBadRuleFile(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v\ndoes not say %s", err, want)
 		}
+	}
+}
+
+// TestRuleTimeout: a pathological pattern stops the conversion with an
+// error naming the rule, instead of hanging.
+func TestRuleTimeout(t *testing.T) {
+	st := testState(t)
+	sets := []RuleSet{{Name: "slow", Rules: []Rule{{Pattern: `^(a+)+$`, Outputs: []Output{{Template: "[1]TASK1.state=READY"}}, Pos: Pos{File: "slow.cnv", Line: 2, Col: 3}}}}}
+	c, err := Compile(sets, st, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Convert(strings.Repeat("a", 40)+"!", func(string, *crule, int) error { return nil }, func(Problem) {})
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("got %v, want a timeout", err)
+	}
+	if want := `rule slow rule "^(a+)+$": the regular expression took longer than 20ms on this line`; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }

@@ -1,0 +1,93 @@
+package tlv
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+)
+
+// FuzzStdFormat: any line either is refused with a syntax error, or
+// parses into a line that prints and parses back to itself; read by a
+// Reader (fig. 3's resources), it never panics.
+func FuzzStdFormat(f *testing.F) {
+	for _, s := range []string{
+		"[2403010]MAIN_TASK.leaveSVC(ena_tex,ercd=0)",
+		"[4496099]MAIN_TASK.state=READY",
+		"[4496802]TASK(state==RUNNING).state=READY",
+		"[1f3a]TASK(pri<5 & !(id==2) | state==READY).start()",
+		"[1.5]TASK1.f(a(b,c), d)",
+		"[12]T((s==1).s=1",
+		"[4496802]TASK(state==RUNNING ).state= READY ",
+	} {
+		f.Add(s)
+	}
+	useLoader(f)
+	s, err := LoadSetup(filepath.Join("testdata", "fig3", "fig3.res"), nil, []string{filepath.Join("testdata", "common.resh")}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		l, err := ParseStdLine(line)
+		if err == nil {
+			again, err := ParseStdLine(l.String())
+			if err != nil {
+				t.Fatalf("%q prints as %q, which does not parse: %v", line, l.String(), err)
+			}
+			l.Cond, again.Cond = nil, nil
+			if !reflect.DeepEqual(l, again) {
+				t.Fatalf("%q: %+v\nprinted %q: %+v", line, l, l.String(), again)
+			}
+		} else if _, ok := err.(*SyntaxError); !ok {
+			t.Fatalf("%q: error %T %v", line, err, err)
+		}
+		c := &collect{skip: true}
+		rd, err := NewReader(s, c, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rd.Line(line, 1, -1); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzConvert: fixed rules (fig. 8's and the conditional ones of
+// testdata/fuzzrules) over arbitrary log bytes never panic, never stop with an
+// error (bad lines are skipped), and every line they produce is in the
+// standard format.
+func FuzzConvert(f *testing.F) {
+	for _, p := range []string{"testdata/fig8/fig8.log", "testdata/fuzzrules/fuzzrules.log"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("[0] unknown trace log type: 0.\n\n\r\n[x] dispatch to task 1.\n[99999999999999999999999] dispatch to task 1.\n"))
+	useLoader(f)
+	s, err := LoadSetup(filepath.Join("testdata", "fuzzrules", "fuzzrules.res"), []string{filepath.Join("testdata", "fuzzrules")}, []string{filepath.Join("testdata", "common.resh")}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, log []byte) {
+		c := &collect{skip: true}
+		rd, err := NewReader(s, c, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := ingest.NewSource("fuzz.log", bytes.NewReader(log), int64(len(log)))
+		if err := rd.ReadAll(context.Background(), src, "fuzz.log", false); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range c.lines {
+			if _, err := ParseStdLine(l); err != nil {
+				t.Fatalf("produced %q: %v", l, err)
+			}
+		}
+	})
+}
