@@ -38,8 +38,12 @@ import (
 // type no header declares or an attribute it does not have is an error
 // naming the file, the rule and the position, before any log line is read.
 
-// DefaultMatchTimeout bounds the time one rule may take on one line.
-const DefaultMatchTimeout = 100 * time.Millisecond
+// DefaultMatchTimeout bounds the time one rule may take on one line. A
+// pathological pattern takes seconds to years; a normal one microseconds.
+// The bound is wall-clock time, so it is generous: on a loaded machine a
+// match can be descheduled for tens of milliseconds, and 100 ms gave false
+// timeouts there.
+const DefaultMatchTimeout = time.Second
 
 // Converter holds compiled rules.
 type Converter struct {
@@ -594,8 +598,9 @@ func (e *TimeoutError) Error() string {
 
 func (c *Converter) matches(r *crule) ([]*regexp2.Match, error) {
 	// regexp2 checks its deadline against a clock that a goroutine
-	// advances: on a loaded machine it can report a timeout that did not
-	// happen. A timeout counts only when the match really took that long.
+	// advances, and a loaded machine can deschedule a match: a timeout
+	// counts only when the match really took that long twice in a row.
+	long := 0
 	for try := 0; ; try++ {
 		start := time.Now()
 		ms, err := c.matchAll(r)
@@ -605,7 +610,10 @@ func (c *Converter) matches(r *crule) ([]*regexp2.Match, error) {
 		if !strings.Contains(err.Error(), "timeout") {
 			return nil, fmt.Errorf("rule %s: %w", r.Name(), err)
 		}
-		if time.Since(start) >= c.timeout || try >= 3 {
+		if time.Since(start) >= c.timeout {
+			long++
+		}
+		if long >= 2 || try >= 4 {
 			return nil, &TimeoutError{Rule: r.Name(), Timeout: c.timeout}
 		}
 	}
