@@ -3,7 +3,10 @@ package tlv
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -137,4 +140,24 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return ""
+}
+
+// TestManyFindings: findings whose key holds data (here, 2500 resource
+// names no resource file defines) are kept apart up to a bound, then
+// counted together.
+func TestManyFindings(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 2500; i++ {
+		fmt.Fprintf(&b, "[%d]R%d.state=READY\n", i, i)
+	}
+	log := filepath.Join(t.TempDir(), "many.log")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := dbtest.Open(t)
+	ingestTLV(t, db, "tlv", log, filepath.Join("testdata", "fig3", "fig3.res"), "", filepath.Join("testdata", "common.resh"))
+	got := dbtest.Query(t, db.SQL(), `SELECT count(*), sum(count), max(count) FROM diagnostics`)
+	if want := fmt.Sprintf("%d | 2500 | %d\n", maxNotes+1, 2500-maxNotes); got != want {
+		t.Errorf("diagnostics: %s, want %s", got, want)
+	}
 }

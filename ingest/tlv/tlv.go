@@ -227,6 +227,9 @@ func (p *printSink) Bad(src int64, format string, args ...any) error {
 }
 
 func (p *printSink) Note(sev schema.Severity, key string, src int64, msg string) {
+	if _, ok := p.keys[key]; !ok && len(p.keys) >= maxNotes {
+		key, msg = "\x00more", moreNotes+": "+msg
+	}
 	if i, ok := p.keys[key]; ok {
 		p.notes[i].Count++
 		return
@@ -647,7 +650,17 @@ func (s *tableSink) Bad(src int64, format string, args ...any) error {
 	return s.w.BadLine(src, format, args...)
 }
 
+// maxNotes bounds the distinct findings kept (a finding's key can hold
+// data, a resource name the log made up): past it they are counted
+// together.
+const maxNotes = 2000
+
+const moreNotes = "findings of more kinds than traceduck keeps apart: counted here together (the first is the message)"
+
 func (s *tableSink) Note(sev schema.Severity, key string, src int64, msg string) {
+	if _, ok := s.notes[key]; !ok && len(s.notes) >= maxNotes {
+		key, msg = "\x00more", moreNotes+": "+msg
+	}
 	if id, ok := s.notes[key]; ok {
 		s.w.DiagRepeat(id)
 		return
