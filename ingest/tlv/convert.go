@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -61,7 +62,8 @@ type crule struct {
 	re      *regexp2.Regexp
 	outs    []cout
 	index   int
-	prc     int // the number of the group "prc" (the processor), -1 when none
+	prc     int    // the number of the group "prc" (the processor), -1 when none
+	lit     string // text every match contains (requiredLiteral): lines without it are not tried
 }
 
 // Name identifies the rule in messages.
@@ -163,7 +165,7 @@ func (c *Converter) compileRule(set string, r *Rule) (*crule, error) {
 		return nil, &RuleError{Pos: r.Pos, Rule: r.Pattern, Message: "invalid regular expression: " + err.Error()}
 	}
 	re.MatchTimeout = c.timeout
-	cr := &crule{set: set, pattern: r.Pattern, pos: r.Pos, re: re, prc: re.GroupNumberFromName("prc")}
+	cr := &crule{set: set, pattern: r.Pattern, pos: r.Pos, re: re, prc: re.GroupNumberFromName("prc"), lit: requiredLiteral(r.Pattern)}
 	if cr.outs, err = c.compileOutputs(cr, r.Outputs); err != nil {
 		return nil, err
 	}
@@ -563,6 +565,9 @@ type Problem struct {
 func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matched bool, err error) {
 	c.runes = append(c.runes[:0], []rune(line)...)
 	for _, r := range c.rules {
+		if r.lit != "" && !strings.Contains(line, r.lit) {
+			continue
+		}
 		ms, err := c.matches(r)
 		if err != nil {
 			return matched, err
@@ -765,3 +770,158 @@ func (c *Converter) unit() TimeUnit {
 
 // Rules returns how many rules were compiled.
 func (c *Converter) Rules() int { return len(c.rules) }
+
+// requiredLiteral returns a text that every match of a .NET pattern
+// contains: the longest run of literal characters outside groups, classes
+// and optional parts, when the pattern has no alternation at its top
+// level and no option that changes how literals match. "" when it cannot
+// tell. Trying a line against every rule is most of the conversion's
+// time; most lines lack most rules' literals.
+func requiredLiteral(p string) string {
+	rs := []rune(p)
+	var best, cur []rune
+	flush := func() {
+		if len(cur) > len(best) {
+			best = cur
+		}
+		cur = nil
+	}
+	// skipGroup returns the index after the ")" closing the "(" at i.
+	skipClass := func(i int) int { // i at '['
+		j := i + 1
+		if j < len(rs) && rs[j] == '^' {
+			j++
+		}
+		if j < len(rs) && rs[j] == ']' {
+			j++
+		}
+		for j < len(rs) {
+			switch rs[j] {
+			case '\\':
+				j += 2
+				continue
+			case '[':
+				j = skipClassNested(rs, j)
+				continue
+			case ']':
+				return j + 1
+			}
+			j++
+		}
+		return -1
+	}
+	skipGroup := func(i int) int {
+		depth := 0
+		for j := i; j < len(rs); {
+			switch rs[j] {
+			case '\\':
+				j += 2
+				continue
+			case '[':
+				k := skipClass(j)
+				if k < 0 {
+					return -1
+				}
+				j = k
+				continue
+			case '(':
+				depth++
+			case ')':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+		return -1
+	}
+	for i := 0; i < len(rs); {
+		c := rs[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(rs) {
+				return ""
+			}
+			n := rs[i+1]
+			if n < 0x80 && (unicode.IsLetter(n) || unicode.IsDigit(n)) {
+				switch n {
+				case 'd', 'D', 'w', 'W', 's', 'S', 'b', 'B', 'A', 'z', 'Z', 'G', 't', 'n', 'r', 'f', 'v', 'e', 'a':
+					flush()
+					i += 2
+					continue
+				}
+				return "" // \p{..}, \k<..>, \u...., \x.., backreferences: not worth reading
+			}
+			cur = append(cur, n)
+			i += 2
+		case c == '[':
+			flush()
+			j := skipClass(i)
+			if j < 0 {
+				return ""
+			}
+			i = j
+		case c == '(':
+			if i+2 < len(rs) && rs[i+1] == '?' {
+				// (?imnsx-imnsx) and (?imnsx:...) change how literals match.
+				j := i + 2
+				for j < len(rs) && strings.ContainsRune("imnsx-", rs[j]) {
+					j++
+				}
+				if j > i+2 && j < len(rs) && (rs[j] == ')' || rs[j] == ':') {
+					return ""
+				}
+			}
+			flush()
+			j := skipGroup(i)
+			if j < 0 {
+				return ""
+			}
+			i = j
+		case c == '|':
+			return ""
+		case c == '*' || c == '?' || c == '{':
+			if len(cur) > 0 {
+				cur = cur[:len(cur)-1] // the char before is optional
+			}
+			flush()
+			if c == '{' {
+				j := i + 1
+				for j < len(rs) && (rs[j] >= '0' && rs[j] <= '9' || rs[j] == ',') {
+					j++
+				}
+				if j == i+1 || j >= len(rs) || rs[j] != '}' {
+					return "" // "{" as text: not worth telling apart
+				}
+				i = j + 1
+			} else {
+				i++
+			}
+		case c == '+':
+			flush() // the char before is there at least once: kept
+			i++
+		case c == '.' || c == '^' || c == '$' || c == ')':
+			flush()
+			i++
+		default:
+			cur = append(cur, c)
+			i++
+		}
+	}
+	flush()
+	return string(best)
+}
+
+// skipClassNested skips a nested class (subtraction: [a-z-[aeiou]]).
+func skipClassNested(rs []rune, i int) int {
+	for j := i + 1; j < len(rs); j++ {
+		switch rs[j] {
+		case '\\':
+			j++
+		case ']':
+			return j + 1
+		}
+	}
+	return len(rs)
+}
