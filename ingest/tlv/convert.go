@@ -564,6 +564,9 @@ type Problem struct {
 // any rule matched. A rule that exceeds its match timeout is an error.
 func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matched bool, err error) {
 	c.runes = append(c.runes[:0], []rune(line)...)
+	if !utf8.ValidString(line) {
+		line = string(c.runes) // the text the patterns see: each bad byte is U+FFFD
+	}
 	for _, r := range c.rules {
 		if r.lit != "" && !strings.Contains(line, r.lit) {
 			continue

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dlclark/regexp2"
 )
@@ -77,4 +78,29 @@ func TestRequiredLiteralHolds(t *testing.T) {
 		}
 	}
 	t.Logf("%d patterns, %d lines, %d matches checked", len(patterns), len(lines), checked)
+}
+
+// FuzzRequiredLiteral: whenever a pattern matches a line, the line holds
+// the pattern's required literal.
+func FuzzRequiredLiteral(f *testing.F) {
+	f.Add(`\[(?<t>\d+)\] dispatch to task (?<id>\d+)\.`, "[12] dispatch to task 3.")
+	f.Add(`ab+c|x`, "x")
+	f.Add(`a{2,3}bc?d`, "aabd")
+	f.Add(`(?i)ABC`, "abc")
+	f.Add(`[]a]bc\.d*e`, "]bc.e")
+	f.Fuzz(func(t *testing.T, pattern, line string) {
+		re, err := regexp2.Compile(pattern, regexp2.None)
+		if err != nil {
+			return
+		}
+		re.MatchTimeout = 50 * time.Millisecond
+		ok, err := re.MatchString(line)
+		if err != nil || !ok {
+			return
+		}
+		line = string([]rune(line)) // what Convert checks: the text the pattern sees
+		if lit := requiredLiteral(pattern); !strings.Contains(line, lit) {
+			t.Fatalf("%q matches %q, which lacks %q", pattern, line, lit)
+		}
+	})
 }
