@@ -9,20 +9,10 @@ import (
 
 var tlvTestdata = filepath.Join("..", "..", "ingest", "tlv", "testdata")
 
-// needLoader skips a test run on a tree without ingest/tlv's configuration
-// loader (config.go).
-func needLoader(t *testing.T, r result) {
-	t.Helper()
-	if r.code != 0 && strings.Contains(r.stderr, "no configuration loader") {
-		t.Skip("ingest/tlv has no configuration loader in this tree")
-	}
-}
-
 func TestConvertRules(t *testing.T) {
 	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig8"))
 	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
 	r := td(t, dir, "convert", "--resources", "fig8.res", "--rules", "fig8.cnv", "--headers", headers, "fig8.log")
-	needLoader(t, r)
 	if r.code != 0 {
 		t.Fatal(r)
 	}
@@ -58,7 +48,6 @@ func TestConvertStandardFormat(t *testing.T) {
 	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig3"))
 	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
 	r := td(t, dir, "convert", "--resources", "fig3.res", "--headers", headers, "fig3.log")
-	needLoader(t, r)
 	in, _ := os.ReadFile(filepath.Join(dir, "fig3.log"))
 	if r.code != 0 || r.stdout != string(in) {
 		t.Errorf("a standard-format log prints as it is:\n%s", r)
@@ -75,7 +64,6 @@ func TestConvertErrors(t *testing.T) {
 	bad := writeFile(t, t.TempDir(), "bad.log", []byte("[1]TASK1.state=READY\n[2]TASK1 state=RUNNING\n"))
 	res, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig3", "fig3.res"))
 	r := td(t, dir, "convert", "--resources", res, "--headers", headers, bad)
-	needLoader(t, r)
 	expectExit(t, r, 1,
 		bad+`:2: column 9: expected "." after the resource, found " state=RUNNING"`)
 }
@@ -92,7 +80,6 @@ func TestConvertTOPPERS(t *testing.T) {
 	log, _ = filepath.Abs(log)
 	res, _ = filepath.Abs(res)
 	r := td(t, t.TempDir(), "convert", "--quiet", "--format", "toppers-asp", "--resources", res, log)
-	needLoader(t, r)
 	if r.code != 0 {
 		t.Fatal(r)
 	}

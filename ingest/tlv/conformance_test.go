@@ -82,7 +82,8 @@ func convertFile(t testing.TB, s *Setup, log string, fmp bool) *collect {
 func aspSetup(t testing.TB, res string) *Setup {
 	t.Helper()
 	resPath := externalFile(t, "sampleFiles__SampleLog__asp__"+res)
-	s, err := stubLoad(resPath, []string{externalFile(t, "convertRules__asp.cnv")}, []string{externalFile(t, "resourceHeaders__asp.resh")}, nil)
+	useLoader(t)
+	s, err := LoadSetup(resPath, []string{externalFile(t, "convertRules__asp.cnv")}, []string{externalFile(t, "resourceHeaders__asp.resh")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

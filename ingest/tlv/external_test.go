@@ -17,7 +17,6 @@ import (
 //     table ("TSK, 1, TASK1, ..."), not a resource file;
 //   - full.log (branch goto) and visualizeScript asp.log: no resource file.
 func TestExternalLogs(t *testing.T) {
-	bundled := LoadSetup != nil // config.go's loader, with the bundled rules
 	rules := externalFile(t, "convertRules__asp.cnv")
 	headers := externalFile(t, "resourceHeaders__asp.resh")
 	for _, c := range []struct{ log, res string }{
@@ -44,7 +43,7 @@ func TestExternalLogs(t *testing.T) {
 			diags := dbtest.Query(t, db.SQL(), `SELECT severity, count, message FROM diagnostics WHERE severity <> 'info' ORDER BY src_line`)
 			info := dbtest.Query(t, db.SQL(), `SELECT count(*), coalesce(sum(count), 0) FROM diagnostics WHERE severity = 'info'`)
 			t.Logf("%d events; shapes of lines skipped, lines: %s%s", run.Events, info, diags)
-			if r != "" && bundled {
+			if r != "" {
 				// The bundled rules read the same logs.
 				run2 := ingestTLV(t, db, "toppers-asp", log, res, "", "")
 				t.Logf("toppers-asp (bundled rules): %d events", run2.Events)

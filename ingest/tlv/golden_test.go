@@ -48,9 +48,7 @@ func TestGolden(t *testing.T) {
 // bundled rules: the paper's fig. 1, and processors whose lines
 // interleave with times going backwards.
 func TestGoldenFMP(t *testing.T) {
-	if LoadSetup == nil {
-		t.Skip("no configuration loader with the bundled rules")
-	}
+	useLoader(t)
 	for _, name := range []string{"fig1", "fmp-reorder"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("testdata", name)

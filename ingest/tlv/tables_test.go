@@ -15,12 +15,12 @@ import (
 	"github.com/traceduck/traceduck/schema"
 )
 
-// useLoader makes the ingesters load configurations with config.go's
-// loader, or with the tests' own when it is not there.
+// useLoader checks that the ingesters can load configurations
+// (config.go's loader).
 func useLoader(t testing.TB) {
+	t.Helper()
 	if LoadSetup == nil {
-		LoadSetup = stubLoad
-		t.Cleanup(func() { LoadSetup = nil })
+		t.Fatal("ingest/tlv has no configuration loader")
 	}
 }
 
