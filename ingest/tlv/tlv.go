@@ -384,6 +384,10 @@ const maxUnmatchedClasses = 200
 // of digits as "#" (so "task1 is running (001)." and "task2 is running
 // (002)." count together).
 func (r *Reader) noRule(text string, n int64) {
+	if _, err := ParseStdLine(text); err == nil {
+		r.rep.Note(schema.Warning, "stdlike", n, fmt.Sprintf(
+			"lines in the TLV standard format that no conversion rule matches (skipped): is the log converted already? Then read it without conversion rules; first at line %d: %q", n, text))
+	}
 	class := lineClass(text)
 	if !r.unmatched[class] && len(r.unmatched) >= maxUnmatchedClasses {
 		r.rep.Note(schema.Info, "nomatch-more", n, fmt.Sprintf("lines no rule matches, of more than %d shapes: the others are counted here; first at line %d: %q", maxUnmatchedClasses, n, text))
