@@ -244,6 +244,7 @@ func parseResourceFile(name string, data []byte) (*ResourceFile, *resPlaces, err
 			}
 			rf.TimeRadix = r
 		case "ConvertRules":
+			rf.ConvertRulesSet = true
 			if rf.ConvertRules, pl.convertOffs, err = w.names(v, m.Key); err != nil {
 				return nil, nil, err
 			}
@@ -883,8 +884,10 @@ func resolve(rf *ResourceFile, pl *resPlaces, opt Options) (*Config, error) {
 		}
 	}
 
-	// Rule sets.
-	if !opt.NoRules {
+	// Rule sets. A resource file that says ConvertRules: [""] (TLV's way of
+	// saying the log is in the standard format already) gets none, even
+	// when --rules names files.
+	if !opt.NoRules && !(rf.ConvertRulesSet && len(rf.ConvertRules) == 0) {
 		ruleNames, ruleOffs := rf.ConvertRules, []int(nil)
 		if pl != nil {
 			ruleOffs = pl.convertOffs

@@ -323,7 +323,7 @@ func TestParseResourceFileForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &ResourceFile{Path: "r.res", TimeScale: "us", TimeRadix: 16, ConvertRules: []string{"one"}, ResourceHeaders: []string{"h"},
+	want := &ResourceFile{Path: "r.res", TimeScale: "us", TimeRadix: 16, ConvertRules: []string{"one"}, ConvertRulesSet: true, ResourceHeaders: []string{"h"},
 		Resources: []Resource{{Name: "A", Type: "T", Pos: Pos{File: "r.res", Line: 5, Col: 17, Key: "A"}, Attributes: []Value{
 			{"s", "x", KindString}, {"n", "1.5", KindNumber}, {"b", "false", KindBool}, {"z", "", KindNull}}}}}
 	if !reflect.DeepEqual(rf, want) {

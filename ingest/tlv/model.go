@@ -26,6 +26,7 @@ type ResourceFile struct {
 	TimeScale       string // "s", "ms", "us", "ns", "ps" (TLV also accepts others; see config.go)
 	TimeRadix       int    // 10 or 16 (2 and 8 too)
 	ConvertRules    []string
+	ConvertRulesSet bool // the file has a ConvertRules key (a list of "" only means: no conversion)
 	VisualizeRules  []string
 	ResourceHeaders []string
 	Resources       []Resource // in file order
