@@ -13,7 +13,7 @@ import (
 // ConvertRules: [""] marks a log already in the standard format; rules
 // named with --rules must not be applied to it.
 func TestEmptyConvertRulesMeansStandardFormat(t *testing.T) {
-	dir := toppersDir
+	dir := "../../../shared/testdata-external/toppers"
 	log := filepath.Join(dir, "YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short_standard_format.log")
 	res := filepath.Join(dir, "YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short_standard_format.res")
 	rules := filepath.Join(dir, "YixiaoLi__tlv4mc__convertRules__asp.cnv")
