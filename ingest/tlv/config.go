@@ -1236,7 +1236,7 @@ func loadSetup(resPath string, ruleDirs, headerDirs []string, forceRules []strin
 
 // Setup returns the configuration in the form the ingesters take.
 func (c *Config) Setup() *Setup {
-	return &Setup{Res: c.Res, Types: c.TypeList(), Rules: c.RuleSets}
+	return &Setup{Res: c.Res, Types: c.TypeList(), Rules: c.RuleSets, Warnings: c.Warnings}
 }
 
 // TypeList returns the resource types in the order the header sets declare

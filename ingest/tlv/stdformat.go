@@ -255,7 +255,8 @@ var timeUnits = map[string]TimeUnit{
 	"s":  {"s", 1_000_000_000, 1},
 	"ms": {"ms", 1_000_000, 1},
 	"us": {"us", 1_000, 1},
-	"μs": {"us", 1_000, 1},
+	"μs": {"us", 1_000, 1}, // Greek mu
+	"µs": {"us", 1_000, 1}, // the micro sign, which keyboards type
 	"ns": {"ns", 1, 1},
 	"ps": {"ps", 1, 1_000},
 	"fs": {"fs", 1, 1_000_000},

@@ -22,6 +22,10 @@ type Setup struct {
 	Res   *ResourceFile
 	Types []*ResourceType
 	Rules []RuleSet
+	// Warnings are what the configuration files got wrong without stopping
+	// the ingest (an attribute the type does not declare, ...): they go to
+	// diagnostics.
+	Warnings []*ConfigError
 }
 
 // SetupLoader loads a Setup: the resource file at resPath, the headers and
@@ -285,10 +289,11 @@ type Reader struct {
 	Radix int
 	Unit  TimeUnit
 
-	sink Sink
-	rep  Reporter
-	sel  []*Res
-	ev   Event
+	sink     Sink
+	rep      Reporter
+	warnings []*ConfigError // the configuration's, for diagnostics
+	sel      []*Res
+	ev       Event
 
 	src     int64
 	cpu     schema.CPU
@@ -316,7 +321,7 @@ func NewReader(s *Setup, sink Sink, rep Reporter) (*Reader, error) {
 		return nil, fmt.Errorf("%s: TimeRadix %d: expected 2 to 36", s.Res.Path, radix)
 	}
 	st.SetTimeBase(radix, u)
-	r := &Reader{St: st, Radix: radix, Unit: u, sink: sink, rep: rep, cpu: schema.NoCPU, unmatched: map[string]bool{}}
+	r := &Reader{St: st, Radix: radix, Unit: u, sink: sink, rep: rep, warnings: s.Warnings, cpu: schema.NoCPU, unmatched: map[string]bool{}}
 	if len(s.Rules) > 0 {
 		if r.Conv, err = Compile(s.Rules, st, DefaultMatchTimeout); err != nil {
 			return nil, err
@@ -685,6 +690,9 @@ func (s *tableSink) Count(sev schema.Severity, src int64, msg string, n int64) {
 func (s *tableSink) start(rd *Reader) {
 	s.rd = rd
 	w := s.w
+	for _, cw := range rd.warnings {
+		w.Diag(schema.Warning, 0, schema.NoSeq, cw.Error())
+	}
 	res := rd.St.Resources()
 	s.objs = make([]schema.ObjectID, len(res))
 	for i, r := range res {
