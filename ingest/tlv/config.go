@@ -347,6 +347,24 @@ func cfgFirstByte(data []byte) byte {
 	return s[0]
 }
 
+// parseSets parses a file whose top level is an object of named sets
+// (resource headers, conversion rules) without duplicate names.
+func parseSets(name string, data []byte, file, set string) (*cfgWalker, *jcValue, error) {
+	doc, err := jcParse(name, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &cfgWalker{doc: doc}
+	root := doc.Root
+	if root.Kind != jcObject {
+		return nil, nil, w.errorf(root.Off, "", "", "%s is a JSON object of %ss ({\"asp\": {...}}), found %s", file, set, root.Kind.name())
+	}
+	if err := w.noDuplicates(root, "", set); err != nil {
+		return nil, nil, err
+	}
+	return w, root, nil
+}
+
 // ---------------------------------------------------------------------
 // Resource headers
 
@@ -365,16 +383,8 @@ func LoadHeaders(path string) ([]HeaderSet, error) {
 // DisplayName, Arguments: name → type, in order). Keys TLV uses for its
 // screen only (Color) are ignored.
 func ParseHeaders(name string, data []byte) ([]HeaderSet, error) {
-	doc, err := jcParse(name, data)
+	w, root, err := parseSets(name, data, "a resource header file", "header set")
 	if err != nil {
-		return nil, err
-	}
-	w := &cfgWalker{doc: doc}
-	root := doc.Root
-	if root.Kind != jcObject {
-		return nil, w.errorf(root.Off, "", "", "a resource header file is a JSON object of header sets ({\"asp\": {...}}), found %s", root.Kind.name())
-	}
-	if err := w.noDuplicates(root, "", "header set"); err != nil {
 		return nil, err
 	}
 	var sets []HeaderSet
@@ -563,16 +573,8 @@ func LoadRules(path string) ([]RuleSet, error) {
 // here, at its place. A set whose "$STYLE" is "script" (TLV ran a program
 // instead) is returned with Style "script" and no rules.
 func ParseRules(name string, data []byte) ([]RuleSet, error) {
-	doc, err := jcParse(name, data)
+	w, root, err := parseSets(name, data, "a conversion rule file", "rule set")
 	if err != nil {
-		return nil, err
-	}
-	w := &cfgWalker{doc: doc}
-	root := doc.Root
-	if root.Kind != jcObject {
-		return nil, w.errorf(root.Off, "", "", "a conversion rule file is a JSON object of rule sets ({\"asp\": {...}}), found %s", root.Kind.name())
-	}
-	if err := w.noDuplicates(root, "", "rule set"); err != nil {
 		return nil, err
 	}
 	var sets []RuleSet
