@@ -12,7 +12,7 @@ import (
 
 // FS holds the sample traces, one directory per format.
 //
-//go:embed btf/*.btf qnx/*.txt
+//go:embed btf/*.btf qnx/*.txt tlv/*
 var FS embed.FS
 
 // Sample is one bundled trace.
@@ -21,6 +21,9 @@ type Sample struct {
 	Format      string
 	Name        string // run name
 	Description string
+	// Params are the format flags the sample needs (TLV's --resources,
+	// --rules, --headers), each naming a file in FS.
+	Params map[string]string
 }
 
 // List returns the bundled samples in the order the demo ingests them.
@@ -32,6 +35,9 @@ func List() []Sample {
 			Description: "the example listing of the BTF chapter: one task activated, started and terminated, and a runnable"},
 		{Path: "qnx/neutrino-2cpu.txt", Format: "qnx", Name: "qnx-neutrino-2cpu",
 			Description: "a simulated 2-CPU QNX Neutrino system as traceprinter prints it: threads, message passing, kernel calls, interrupts, a clock wrap"},
+		{Path: "tlv/tiny.log", Format: "tlv", Name: "tlv-tiny-rtos",
+			Description: "a made-up RTOS log supported by three TLV files (rules, types, resources), no Go: threads, a semaphore, an interrupt",
+			Params:      map[string]string{"resources": "tlv/tiny.res", "rules": "tlv/tiny.cnv", "headers": "tlv/tiny.resh"}},
 	}
 }
 

@@ -2,6 +2,7 @@ package samples
 
 import (
 	"bytes"
+	"os"
 	"testing"
 )
 
@@ -25,6 +26,24 @@ func TestListedSamplesExist(t *testing.T) {
 	for _, s := range List() {
 		if _, err := FS.ReadFile(s.Path); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestTLVSampleIsTheDocumentedExample: the demo's TLV sample is the example
+// README.md walks through (ingest/tlv/testdata/example).
+func TestTLVSampleIsTheDocumentedExample(t *testing.T) {
+	for _, name := range []string{"tiny.log", "tiny.res", "tiny.cnv", "tiny.resh"} {
+		have, err := FS.ReadFile("tlv/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile("../ingest/tlv/testdata/example/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(have, want) {
+			t.Errorf("samples/tlv/%s differs from ingest/tlv/testdata/example/%s", name, name)
 		}
 	}
 }

@@ -87,6 +87,11 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 			size = st.Size()
 		}
 		name := "samples/" + s.Path
+		params, cleanup, err := sampleParams(s.Params)
+		if err != nil {
+			f.Close()
+			return err
+		}
 		src := ingest.NewSource(name, f, size)
 		bar := newProgress(cmd.ErrOrStderr(), name)
 		res, err := ingest.Opened(ctx, db, src, "", ingest.Options{
@@ -95,9 +100,11 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 			Tags:     [][2]string{{demoTag, s.Path}},
 			Force:    true,
 			Progress: bar.start,
+			Params:   params,
 		})
 		bar.stop()
 		f.Close()
+		cleanup()
 		if err != nil {
 			return ingestError(ctx, name, err)
 		}
@@ -279,4 +286,33 @@ func sqlQuote(s string) string {
 		return `"` + s + `"`
 	}
 	return shellQuote(s)
+}
+
+// sampleParams writes the files a sample's format flags name (TLV's
+// resource file, rules and headers, embedded in the binary) to a
+// temporary directory, since formats take their flags as paths.
+func sampleParams(files map[string]string) (map[string]string, func(), error) {
+	if len(files) == 0 {
+		return nil, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "traceduck-demo-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	params := map[string]string{}
+	for flag, name := range files {
+		data, err := samples.FS.ReadFile(name)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		p := filepath.Join(dir, filepath.Base(name))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		params[flag] = p
+	}
+	return params, cleanup, nil
 }
