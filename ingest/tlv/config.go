@@ -1037,61 +1037,59 @@ func (ld *cfgLoader) headerFile(path string) ([]HeaderSet, error) {
 }
 
 func (ld *cfgLoader) findRules(name string, paths []string, given []RuleSet) (*RuleSet, string, error) {
-	for i := range given {
-		if given[i].Name == name {
-			s := given[i]
-			return &s, "given", nil
-		}
-	}
-	find := func(file string) (*RuleSet, error) {
-		sets, err := ld.ruleFile(file)
-		if err != nil {
-			return nil, err
-		}
-		for i := range sets {
-			if sets[i].Name == name {
-				return &sets[i], nil
-			}
-		}
-		return nil, nil
-	}
-	set, src, err := cfgSearch(name, paths, ".cnv", "convertRules", find)
-	if set != nil || err != nil {
-		return set, src, err
-	}
-	if b, file := bundledRuleSet(name); b != nil {
-		return b, "bundled:" + file, nil
-	}
-	return nil, "", cfgNotFound("rule set", name, paths, ".cnv", bundledRuleNames(), "--rules", ld.failed)
+	return findSet(setKind[RuleSet]{
+		what: "rule set", flag: "--rules", ext: ".cnv", sub: "convertRules",
+		name: func(s *RuleSet) string { return s.Name }, file: ld.ruleFile,
+		bundled: bundledRuleSet, bundledNames: bundledRuleNames,
+	}, name, paths, given, ld.failed)
 }
 
 func (ld *cfgLoader) findHeaders(name string, paths []string, given []HeaderSet) (*HeaderSet, string, error) {
+	return findSet(setKind[HeaderSet]{
+		what: "header set", flag: "--headers", ext: ".resh", sub: "resourceHeaders",
+		name: func(s *HeaderSet) string { return s.Name }, file: ld.headerFile,
+		bundled: bundledHeaderSet, bundledNames: bundledHeaderNames,
+	}, name, paths, given, ld.failed)
+}
+
+// setKind says how to find one kind of named set (rule sets, header sets).
+type setKind[S any] struct {
+	what, flag, ext, sub string // "rule set", "--rules", ".cnv", TLV's directory "convertRules"
+	name                 func(*S) string
+	file                 func(path string) ([]S, error)
+	bundled              func(name string) (*S, string)
+	bundledNames         func() []string
+}
+
+// findSet finds a named set among the sets given in memory, then in the
+// files and directories of paths, then among the bundled ones.
+func findSet[S any](k setKind[S], name string, paths []string, given []S, failed map[string]error) (*S, string, error) {
 	for i := range given {
-		if given[i].Name == name {
+		if k.name(&given[i]) == name {
 			s := given[i]
 			return &s, "given", nil
 		}
 	}
-	find := func(file string) (*HeaderSet, error) {
-		sets, err := ld.headerFile(file)
+	find := func(file string) (*S, error) {
+		sets, err := k.file(file)
 		if err != nil {
 			return nil, err
 		}
 		for i := range sets {
-			if sets[i].Name == name {
+			if k.name(&sets[i]) == name {
 				return &sets[i], nil
 			}
 		}
 		return nil, nil
 	}
-	set, src, err := cfgSearch(name, paths, ".resh", "resourceHeaders", find)
+	set, src, err := cfgSearch(name, paths, k.ext, k.sub, find)
 	if set != nil || err != nil {
 		return set, src, err
 	}
-	if b, file := bundledHeaderSet(name); b != nil {
+	if b, file := k.bundled(name); b != nil {
 		return b, "bundled:" + file, nil
 	}
-	return nil, "", cfgNotFound("header set", name, paths, ".resh", bundledHeaderNames(), "--headers", ld.failed)
+	return nil, "", cfgNotFound(k.what, name, paths, k.ext, k.bundledNames(), k.flag, failed)
 }
 
 // cfgSearch looks for a set in the given files and directories. A file
