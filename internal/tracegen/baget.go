@@ -1,0 +1,1166 @@
+package tracegen
+
+// GenerateBaget: a deterministic small-RTOS simulator that writes a binary
+// log in the Baget-model container of docs/baget-format.md, laid out by the
+// bundled minirtos description (ingest/baget/examples/minirtos.xml) adjusted
+// to a chosen C ABI, and returns the ground truth of what it simulated.
+//
+// # Simulated system
+//
+//   - Processes pid 1..P (P = 1 + (Threads-1)/4, at most 4), threads
+//     thr0..thr{Threads-1} (thread i in process 1 + i%P, oid a pointer-like
+//     0x00100000 + 0x100*i), semaphores sem0, sem1 (initial 0 and 1),
+//     mutexes mtx0, mtx1, message queues mq0, mq1, interrupts 3, 5, 11.
+//   - Setup at the start of the data stream, on CPU 0: PROC_CREATE of every
+//     process, THREAD_CREATE of every thread (-> thrReady), SEM_CREATE,
+//     MUTEX_CREATE, MQ_CREATE; then CPU k gets THREAD_SWITCH prev=0 next=thr k
+//     (Threads >= CPUs is required). The same creation records, byte for
+//     byte, fill the service blocks.
+//   - Then steps on a random CPU (one global clock; every record is 200 to
+//     3199 ns after the previous one, so times strictly increase):
+//     interrupts (INTR_ENTER, possibly SEM_GIVE / THREAD_WAKEUP inside the
+//     handler, INTR_EXIT; never nested, also on idle CPUs), preemption
+//     (THREAD_SWITCH prev=running next=first ready), sleeping (THREAD_BLOCK
+//     reason 1, then THREAD_SWITCH or CPU_IDLE) and timer wake-ups
+//     (THREAD_WAKEUP), SEM_TAKE (blocking with THREAD_BLOCK reason 2 when the
+//     count is 0) and SEM_GIVE (handing the unit to the first waiter with
+//     THREAD_WAKEUP), MUTEX_LOCK / MUTEX_UNLOCK (a contended lock blocks with
+//     reason 3; an unlock with waiters logs MUTEX_LOCK of the new owner and
+//     its THREAD_WAKEUP; a holder never blocks, so no deadlock), MQ_SEND /
+//     MQ_RECEIVE (msg_kind cycles through the four union members),
+//     USER_EVENT (objects probe0..probe2, a text payload in the flexible
+//     array) and, rarely, the info record FLUSH. A thread made ready while a
+//     CPU is idle (and not in an interrupt) is dispatched there at once
+//     (THREAD_SWITCH prev=0).
+//
+// # Layout
+//
+// Every record is the C struct of docs 1.3, its fields written at the
+// offsets of the field tree baget.Parse computes for the description;
+// size_record = sizeof, plus the payload for USER_EVENT (whose data starts
+// at the flexible member's offset, C style). Each block starts with a BLOCK
+// record; a record that does not fit starts the next block, and the tail is
+// one FILLER record (size_record = the tail) or, when shorter than a
+// descriptor, zeros. The last data block is filled the same way.
+//
+// # Truth
+//
+// The simulator records, per record, the state transitions it made (thread
+// and CPU), in the order of the description's rules, with each rule's
+// from-condition. The truth replays those transitions over the records that
+// remain in the log, as an observer that starts with every thread and CPU
+// in an unknown state: a transition counts when its rule's condition admits
+// the observer's state (unknown included), which is exactly when a reader
+// that applies the description's rules learns it. In an unwrapped log every
+// transition counts (checked: GenerateBaget fails otherwise). An interval
+// is complete when both its start and its end are transitions that count.
+// The context of an event (for eco-triples) is the observer's CPU state
+// just before the event: the running thread (cpuThr), the interrupt being
+// handled (cpuIntr), or none (cpuIdle, unknown).
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+
+	"github.com/traceduck/traceduck/ingest/baget"
+)
+
+// BagetConfig configures GenerateBaget.
+type BagetConfig struct {
+	Events     int    // number of event records to simulate (at least; a step may add a few more); > 0
+	CPUs       int    // 1..64; default 2
+	Threads    int    // >= CPUs; default 2*CPUs+2
+	Seed       int64  // seed of math/rand; identical configs give identical logs
+	ABI        string // "le32" (i386: little endian, 4-byte pointers, long long and double aligned to 4) or "be64" (ppc64: big endian, 8-byte pointers); default "be64"
+	BlockSize  int    // bytes per block: a multiple of 8, 256..16 MiB; default 1024
+	RingBlocks int    // 0: no wrap; else keep only the last RingBlocks data blocks (and set the wrapped flag when some were dropped)
+}
+
+// BagetObj identifies an object as traceduck does: (kind, pid, oid). OID is
+// the numeric id (a thread's pointer, a semaphore's id, a process's pid, an
+// interrupt number); Text the id of a user object (USER_EVENT's object).
+// The zero value is "no object".
+type BagetObj struct {
+	Kind string // thread, process, semaphore, mutex, mqueue, interrupt, user
+	Pid  int64
+	OID  uint64
+	Text string
+}
+
+// BagetEco is an eco-triple: (event type, context, main object).
+type BagetEco struct {
+	Event         string
+	Context, Main BagetObj
+}
+
+// BagetThreadInterval is a complete interval of a thread in one atomic
+// state (thrRun, thrReady, thrNotReady, thrInterrupted).
+type BagetThreadInterval struct {
+	Thread         BagetObj
+	State          string
+	StartNS, EndNS int64
+}
+
+// BagetCPUInterval is a complete interval of a CPU in one atomic state:
+// cpuThr (Obj = the thread), cpuIntr (Obj = the interrupt) or cpuIdle.
+type BagetCPUInterval struct {
+	CPU            int
+	State          string
+	Obj            BagetObj
+	StartNS, EndNS int64
+}
+
+// BagetTruth is what the simulator knows about the log, for what remains in
+// it (see the package comment of GenerateBaget for the rules).
+type BagetTruth struct {
+	Events        int              // event records (essential) in the data blocks
+	EventCounts   map[string]int   // event type name -> records
+	Ecos          map[BagetEco]int // eco-triple -> records
+	ThreadStates  []BagetThreadInterval
+	CPUStates     []BagetCPUInterval
+	Records       int // all records in the data blocks: events, BLOCK, FLUSH, FILLER
+	ServiceBlocks int
+	DataBlocks    int // data blocks in the log
+	FirstBlock    int // number of the first data block = blocks lost
+	Wrapped       bool
+	FirstNS       int64 // time of the first and last event in the log
+	LastNS        int64
+	Objects       int // objects registered by the service blocks
+}
+
+// GenerateBaget simulates a small RTOS and returns its log, the description
+// to read it with (the bundled minirtos example with its <abi> and arch set
+// to the chosen ABI) and the ground truth.
+func GenerateBaget(cfg BagetConfig) (log []byte, desc []byte, truth BagetTruth, err error) {
+	if cfg.Events <= 0 {
+		return nil, nil, BagetTruth{}, errors.New("tracegen: baget Events must be > 0")
+	}
+	if cfg.CPUs == 0 {
+		cfg.CPUs = 2
+	}
+	if cfg.CPUs < 1 || cfg.CPUs > 64 {
+		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget CPUs must be 1..64, got %d", cfg.CPUs)
+	}
+	if cfg.Threads == 0 {
+		cfg.Threads = 2*cfg.CPUs + 2
+	}
+	if cfg.Threads < cfg.CPUs || cfg.Threads > 4096 {
+		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget Threads must be CPUs..4096, got %d", cfg.Threads)
+	}
+	if cfg.ABI == "" {
+		cfg.ABI = "be64"
+	}
+	if cfg.BlockSize == 0 {
+		cfg.BlockSize = 1024
+	}
+	if cfg.BlockSize%8 != 0 || cfg.BlockSize < 256 || cfg.BlockSize > 16<<20 {
+		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget BlockSize must be a multiple of 8 in 256..16 MiB, got %d", cfg.BlockSize)
+	}
+	if cfg.RingBlocks < 0 {
+		return nil, nil, BagetTruth{}, errors.New("tracegen: baget RingBlocks must be >= 0")
+	}
+	desc, err = BagetDescription(cfg.ABI)
+	if err != nil {
+		return nil, nil, BagetTruth{}, err
+	}
+	d, err := baget.Parse("minirtos-"+cfg.ABI+".xml", desc)
+	if err != nil {
+		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget description: %w", err)
+	}
+	s, err := newBSim(cfg, d)
+	if err != nil {
+		return nil, nil, BagetTruth{}, err
+	}
+	s.setup()
+	for s.events < cfg.Events && s.err == nil {
+		s.step()
+	}
+	if s.err != nil {
+		return nil, nil, BagetTruth{}, s.err
+	}
+	log, truth, err = s.finish()
+	if err != nil {
+		return nil, nil, BagetTruth{}, err
+	}
+	return log, desc, truth, nil
+}
+
+// bagetABIs are the ABIs GenerateBaget knows: the <abi> element and arch.
+var bagetABIs = map[string][2]string{
+	"le32": {`<abi endian="little" pointer="4" long_long_align="4" double_align="4"/>`, "i386"},
+	"be64": {`<abi endian="big" pointer="8" long_long_align="8" double_align="8"/>`, "ppc64"},
+}
+
+// BagetDescription returns the bundled minirtos description adjusted to an
+// ABI ("le32" or "be64"): its <abi> element and arch replaced.
+func BagetDescription(abi string) ([]byte, error) {
+	a, ok := bagetABIs[abi]
+	if !ok {
+		return nil, fmt.Errorf("tracegen: baget ABI must be le32 or be64, got %q", abi)
+	}
+	x := minirtosXML
+	for _, r := range [][2]string{
+		{`<abi endian="big" pointer="4" long_long_align="8" double_align="8"/>`, a[0]},
+		{`arch="ppc32"`, `arch="` + a[1] + `"`},
+		{"on 32-bit big-endian PowerPC", "adjusted by tracegen to " + a[1]},
+	} {
+		if !strings.Contains(x, r[0]) {
+			return nil, fmt.Errorf("tracegen: baget: the example description has no %s", r[0])
+		}
+		x = strings.Replace(x, r[0], r[1], 1)
+	}
+	return []byte(x), nil
+}
+
+// Thread and CPU states and conditions, as the description's rules name
+// them (ingest/baget/examples/minirtos.xml).
+const (
+	bRun   = baget.ThrRun
+	bReady = baget.ThrReady
+	bNotRd = baget.ThrNotReady
+	bIntr  = baget.ThrInterrupted
+	bUnk   = baget.StateUnknown
+)
+
+// btrans is one transition the simulator made, with its rule's condition.
+type btrans struct {
+	thread  int // thread index; -1: a CPU transition
+	context bool
+	to      string
+	obj     BagetObj // CPU transitions: the thread or interrupt
+	from    []string // nil: any
+}
+
+type brec struct {
+	data   []byte
+	ev     *baget.Event
+	t      int64
+	cpu    int
+	main   BagetObj
+	trans  []btrans
+	create bool
+}
+
+type bthr struct {
+	obj   BagetObj
+	name  string
+	prio  int
+	st    string
+	cpu   int // running on; -1
+	holds int // mutex index; -1
+}
+
+type bcpu struct {
+	cur int // running thread; -1: idle
+	irq int // interrupt being handled; -1
+}
+
+type bsync struct {
+	obj     BagetObj
+	name    string
+	count   int // semaphore count; message queue length
+	max     int
+	owner   int // mutex owner; -1
+	waiters []int
+}
+
+type bsim struct {
+	cfg    BagetConfig
+	d      *baget.Description
+	paths  map[*baget.Event]map[string]*baget.Node
+	ord    binary.ByteOrder
+	rng    *rand.Rand
+	now    int64
+	recs   []brec
+	events int
+	procs  []BagetObj
+	thr    []*bthr
+	cpus   []bcpu
+	sems   []*bsync
+	muts   []*bsync
+	mqs    []*bsync
+	ready  []int
+	sleep  []int
+	irqs   []uint64
+	mqKind int
+	err    error
+}
+
+func newBSim(cfg BagetConfig, d *baget.Description) (*bsim, error) {
+	s := &bsim{cfg: cfg, d: d, paths: map[*baget.Event]map[string]*baget.Node{},
+		rng: rand.New(rand.NewSource(cfg.Seed)), now: 1000 * 1e9, irqs: []uint64{3, 5, 11}}
+	s.ord = binary.ByteOrder(binary.LittleEndian)
+	if d.ABI.BigEndian {
+		s.ord = binary.BigEndian
+	}
+	for _, ev := range d.Events {
+		m := map[string]*baget.Node{}
+		var walk func([]*baget.Node)
+		walk = func(ns []*baget.Node) {
+			for _, n := range ns {
+				m[n.Path] = n
+				walk(n.Children)
+			}
+		}
+		walk(ev.Fields)
+		s.paths[ev] = m
+	}
+	for _, name := range []string{"FILLER", "BLOCK", "FLUSH", "PROC_CREATE", "THREAD_CREATE", "THREAD_SWITCH", "CPU_IDLE",
+		"THREAD_BLOCK", "THREAD_WAKEUP", "INTR_ENTER", "INTR_EXIT", "SEM_CREATE", "SEM_TAKE", "SEM_GIVE",
+		"MUTEX_CREATE", "MUTEX_LOCK", "MUTEX_UNLOCK", "MQ_CREATE", "MQ_SEND", "MQ_RECEIVE", "USER_EVENT"} {
+		if d.ByName[name] == nil {
+			return nil, fmt.Errorf("tracegen: baget description has no event %s", name)
+		}
+	}
+	return s, nil
+}
+
+// recb builds one record: a zeroed C struct with its descriptor written.
+type recb struct {
+	s   *bsim
+	ev  *baget.Event
+	buf []byte
+}
+
+func (s *bsim) rec(name string, extra int) *recb {
+	ev := s.d.ByName[name]
+	r := &recb{s: s, ev: ev, buf: make([]byte, ev.Size+extra)}
+	r.u("type_record", ev.ID)
+	r.u("size_record", uint64(len(r.buf)))
+	if max := uint64(1)<<(8*s.d.SizeRecord.Size) - 1; s.d.SizeRecord.Size < 8 && uint64(len(r.buf)) > max {
+		s.fail("record %s of %d bytes does not fit size_record", name, len(r.buf))
+	}
+	return r
+}
+
+func (s *bsim) fail(format string, args ...any) {
+	if s.err == nil {
+		s.err = fmt.Errorf("tracegen: baget: "+format, args...)
+	}
+}
+
+func (r *recb) node(path string) *baget.Node {
+	n := r.s.paths[r.ev][path]
+	if n == nil {
+		r.s.fail("event %s has no field %s", r.ev.Name, path)
+	}
+	return n
+}
+
+// putInt writes the low size bytes of v at off in the log's byte order.
+func (r *recb) putInt(off, size int, v uint64) {
+	b := r.buf[off : off+size]
+	switch size {
+	case 1:
+		b[0] = byte(v)
+	case 2:
+		r.s.ord.PutUint16(b, uint16(v))
+	case 4:
+		r.s.ord.PutUint32(b, uint32(v))
+	case 8:
+		r.s.ord.PutUint64(b, v)
+	default:
+		r.s.fail("integer of %d bytes", size)
+	}
+}
+
+// u writes an integer, object id or pointer field.
+func (r *recb) u(path string, v uint64) *recb {
+	if n := r.node(path); n != nil {
+		if !n.Simple() || n.Base.Kind == baget.KindTimespec || n.Base.Kind == baget.KindFloat {
+			r.s.fail("field %s.%s is not an integer", r.ev.Name, path)
+			return r
+		}
+		r.putInt(n.Offset, n.Size, v)
+	}
+	return r
+}
+
+func (r *recb) i(path string, v int64) *recb { return r.u(path, uint64(v)) }
+
+// ts writes a struct timespec field.
+func (r *recb) ts(path string, ns int64) *recb {
+	if n := r.node(path); n != nil {
+		p := n.Size / 2
+		r.putInt(n.Offset, p, uint64(ns/1e9))
+		r.putInt(n.Offset+p, p, uint64(ns%1e9))
+	}
+	return r
+}
+
+// text writes a char (or unsigned char) array, NUL padded; for the
+// flexible member it writes len(b) bytes from its offset.
+func (r *recb) text(path string, b []byte) *recb {
+	if n := r.node(path); n != nil {
+		lim := n.Size
+		if n.Dims != nil && n.Dims[0] == 0 {
+			lim = len(r.buf) - n.Offset
+		}
+		if len(b) > lim {
+			r.s.fail("field %s.%s: %d bytes do not fit %d", r.ev.Name, path, len(b), lim)
+			return r
+		}
+		copy(r.buf[n.Offset:], b)
+	}
+	return r
+}
+
+func (r *recb) f64(path string, v float64) *recb {
+	if n := r.node(path); n != nil {
+		r.putInt(n.Offset, 8, math.Float64bits(v))
+	}
+	return r
+}
+
+// emit stamps a record with the next time and the CPU and appends it.
+func (s *bsim) emit(r *recb, cpu int, main BagetObj, trans ...btrans) {
+	s.now += 200 + int64(s.rng.Intn(3000))
+	if r.ev.Time != nil {
+		r.ts(r.ev.Time.Path, s.now)
+	} else if n := s.paths[r.ev]["ts"]; n != nil && n.Simple() && n.Base.Kind == baget.KindTimespec {
+		r.ts("ts", s.now) // FLUSH: an info record with a time that is not declared
+	}
+	if r.ev.CPU != nil {
+		r.u(r.ev.CPU.Path, uint64(cpu))
+	}
+	s.recs = append(s.recs, brec{data: r.buf, ev: r.ev, t: s.now, cpu: cpu, main: main, trans: trans, create: r.ev.Creates != nil})
+	if r.ev.Kind.Essential() {
+		s.events++
+	}
+}
+
+func (s *bsim) tr(th int, to string, from ...string) btrans {
+	s.thr[th].st = to
+	return btrans{thread: th, to: to, from: from}
+}
+
+func (s *bsim) trCtx(th int, to string, from ...string) btrans {
+	s.thr[th].st = to
+	return btrans{thread: th, context: true, to: to, from: from}
+}
+
+func cpuTr(to string, obj BagetObj, from ...string) btrans {
+	return btrans{thread: -1, to: to, obj: obj, from: from}
+}
+
+func name16(s string) []byte { return []byte(s) }
+
+func (s *bsim) setup() {
+	nproc := min(1+(s.cfg.Threads-1)/4, 4)
+	for p := 1; p <= nproc; p++ {
+		o := BagetObj{Kind: "process", OID: uint64(p)}
+		s.procs = append(s.procs, o)
+		s.emit(s.rec("PROC_CREATE", 0).i("proc", int64(p)).text("name", name16(fmt.Sprintf("proc%d", p))), 0, o)
+	}
+	for i := 0; i < s.cfg.Threads; i++ {
+		th := &bthr{obj: BagetObj{Kind: "thread", Pid: int64(1 + i%nproc), OID: 0x00100000 + 0x100*uint64(i)},
+			name: fmt.Sprintf("thr%d", i), prio: 10 + i%5, st: bUnk, cpu: -1, holds: -1}
+		s.thr = append(s.thr, th)
+		s.emit(s.rec("THREAD_CREATE", 0).i("pid", th.obj.Pid).u("thread", th.obj.OID).u("prio", uint64(th.prio)).
+			text("name", name16(th.name)), 0, th.obj, s.tr(i, bReady, bUnk))
+		s.ready = append(s.ready, i)
+	}
+	for k := 0; k < 2; k++ {
+		pid := s.procs[k%nproc].OID
+		sem := &bsync{obj: BagetObj{Kind: "semaphore", Pid: int64(pid), OID: uint64(k + 1)}, name: fmt.Sprintf("sem%d", k), count: k, max: 4, owner: -1}
+		s.sems = append(s.sems, sem)
+		s.emit(s.rec("SEM_CREATE", 0).i("pid", sem.obj.Pid).u("sem", sem.obj.OID).i("attr.initial", int64(sem.count)).
+			i("attr.max", int64(sem.max)).text("name", name16(sem.name)), 0, sem.obj)
+	}
+	for k := 0; k < 2; k++ {
+		pid := s.procs[(k+1)%nproc].OID
+		m := &bsync{obj: BagetObj{Kind: "mutex", Pid: int64(pid), OID: uint64(k + 1)}, name: fmt.Sprintf("mtx%d", k), owner: -1}
+		s.muts = append(s.muts, m)
+		s.emit(s.rec("MUTEX_CREATE", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID).u("protocol", uint64(k)).
+			text("name", name16(m.name)), 0, m.obj)
+	}
+	for k := 0; k < 2; k++ {
+		pid := s.procs[0].OID
+		q := &bsync{obj: BagetObj{Kind: "mqueue", Pid: int64(pid), OID: uint64(k + 1)}, name: fmt.Sprintf("mq%d", k), max: 8, owner: -1}
+		s.mqs = append(s.mqs, q)
+		s.emit(s.rec("MQ_CREATE", 0).i("pid", q.obj.Pid).u("mq", q.obj.OID).u("attr.maxmsg", uint64(q.max)).
+			u("attr.msgsize", 64).text("name", name16(q.name)), 0, q.obj)
+	}
+	s.cpus = make([]bcpu, s.cfg.CPUs)
+	for c := range s.cpus {
+		s.cpus[c] = bcpu{cur: -1, irq: -1}
+		s.dispatch(c)
+	}
+}
+
+// dispatch runs the first ready thread on CPU c, preempting what runs there
+// (prev=0 when the CPU is idle).
+func (s *bsim) dispatch(c int) {
+	if len(s.ready) == 0 {
+		return
+	}
+	next := s.ready[0]
+	s.ready = s.ready[1:]
+	cu := &s.cpus[c]
+	var trans []btrans
+	var prevOID uint64
+	if p := cu.cur; p >= 0 {
+		prevOID = s.thr[p].obj.OID
+		s.thr[p].cpu = -1
+		if s.thr[p].st == bRun {
+			trans = append(trans, s.tr(p, bReady, bRun))
+			s.ready = append(s.ready, p)
+		}
+	}
+	n := s.thr[next]
+	trans = append(trans, s.tr(next, bRun), cpuTr(baget.CPUThr, n.obj))
+	cu.cur, n.cpu = next, c
+	s.emit(s.rec("THREAD_SWITCH", 0).i("pid", n.obj.Pid).u("prev", prevOID).u("next", n.obj.OID), c, n.obj, trans...)
+}
+
+// away takes the (blocked) thread running on CPU c off it.
+func (s *bsim) away(c int) {
+	cu := &s.cpus[c]
+	if len(s.ready) > 0 {
+		s.dispatch(c)
+		return
+	}
+	p := s.thr[cu.cur]
+	p.cpu, cu.cur = -1, -1
+	s.emit(s.rec("CPU_IDLE", 0).i("pid", p.obj.Pid).u("prev", p.obj.OID), c, p.obj, cpuTr(baget.CPUIdle, BagetObj{}))
+}
+
+// block blocks the thread running on CPU c.
+func (s *bsim) block(c int, reason uint64) int {
+	th := s.cpus[c].cur
+	t := s.thr[th]
+	s.emit(s.rec("THREAD_BLOCK", 0).i("pid", t.obj.Pid).u("thread", t.obj.OID).u("reason", reason), c, t.obj,
+		s.tr(th, bNotRd, bRun, bUnk))
+	s.away(c)
+	return th
+}
+
+// wake makes thread w ready (an event on CPU c) and dispatches it on an
+// idle CPU if there is one.
+func (s *bsim) wake(c, w int) {
+	t := s.thr[w]
+	s.emit(s.rec("THREAD_WAKEUP", 0).i("pid", t.obj.Pid).u("thread", t.obj.OID), c, t.obj, s.tr(w, bReady, bNotRd, bUnk))
+	s.ready = append(s.ready, w)
+	for d := range s.cpus {
+		if s.cpus[d].cur < 0 && s.cpus[d].irq < 0 {
+			s.dispatch(d)
+			return
+		}
+	}
+}
+
+func (s *bsim) irqObj(k int) BagetObj { return BagetObj{Kind: "interrupt", OID: s.irqs[k]} }
+
+func (s *bsim) interrupt(c int) {
+	cu := &s.cpus[c]
+	k := s.rng.Intn(len(s.irqs))
+	o := s.irqObj(k)
+	var trans []btrans
+	if cu.cur >= 0 {
+		trans = append(trans, s.trCtx(cu.cur, bIntr, bRun))
+	}
+	trans = append(trans, cpuTr(baget.CPUIntr, o))
+	cu.irq = k
+	s.emit(s.rec("INTR_ENTER", 0).u("irq", o.OID), c, o, trans...)
+	switch r := s.rng.Intn(10); {
+	case r < 5:
+		s.semGive(c, s.rng.Intn(len(s.sems)))
+	case r < 8 && len(s.sleep) > 0:
+		w := s.sleep[0]
+		s.sleep = s.sleep[1:]
+		s.wake(c, w)
+	}
+	trans = []btrans{cpuTr(baget.CPUReturn, BagetObj{}, baget.CPUIntr)}
+	if cu.cur >= 0 {
+		trans = append(trans, s.trCtx(cu.cur, bRun, bIntr))
+	}
+	cu.irq = -1
+	s.emit(s.rec("INTR_EXIT", 0).u("irq", o.OID), c, o, trans...)
+	if cu.cur < 0 {
+		s.dispatch(c)
+	}
+}
+
+func (s *bsim) semGive(c, k int) {
+	sem := s.sems[k]
+	if len(sem.waiters) == 0 && sem.count >= sem.max {
+		return
+	}
+	if len(sem.waiters) > 0 {
+		w := sem.waiters[0]
+		sem.waiters = sem.waiters[1:]
+		s.emit(s.rec("SEM_GIVE", 0).i("pid", sem.obj.Pid).u("sem", sem.obj.OID).i("count", 0), c, sem.obj)
+		s.wake(c, w)
+		return
+	}
+	sem.count++
+	s.emit(s.rec("SEM_GIVE", 0).i("pid", sem.obj.Pid).u("sem", sem.obj.OID).i("count", int64(sem.count)), c, sem.obj)
+}
+
+func (s *bsim) user(c int) {
+	t := s.thr[s.cpus[c].cur]
+	k := s.rng.Intn(3)
+	o := BagetObj{Kind: "user", Pid: t.obj.Pid, Text: fmt.Sprintf("probe%d", k)}
+	data := []byte(fmt.Sprintf("n=%d", s.rng.Intn(100000)))
+	s.emit(s.rec("USER_EVENT", len(data)).i("pid", o.Pid).text("object", []byte(o.Text)).
+		i("value", s.rng.Int63n(1<<40)-1<<39).u("len", uint64(len(data))).text("data", data), c, o)
+}
+
+func (s *bsim) mq(c int) {
+	q := s.mqs[s.rng.Intn(len(s.mqs))]
+	kind := s.mqKind % 4
+	s.mqKind++
+	name := "MQ_SEND"
+	if q.count > 0 && (q.count >= q.max || s.rng.Intn(2) == 0) {
+		name = "MQ_RECEIVE"
+		q.count--
+	} else {
+		q.count++
+	}
+	r := s.rec(name, 0).i("pid", q.obj.Pid).u("mq", q.obj.OID).u("len", uint64(4+s.rng.Intn(60))).u("msg_kind", uint64(kind))
+	if name == "MQ_SEND" {
+		r.u("prio", uint64(s.rng.Intn(32)))
+	}
+	switch kind {
+	case 0:
+		r.text("head.raw", []byte{1, 2, 3, 4, 5, 6, 7, 8})
+	case 1:
+		r.u("head.code", uint64(s.rng.Uint32()))
+	case 2:
+		r.text("head.text", []byte("msg"))
+	case 3:
+		r.f64("head.value", float64(s.rng.Intn(1000))/8)
+	}
+	s.emit(r, c, q.obj)
+}
+
+func (s *bsim) step() {
+	c := s.rng.Intn(len(s.cpus))
+	cu := &s.cpus[c]
+	if cu.cur < 0 {
+		if len(s.ready) > 0 {
+			s.dispatch(c)
+		} else {
+			s.interrupt(c)
+		}
+		return
+	}
+	th := cu.cur
+	t := s.thr[th]
+	switch r := s.rng.Intn(100); {
+	case r < 12:
+		s.interrupt(c)
+	case r < 24 && len(s.ready) > 0:
+		s.dispatch(c)
+	case r < 32 && t.holds < 0:
+		s.sleep = append(s.sleep, s.block(c, 1))
+	case r < 40 && len(s.sleep) > 0:
+		w := s.sleep[0]
+		s.sleep = s.sleep[1:]
+		s.wake(c, w)
+	case r < 52 && t.holds < 0:
+		sem := s.sems[s.rng.Intn(len(s.sems))]
+		if sem.count > 0 {
+			sem.count--
+			s.emit(s.rec("SEM_TAKE", 0).i("pid", sem.obj.Pid).u("sem", sem.obj.OID).i("count", int64(sem.count)), c, sem.obj)
+			return
+		}
+		s.emit(s.rec("SEM_TAKE", 0).i("pid", sem.obj.Pid).u("sem", sem.obj.OID).i("count", -1), c, sem.obj)
+		sem.waiters = append(sem.waiters, s.block(c, 2))
+	case r < 60:
+		s.semGive(c, s.rng.Intn(len(s.sems)))
+	case r < 72:
+		s.mutex(c, th)
+	case r < 82:
+		s.mq(c)
+	case r < 97:
+		s.user(c)
+	default:
+		s.emit(s.rec("FLUSH", 0).u("lost", 0), c, BagetObj{})
+	}
+}
+
+func (s *bsim) mutex(c, th int) {
+	t := s.thr[th]
+	if k := t.holds; k >= 0 {
+		m := s.muts[k]
+		t.holds = -1
+		s.emit(s.rec("MUTEX_UNLOCK", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID), c, m.obj)
+		m.owner = -1
+		if len(m.waiters) > 0 {
+			w := m.waiters[0]
+			m.waiters = m.waiters[1:]
+			m.owner, s.thr[w].holds = w, k
+			s.emit(s.rec("MUTEX_LOCK", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID).u("owner", s.thr[w].obj.OID), c, m.obj)
+			s.wake(c, w)
+		}
+		return
+	}
+	k := s.rng.Intn(len(s.muts))
+	m := s.muts[k]
+	if m.owner < 0 {
+		m.owner, t.holds = th, k
+		s.emit(s.rec("MUTEX_LOCK", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID).u("owner", t.obj.OID), c, m.obj)
+		return
+	}
+	m.waiters = append(m.waiters, s.block(c, 3))
+}
+
+// pack lays records out in blocks (docs 1.2, 1.4): a BLOCK record first,
+// numbered from first, records back to back, the tail filled. where[i] is
+// the block of record i.
+func (s *bsim) pack(recs [][]byte, first int) (blocks [][]byte, where []int) {
+	bs := s.cfg.BlockSize
+	var cur []byte
+	finish := func() {
+		if cur == nil {
+			return
+		}
+		blk := make([]byte, bs)
+		copy(blk, cur)
+		desc := s.d.TypeRecord.Size + s.d.SizeRecord.Size
+		if rem := bs - len(cur); rem >= desc {
+			size := uint64(rem)
+			if s.d.SizeRecord.Size < 8 {
+				size = min(size, uint64(1)<<(8*s.d.SizeRecord.Size)-1)
+			}
+			f := s.rec("FILLER", 0)
+			f.u("size_record", size)
+			copy(blk[len(cur):], f.buf[:desc])
+		}
+		blocks = append(blocks, blk)
+		cur = nil
+	}
+	start := func() {
+		b := s.rec("BLOCK", 0)
+		b.u(s.d.ByName["BLOCK"].Number.Path, uint64(first+len(blocks)))
+		cur = append(make([]byte, 0, bs), b.buf...)
+	}
+	for _, r := range recs {
+		if cur != nil && len(cur)+len(r) > bs {
+			finish()
+		}
+		if cur == nil {
+			start()
+			if len(cur)+len(r) > bs {
+				s.fail("a record of %d bytes does not fit a block of %d", len(r), bs)
+				return nil, nil
+			}
+		}
+		cur = append(cur, r...)
+		where = append(where, len(blocks))
+	}
+	finish()
+	return blocks, where
+}
+
+func (s *bsim) header(service int, wrapped bool) []byte {
+	h := make([]byte, 80)
+	copy(h, "BAGETTRC")
+	h[8] = 'L'
+	if s.d.ABI.BigEndian {
+		h[8] = 'B'
+	}
+	h[9] = 1
+	s.ord.PutUint16(h[10:], 80)
+	s.ord.PutUint32(h[12:], uint32(s.cfg.BlockSize))
+	s.ord.PutUint32(h[16:], uint32(service))
+	if wrapped {
+		s.ord.PutUint32(h[20:], 1)
+	}
+	copy(h[24:56], s.d.OS)
+	copy(h[56:72], s.d.Arch)
+	return h
+}
+
+func (s *bsim) finish() ([]byte, BagetTruth, error) {
+	var creates, data [][]byte
+	for _, r := range s.recs {
+		if r.create {
+			creates = append(creates, r.data)
+		}
+		data = append(data, r.data)
+	}
+	svc, _ := s.pack(creates, 0)
+	blocks, where := s.pack(data, 0)
+	if s.err != nil {
+		return nil, BagetTruth{}, s.err
+	}
+	drop := 0
+	if s.cfg.RingBlocks > 0 && len(blocks) > s.cfg.RingBlocks {
+		drop = len(blocks) - s.cfg.RingBlocks
+	}
+	out := s.header(len(svc), drop > 0)
+	for _, b := range svc {
+		out = append(out, b...)
+	}
+	for _, b := range blocks[drop:] {
+		out = append(out, b...)
+	}
+	tr := BagetTruth{EventCounts: map[string]int{}, Ecos: map[BagetEco]int{}, ServiceBlocks: len(svc),
+		DataBlocks: len(blocks) - drop, FirstBlock: drop, Wrapped: drop > 0, Objects: len(creates)}
+	tr.Records = len(blocks) - drop // BLOCK records
+	for _, b := range blocks[drop:] {
+		if used := s.used(b); s.cfg.BlockSize-used >= s.d.TypeRecord.Size+s.d.SizeRecord.Size {
+			tr.Records++ // its FILLER
+		}
+	}
+	var kept []brec
+	for i, r := range s.recs {
+		if where[i] >= drop {
+			kept = append(kept, r)
+		}
+	}
+	tr.Records += len(kept)
+	if err := s.replay(kept, &tr, drop == 0); err != nil {
+		return nil, BagetTruth{}, err
+	}
+	return out, tr, nil
+}
+
+// used returns the bytes of a block before its tail: the records laid out
+// by pack, found by walking the sizes pack wrote (only to count fillers).
+func (s *bsim) used(b []byte) int {
+	off := 0
+	desc := s.d.TypeRecord.Size + s.d.SizeRecord.Size
+	filler := s.d.ByName["FILLER"].ID
+	for off+desc <= len(b) {
+		typ := s.readUint(b[off:], s.d.TypeRecord.Size)
+		size := int(s.readUint(b[off+s.d.TypeRecord.Size:], s.d.SizeRecord.Size))
+		if typ == filler || size == 0 {
+			break
+		}
+		off += size
+	}
+	return off
+}
+
+func (s *bsim) readUint(b []byte, size int) uint64 {
+	switch size {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(s.ord.Uint16(b))
+	case 4:
+		return uint64(s.ord.Uint32(b))
+	}
+	return s.ord.Uint64(b)
+}
+
+type bobs struct {
+	known bool
+	st    string
+	obj   BagetObj
+	since int64
+}
+
+// replay computes the truth from the simulator's transitions over the
+// records kept in the log (see GenerateBaget's comment). all: every record
+// was kept, so every transition must apply.
+func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
+	thr := make([]bobs, len(s.thr))
+	cpus := make([]bobs, len(s.cpus))
+	saved := make([]bobs, len(s.cpus))
+	admits := func(from []string, st string) bool {
+		if from == nil {
+			return true
+		}
+		for _, f := range from {
+			if f == st {
+				return true
+			}
+		}
+		return false
+	}
+	obsState := func(o bobs) string {
+		if o.known {
+			return o.st
+		}
+		return bUnk
+	}
+	first := true
+	for _, r := range kept {
+		if !r.ev.Kind.Essential() {
+			continue
+		}
+		if first {
+			tr.FirstNS, first = r.t, false
+		}
+		tr.LastNS = r.t
+		tr.Events++
+		tr.EventCounts[r.ev.Name]++
+		var ctx BagetObj
+		if c := cpus[r.cpu]; c.known && c.st != baget.CPUIdle {
+			ctx = c.obj
+		}
+		tr.Ecos[BagetEco{Event: r.ev.Name, Context: ctx, Main: r.main}]++
+		for _, t := range r.trans {
+			if t.thread < 0 {
+				c := &cpus[r.cpu]
+				if t.to == baget.CPUReturn {
+					if !c.known || !admits(t.from, c.st) {
+						if all {
+							return fmt.Errorf("tracegen: baget: internal: %s at %d: CPU %d return not applied", r.ev.Name, r.t, r.cpu)
+						}
+						continue
+					}
+					tr.CPUStates = append(tr.CPUStates, BagetCPUInterval{CPU: r.cpu, State: c.st, Obj: c.obj, StartNS: c.since, EndNS: r.t})
+					*c = saved[r.cpu]
+					c.since = r.t
+					continue
+				}
+				if c.known {
+					tr.CPUStates = append(tr.CPUStates, BagetCPUInterval{CPU: r.cpu, State: c.st, Obj: c.obj, StartNS: c.since, EndNS: r.t})
+				}
+				if t.to == baget.CPUIntr {
+					saved[r.cpu] = *c
+				}
+				*c = bobs{known: true, st: t.to, obj: t.obj, since: r.t}
+				continue
+			}
+			o := &thr[t.thread]
+			ok := admits(t.from, obsState(*o))
+			if t.context {
+				c := cpus[r.cpu]
+				ok = ok && c.known && c.st == baget.CPUThr && c.obj == s.thr[t.thread].obj
+			}
+			if !ok {
+				if all || o.known {
+					return fmt.Errorf("tracegen: baget: internal: %s at %d: transition of %s to %s not applied", r.ev.Name, r.t, s.thr[t.thread].name, t.to)
+				}
+				continue
+			}
+			if o.known {
+				tr.ThreadStates = append(tr.ThreadStates, BagetThreadInterval{Thread: s.thr[t.thread].obj, State: o.st, StartNS: o.since, EndNS: r.t})
+			}
+			*o = bobs{known: true, st: t.to, since: r.t}
+		}
+	}
+	return nil
+}
+
+// minirtosXML is a copy of ingest/baget/examples/minirtos.xml (a test
+// checks it is byte for byte the same).
+const minirtosXML = `<?xml version="1.0" encoding="UTF-8"?>
+<!--
+  minirtos 2.1 on 32-bit big-endian PowerPC: the example description bundled
+  with traceduck (docs/baget-format.md). A small RTOS with processes, threads,
+  semaphores, mutexes, message queues, interrupts and user events; its state
+  rules give the thread and CPU state traces.
+
+  Every event record starts (after the descriptor) with the same header:
+  the time (struct timespec), the CPU and the process id of the main object.
+-->
+<description os="minirtos-2.1" arch="ppc32" time_unit="ns">
+  <abi endian="big" pointer="4" long_long_align="8" double_align="8"/>
+  <descriptor type="unsigned short" size="unsigned short"/>
+
+  <Objects>
+    <id type_name="pid_t" base="int" kind="process"/>
+    <id type_name="thread_ptr" base="pointer" kind="thread"/>
+    <id type_name="sem_id" base="unsigned int" kind="semaphore"/>
+    <id type_name="mutex_id" base="unsigned int" kind="mutex"/>
+    <id type_name="mq_id" base="unsigned int" kind="mqueue"/>
+    <id type_name="irq_no" base="unsigned short" kind="interrupt"/>
+  </Objects>
+
+  <Common>
+    <dt Name="sem_attr">
+      <field Name="initial" type_name="int"/>
+      <field Name="max" type_name="int"/>
+    </dt>
+    <dt Name="mq_attr">
+      <field Name="maxmsg" type_name="unsigned int"/>
+      <field Name="msgsize" type_name="unsigned int"/>
+    </dt>
+    <!-- the first bytes of a message, by msg_kind -->
+    <dt Name="msg_head" union="1">
+      <field Name="raw" type_name="unsigned char" dim="8" case="0"/>
+      <field Name="code" type_name="unsigned int" case="1"/>
+      <field Name="text" type_name="char" dim="8" case="2"/>
+      <field Name="value" type_name="double" case="3"/>
+    </dt>
+  </Common>
+
+  <!-- service records -->
+  <event Name="FILLER" id="0" kind="filler"/>
+  <event Name="BLOCK" id="1" kind="block" number="block_no">
+    <field Name="block_no" type_name="unsigned int"/>
+  </event>
+  <event Name="FLUSH" id="2" kind="info">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="lost" type_name="unsigned int"/>
+  </event>
+
+  <!-- processes and threads -->
+  <event Name="PROC_CREATE" id="10" group="process" time="ts" cpu="cpu" main="proc">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="proc" type_name="pid_t"/>
+    <field Name="name" type_name="char" dim="16"/>
+    <creates field="proc" name="name"/>
+  </event>
+  <event Name="THREAD_CREATE" id="20" group="thread" time="ts" cpu="cpu" main="thread" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="thread" type_name="thread_ptr"/>
+    <field Name="prio" type_name="unsigned char"/>
+    <field Name="name" type_name="char" dim="16"/>
+    <creates field="thread" name="name" parent="pid"/>
+    <state field="thread" to="thrReady" from="unknown"/>
+  </event>
+  <event Name="THREAD_EXIT" id="21" group="thread" time="ts" cpu="cpu" main="thread" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="thread" type_name="thread_ptr"/>
+    <field Name="status" type_name="int"/>
+    <state field="thread" to="thrNotReady"/>
+  </event>
+  <event Name="THREAD_SWITCH" id="22" group="sched" time="ts" cpu="cpu" main="next" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="prev" type_name="thread_ptr"/>
+    <field Name="next" type_name="thread_ptr"/>
+    <!-- a preempted thread stays ready; one that blocked (THREAD_BLOCK) stays not ready -->
+    <state field="prev" to="thrReady" from="thrRun"/>
+    <state field="next" to="thrRun"/>
+    <cpu to="cpuThr" field="next"/>
+  </event>
+  <event Name="CPU_IDLE" id="23" group="sched" time="ts" cpu="cpu" main="prev" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="prev" type_name="thread_ptr"/>
+    <state field="prev" to="thrReady" from="thrRun"/>
+    <cpu to="cpuIdle"/>
+  </event>
+  <event Name="THREAD_BLOCK" id="24" group="sched" time="ts" cpu="cpu" main="thread" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="thread" type_name="thread_ptr"/>
+    <field Name="reason" type_name="unsigned char"/>
+    <state field="thread" to="thrNotReady" from="thrRun unknown"/>
+  </event>
+  <event Name="THREAD_WAKEUP" id="25" group="sched" time="ts" cpu="cpu" main="thread" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="thread" type_name="thread_ptr"/>
+    <state field="thread" to="thrReady" from="thrNotReady unknown"/>
+  </event>
+
+  <!-- interrupts: the running thread is interrupted, then resumes -->
+  <event Name="INTR_ENTER" id="30" group="interrupt" time="ts" cpu="cpu" main="irq">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="irq" type_name="irq_no"/>
+    <state context="1" to="thrInterrupted" from="thrRun"/>
+    <cpu to="cpuIntr" field="irq"/>
+  </event>
+  <event Name="INTR_EXIT" id="31" group="interrupt" time="ts" cpu="cpu" main="irq">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="irq" type_name="irq_no"/>
+    <cpu to="return" from="cpuIntr"/>
+    <state context="1" to="thrRun" from="thrInterrupted"/>
+  </event>
+
+  <!-- semaphores -->
+  <event Name="SEM_CREATE" id="40" group="semaphore" time="ts" cpu="cpu" main="sem" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="sem" type_name="sem_id"/>
+    <field Name="attr" type_name="sem_attr"/>
+    <field Name="name" type_name="char" dim="16"/>
+    <creates field="sem" name="name" parent="pid"/>
+  </event>
+  <event Name="SEM_TAKE" id="41" group="semaphore" time="ts" cpu="cpu" main="sem" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="sem" type_name="sem_id"/>
+    <field Name="count" type_name="int"/>
+  </event>
+  <event Name="SEM_GIVE" id="42" group="semaphore" time="ts" cpu="cpu" main="sem" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="sem" type_name="sem_id"/>
+    <field Name="count" type_name="int"/>
+  </event>
+
+  <!-- mutexes -->
+  <event Name="MUTEX_CREATE" id="50" group="mutex" time="ts" cpu="cpu" main="mutex" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="mutex" type_name="mutex_id"/>
+    <field Name="protocol" type_name="unsigned char"/>
+    <field Name="name" type_name="char" dim="16"/>
+    <creates field="mutex" name="name" parent="pid"/>
+  </event>
+  <event Name="MUTEX_LOCK" id="51" group="mutex" time="ts" cpu="cpu" main="mutex" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="mutex" type_name="mutex_id"/>
+    <field Name="owner" type_name="thread_ptr"/>
+  </event>
+  <event Name="MUTEX_UNLOCK" id="52" group="mutex" time="ts" cpu="cpu" main="mutex" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="mutex" type_name="mutex_id"/>
+  </event>
+
+  <!-- message queues -->
+  <event Name="MQ_CREATE" id="60" group="mqueue" time="ts" cpu="cpu" main="mq" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="mq" type_name="mq_id"/>
+    <field Name="attr" type_name="mq_attr"/>
+    <field Name="name" type_name="char" dim="16"/>
+    <creates field="mq" name="name" parent="pid"/>
+  </event>
+  <event Name="MQ_SEND" id="61" group="mqueue" time="ts" cpu="cpu" main="mq" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="mq" type_name="mq_id"/>
+    <field Name="len" type_name="unsigned int"/>
+    <field Name="prio" type_name="unsigned short"/>
+    <field Name="msg_kind" type_name="unsigned char"/>
+    <field Name="head" type_name="msg_head"/>
+  </event>
+  <event Name="MQ_RECEIVE" id="62" group="mqueue" time="ts" cpu="cpu" main="mq" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="mq" type_name="mq_id"/>
+    <field Name="len" type_name="unsigned int"/>
+    <field Name="msg_kind" type_name="unsigned char"/>
+    <field Name="head" type_name="msg_head"/>
+  </event>
+
+  <!-- user events (posix_trace_event): a user object named by text, a payload -->
+  <event Name="USER_EVENT" id="100" group="user" time="ts" cpu="cpu" main="object" main_kind="user" pid="pid">
+    <field Name="ts" type_name="struct timespec"/>
+    <field Name="cpu" type_name="unsigned char"/>
+    <field Name="pid" type_name="pid_t"/>
+    <field Name="object" type_name="char" dim="16"/>
+    <field Name="value" type_name="long long"/>
+    <field Name="len" type_name="unsigned short"/>
+    <field Name="data" type_name="char" dim="0"/>
+  </event>
+</description>
+`
