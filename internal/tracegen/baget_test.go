@@ -1,0 +1,345 @@
+package tracegen
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest/baget"
+)
+
+func genBaget(t testing.TB, cfg BagetConfig) ([]byte, []byte, BagetTruth) {
+	t.Helper()
+	log, desc, tr, err := GenerateBaget(cfg)
+	if err != nil {
+		t.Fatalf("GenerateBaget(%+v): %v", cfg, err)
+	}
+	return log, desc, tr
+}
+
+func TestBagetDeterminism(t *testing.T) {
+	cfg := BagetConfig{Events: 2000, CPUs: 3, Seed: 7, ABI: "le32", RingBlocks: 5}
+	l1, d1, t1 := genBaget(t, cfg)
+	l2, d2, t2 := genBaget(t, cfg)
+	if !bytes.Equal(l1, l2) || !bytes.Equal(d1, d2) || !reflect.DeepEqual(t1, t2) {
+		t.Fatal("two runs of one config differ")
+	}
+	cfg.Seed = 8
+	l3, _, _ := genBaget(t, cfg)
+	if bytes.Equal(l1, l3) {
+		t.Fatal("different seeds give the same log")
+	}
+}
+
+func TestBagetConfigErrors(t *testing.T) {
+	for _, cfg := range []BagetConfig{
+		{},
+		{Events: 10, CPUs: -1},
+		{Events: 10, CPUs: 4, Threads: 3},
+		{Events: 10, ABI: "le64"},
+		{Events: 10, BlockSize: 100},
+		{Events: 10, BlockSize: 1020},
+		{Events: 10, RingBlocks: -1},
+	} {
+		if _, _, _, err := GenerateBaget(cfg); err == nil {
+			t.Errorf("GenerateBaget(%+v): no error", cfg)
+		}
+	}
+}
+
+// The Go copy of the example must be the bundled file, byte for byte.
+func TestBagetDescriptionIsTheExample(t *testing.T) {
+	data, err := os.ReadFile("../../ingest/baget/examples/minirtos.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != minirtosXML {
+		t.Fatal("minirtosXML differs from ingest/baget/examples/minirtos.xml: copy it again")
+	}
+	for abi, want := range map[string]baget.ABI{
+		"le32": {BigEndian: false, Pointer: 4, LongLongAlign: 4, DoubleAlign: 4},
+		"be64": {BigEndian: true, Pointer: 8, LongLongAlign: 8, DoubleAlign: 8},
+	} {
+		x, err := BagetDescription(abi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := baget.Parse(abi+".xml", x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.ABI != want {
+			t.Errorf("%s: ABI %+v, want %+v", abi, d.ABI, want)
+		}
+		ex, err := baget.Example("minirtos.xml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.OS != ex.OS || len(d.Events) != len(ex.Events) {
+			t.Errorf("%s: os %q, %d events; the example: %q, %d", abi, d.OS, len(d.Events), ex.OS, len(ex.Events))
+		}
+	}
+}
+
+// Both ABIs of one scenario have the same truth; only the layout differs.
+func TestBagetABIsSameTruth(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3} {
+		cfg := BagetConfig{Events: 3000, CPUs: 2, Threads: 7, Seed: seed, ABI: "le32"}
+		l32, _, a := genBaget(t, cfg)
+		cfg.ABI = "be64"
+		l64, _, b := genBaget(t, cfg)
+		if len(l32) >= len(l64) {
+			t.Errorf("seed %d: le32 log %d bytes, be64 %d: expected the 64-bit one larger", seed, len(l32), len(l64))
+		}
+		a.DataBlocks, b.DataBlocks, a.Records, b.Records, a.ServiceBlocks, b.ServiceBlocks = 0, 0, 0, 0, 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("seed %d: le32 and be64 truths differ", seed)
+		}
+	}
+}
+
+// bagetIDs is the test's own table of the example's record types.
+var bagetIDs = map[uint16]string{
+	0: "FILLER", 1: "BLOCK", 2: "FLUSH", 10: "PROC_CREATE", 20: "THREAD_CREATE", 21: "THREAD_EXIT",
+	22: "THREAD_SWITCH", 23: "CPU_IDLE", 24: "THREAD_BLOCK", 25: "THREAD_WAKEUP", 30: "INTR_ENTER", 31: "INTR_EXIT",
+	40: "SEM_CREATE", 41: "SEM_TAKE", 42: "SEM_GIVE", 50: "MUTEX_CREATE", 51: "MUTEX_LOCK", 52: "MUTEX_UNLOCK",
+	60: "MQ_CREATE", 61: "MQ_SEND", 62: "MQ_RECEIVE", 100: "USER_EVENT",
+}
+
+// bagetRec is one record as the test's decoder sees it.
+type bagetRec struct {
+	off   int // in the file
+	name  string
+	data  []byte
+	block int // block number
+}
+
+// bagetLog is a log decoded by the test alone, per docs/baget-format.md.
+type bagetLog struct {
+	order            binary.ByteOrder
+	p                int // pointer size from the arch
+	blockSize        int
+	service          int
+	wrapped          bool
+	os, arch         string
+	serviceRecs      []bagetRec
+	dataRecs         []bagetRec
+	dataBlockNumbers []int
+	fillers          int // in data blocks
+}
+
+func cstr(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+func decodeBaget(t *testing.T, log []byte) *bagetLog {
+	t.Helper()
+	if len(log) < 80 || string(log[:8]) != "BAGETTRC" || log[9] != 1 {
+		t.Fatalf("bad header % x", log[:min(len(log), 16)])
+	}
+	l := &bagetLog{}
+	switch log[8] {
+	case 'L':
+		l.order = binary.LittleEndian
+	case 'B':
+		l.order = binary.BigEndian
+	default:
+		t.Fatalf("byte order %q", log[8])
+	}
+	hs := int(l.order.Uint16(log[10:]))
+	l.blockSize = int(l.order.Uint32(log[12:]))
+	l.service = int(l.order.Uint32(log[16:]))
+	flags := l.order.Uint32(log[20:])
+	l.wrapped = flags&1 != 0
+	l.os, l.arch = cstr(log[24:56]), cstr(log[56:72])
+	if hs != 80 || flags&^1 != 0 || !bytes.Equal(log[72:80], make([]byte, 8)) {
+		t.Fatalf("header: size %d flags %#x reserved % x", hs, flags, log[72:80])
+	}
+	switch l.arch {
+	case "i386":
+		l.p = 4
+	case "ppc64":
+		l.p = 8
+	default:
+		t.Fatalf("arch %q", l.arch)
+	}
+	if l.os != "minirtos-2.1" || (l.arch == "i386") != (l.order == binary.LittleEndian) {
+		t.Fatalf("os %q arch %q order %v", l.os, l.arch, l.order)
+	}
+	if (len(log)-hs)%l.blockSize != 0 {
+		t.Fatalf("%d bytes after the header: not whole blocks of %d", len(log)-hs, l.blockSize)
+	}
+	nblocks := (len(log) - hs) / l.blockSize
+	for b := 0; b < nblocks; b++ {
+		start := hs + b*l.blockSize
+		blk := log[start : start+l.blockSize]
+		svc := b < l.service
+		off := 0 // a(i+1) = a(i) + size(i)
+		for i := 0; off+4 <= len(blk); i++ {
+			typ, size := l.order.Uint16(blk[off:]), int(l.order.Uint16(blk[off+2:]))
+			name, ok := bagetIDs[typ]
+			if !ok {
+				t.Fatalf("@%d: unknown record type %d", start+off, typ)
+			}
+			if name == "FILLER" {
+				if off+size != len(blk) {
+					t.Fatalf("@%d: filler of %d bytes does not end the block (%d left)", start+off, size, len(blk)-off)
+				}
+				off = len(blk)
+				if !svc {
+					l.fillers++
+				}
+				break
+			}
+			if size < 4 || off+size > len(blk) {
+				t.Fatalf("@%d: %s size %d runs past the block", start+off, name, size)
+			}
+			rec := bagetRec{off: start + off, name: name, data: blk[off : off+size]}
+			if (i == 0) != (name == "BLOCK") {
+				t.Fatalf("@%d: record %d of the block is %s", start+off, i, name)
+			}
+			if name == "BLOCK" {
+				if size != 8 {
+					t.Fatalf("@%d: BLOCK of %d bytes", start+off, size)
+				}
+				n := int(l.order.Uint32(rec.data[4:]))
+				if svc && n != b {
+					t.Fatalf("service block %d numbered %d", b, n)
+				}
+				if !svc {
+					l.dataBlockNumbers = append(l.dataBlockNumbers, n)
+				}
+			} else if svc {
+				if !strings.HasSuffix(name, "_CREATE") {
+					t.Fatalf("@%d: %s in a service block", start+off, name)
+				}
+				l.serviceRecs = append(l.serviceRecs, rec)
+			} else {
+				l.dataRecs = append(l.dataRecs, rec)
+			}
+			off += size
+		}
+		if rest := blk[off:]; off < len(blk) && !bytes.Equal(rest, make([]byte, len(rest))) {
+			t.Fatalf("block %d: a tail of %d bytes that is not zero", b, len(rest))
+		}
+	}
+	for i, n := range l.dataBlockNumbers {
+		if n != l.dataBlockNumbers[0]+i {
+			t.Fatalf("data block numbers %v not consecutive", l.dataBlockNumbers)
+		}
+	}
+	return l
+}
+
+// time returns the event time: struct timespec after the descriptor.
+func (l *bagetLog) time(r bagetRec) int64 {
+	off := l.p // alignUp(4, P)
+	if l.p == 4 {
+		return int64(int32(l.order.Uint32(r.data[off:])))*1e9 + int64(int32(l.order.Uint32(r.data[off+4:])))
+	}
+	return int64(l.order.Uint64(r.data[off:]))*1e9 + int64(l.order.Uint64(r.data[off+8:]))
+}
+
+func (l *bagetLog) cpu(r bagetRec) int { return int(r.data[3*l.p]) }
+
+func TestBagetDecode(t *testing.T) {
+	for _, abi := range []string{"le32", "be64"} {
+		for _, ring := range []int{0, 4} {
+			cfg := BagetConfig{Events: 2500, CPUs: 3, Seed: 11, ABI: abi, RingBlocks: ring}
+			log, _, tr := genBaget(t, cfg)
+			l := decodeBaget(t, log)
+			if l.blockSize != 1024 || l.service != tr.ServiceBlocks || len(l.dataBlockNumbers) != tr.DataBlocks ||
+				l.dataBlockNumbers[0] != tr.FirstBlock || l.wrapped != tr.Wrapped || l.wrapped != (ring > 0) {
+				t.Fatalf("%s ring %d: blocks %d+%d from %d wrapped %v; truth %+v", abi, ring, l.service,
+					len(l.dataBlockNumbers), l.dataBlockNumbers[0], l.wrapped, tr)
+			}
+			if ring > 0 && len(l.dataBlockNumbers) != ring {
+				t.Fatalf("%s: %d data blocks kept, want %d", abi, len(l.dataBlockNumbers), ring)
+			}
+			// Every object's creation is in the service blocks.
+			svc := map[string]int{}
+			for _, r := range l.serviceRecs {
+				svc[r.name]++
+			}
+			if want := map[string]int{"PROC_CREATE": 2, "THREAD_CREATE": 8, "SEM_CREATE": 2, "MUTEX_CREATE": 2, "MQ_CREATE": 2}; !reflect.DeepEqual(svc, want) {
+				t.Fatalf("%s: service records %v, want %v", abi, svc, want)
+			}
+			counts := map[string]int{}
+			var last int64
+			var creates [][]byte
+			for _, r := range l.dataRecs {
+				if r.name == "FLUSH" {
+					continue
+				}
+				counts[r.name]++
+				if ts := l.time(r); ts < last {
+					t.Fatalf("@%d: %s time %d before %d", r.off, r.name, ts, last)
+				} else {
+					last = ts
+				}
+				if c := l.cpu(r); c >= cfg.CPUs {
+					t.Fatalf("@%d: cpu %d", r.off, c)
+				}
+				if strings.HasSuffix(r.name, "_CREATE") {
+					creates = append(creates, r.data)
+				}
+				l.checkSizes(t, r)
+			}
+			if !reflect.DeepEqual(counts, tr.EventCounts) {
+				t.Fatalf("%s ring %d: decoded counts %v, truth %v", abi, ring, counts, tr.EventCounts)
+			}
+			if ring == 0 {
+				if len(creates) != len(l.serviceRecs) {
+					t.Fatalf("%d creation records in data, %d in service blocks", len(creates), len(l.serviceRecs))
+				}
+				for i, c := range creates {
+					if !bytes.Equal(c, l.serviceRecs[i].data) {
+						t.Fatalf("creation record %d differs between service and data blocks", i)
+					}
+				}
+			}
+			if total := len(l.dataRecs) + len(l.dataBlockNumbers) + l.fillers; total != tr.Records {
+				t.Fatalf("decoded %d records in data blocks, truth %d", total, tr.Records)
+			}
+		}
+	}
+}
+
+// checkSizes checks record sizes computed by hand from the C layout rules,
+// independently of the description parser.
+func (l *bagetLog) checkSizes(t *testing.T, r bagetRec) {
+	t.Helper()
+	le32 := l.p == 4
+	want := map[string][2]int{ // le32, be64
+		"THREAD_SWITCH": {28, 48}, // ts@P, cpu@3P, pid, prev, next
+		"INTR_ENTER":    {16, 32}, // ts, cpu, irq(2)@3P+2
+		"SEM_TAKE":      {28, 40}, // ..., pid, sem, count
+		"MUTEX_LOCK":    {28, 48}, // ..., pid, mutex, owner (a pointer)
+	}
+	if w, ok := want[r.name]; ok {
+		size := w[1]
+		if le32 {
+			size = w[0]
+		}
+		if len(r.data) != size {
+			t.Fatalf("@%d: %s of %d bytes, want %d", r.off, r.name, len(r.data), size)
+		}
+	}
+	if r.name == "USER_EVENT" {
+		// ts, cpu, pid, object[16], long long value (align 4 on i386), len, data[]
+		sizeof, lenOff, dataOff := 64, 56, 58
+		if le32 {
+			sizeof, lenOff, dataOff = 48, 44, 46
+		}
+		n := int(l.order.Uint16(r.data[lenOff:]))
+		if len(r.data) != sizeof+n || !strings.HasPrefix(string(r.data[dataOff:dataOff+n]), "n=") {
+			t.Fatalf("@%d: USER_EVENT of %d bytes, len %d, data %q", r.off, len(r.data), n, r.data[dataOff:])
+		}
+	}
+}
