@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"os"
 	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -342,4 +344,186 @@ func (l *bagetLog) checkSizes(t *testing.T, r bagetRec) {
 			t.Fatalf("@%d: USER_EVENT of %d bytes, len %d, data %q", r.off, len(r.data), n, r.data[dataOff:])
 		}
 	}
+}
+
+// TestBagetStatesFromBytes interprets the decoded records with the
+// example's state rules written out by hand (independently of the
+// simulator's replay) and compares thread and CPU intervals and eco-triple
+// contexts with the truth.
+func TestBagetStatesFromBytes(t *testing.T) {
+	for _, abi := range []string{"le32", "be64"} {
+		for _, ring := range []int{0, 3, 6} {
+			for seed := int64(0); seed < 4; seed++ {
+				cfg := BagetConfig{Events: 2000, CPUs: 3, Threads: 6, Seed: seed, ABI: abi, RingBlocks: ring}
+				log, _, tr := genBaget(t, cfg)
+				l := decodeBaget(t, log)
+				threads, cpus, ctx := l.interpret(cfg.CPUs)
+				sortTI := func(v []BagetThreadInterval) []BagetThreadInterval {
+					out := append([]BagetThreadInterval(nil), v...)
+					slicesSortFunc(out, func(a, b BagetThreadInterval) bool {
+						if a.StartNS != b.StartNS {
+							return a.StartNS < b.StartNS
+						}
+						return a.Thread.OID < b.Thread.OID
+					})
+					return out
+				}
+				if got, want := sortTI(threads), sortTI(tr.ThreadStates); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s ring %d seed %d: thread intervals: got %d, truth %d", abi, ring, seed, len(got), len(want))
+				}
+				sortCI := func(v []BagetCPUInterval) []BagetCPUInterval {
+					out := append([]BagetCPUInterval(nil), v...)
+					slicesSortFunc(out, func(a, b BagetCPUInterval) bool {
+						if a.StartNS != b.StartNS {
+							return a.StartNS < b.StartNS
+						}
+						return a.CPU < b.CPU
+					})
+					return out
+				}
+				if got, want := sortCI(cpus), sortCI(tr.CPUStates); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s ring %d seed %d: CPU intervals: got %d, truth %d", abi, ring, seed, len(got), len(want))
+				}
+				want := map[[2]string]int{}
+				for e, n := range tr.Ecos {
+					want[[2]string{e.Event, objKey(e.Context)}] += n
+				}
+				if !reflect.DeepEqual(ctx, want) {
+					t.Fatalf("%s ring %d seed %d: (event, context) counts differ:\n got %v\nwant %v", abi, ring, seed, ctx, want)
+				}
+				if len(tr.ThreadStates) == 0 || len(tr.CPUStates) == 0 {
+					t.Fatalf("%s ring %d seed %d: no intervals", abi, ring, seed)
+				}
+			}
+		}
+	}
+}
+
+func slicesSortFunc[T any](v []T, less func(a, b T) bool) {
+	sort.SliceStable(v, func(i, j int) bool { return less(v[i], v[j]) })
+}
+
+func objKey(o BagetObj) string {
+	if o.Kind == "" {
+		return "-"
+	}
+	return o.Kind + ":" + strconv.FormatInt(o.Pid, 10) + ":" + strconv.FormatUint(o.OID, 16)
+}
+
+func (l *bagetLog) ptr(b []byte, off int) uint64 {
+	if l.p == 4 {
+		return uint64(l.order.Uint32(b[off:]))
+	}
+	return l.order.Uint64(b[off:])
+}
+
+type obsState struct {
+	known bool
+	st    string
+	obj   BagetObj
+	since int64
+}
+
+func (l *bagetLog) interpret(ncpu int) ([]BagetThreadInterval, []BagetCPUInterval, map[[2]string]int) {
+	pidOf := map[uint64]int64{}
+	for _, r := range l.serviceRecs {
+		if r.name == "THREAD_CREATE" {
+			pid := int64(int32(l.order.Uint32(r.data[3*l.p+4:])))
+			pidOf[l.ptr(r.data, (3*l.p+8+l.p-1)/l.p*l.p)] = pid
+		}
+	}
+	thObj := func(oid uint64) BagetObj { return BagetObj{Kind: "thread", Pid: pidOf[oid], OID: oid} }
+	objOff := (3*l.p + 8 + l.p - 1) / l.p * l.p // the first pointer after ts, cpu, pid
+	var tis []BagetThreadInterval
+	var cis []BagetCPUInterval
+	ctx := map[[2]string]int{}
+	th := map[uint64]*obsState{}
+	cpus := make([]obsState, ncpu)
+	saved := make([]obsState, ncpu)
+	thr := func(oid uint64) *obsState {
+		if th[oid] == nil {
+			th[oid] = &obsState{}
+		}
+		return th[oid]
+	}
+	move := func(oid uint64, ts int64, to string, from ...string) {
+		o := thr(oid)
+		cur := "unknown"
+		if o.known {
+			cur = o.st
+		}
+		if len(from) > 0 && !contains(from, cur) {
+			return
+		}
+		if o.known {
+			tis = append(tis, BagetThreadInterval{Thread: thObj(oid), State: o.st, StartNS: o.since, EndNS: ts})
+		}
+		*o = obsState{known: true, st: to, since: ts}
+	}
+	setCPU := func(c int, ts int64, to string, obj BagetObj) {
+		if cpus[c].known {
+			cis = append(cis, BagetCPUInterval{CPU: c, State: cpus[c].st, Obj: cpus[c].obj, StartNS: cpus[c].since, EndNS: ts})
+		}
+		cpus[c] = obsState{known: true, st: to, obj: obj, since: ts}
+	}
+	ctxThread := func(c int) (uint64, bool) {
+		if cpus[c].known && cpus[c].st == "cpuThr" {
+			return cpus[c].obj.OID, true
+		}
+		return 0, false
+	}
+	for _, r := range l.dataRecs {
+		if r.name == "FLUSH" {
+			continue
+		}
+		ts, c := l.time(r), l.cpu(r)
+		var cx BagetObj
+		if cpus[c].known && cpus[c].st != "cpuIdle" {
+			cx = cpus[c].obj
+		}
+		ctx[[2]string{r.name, objKey(cx)}]++
+		irq := BagetObj{Kind: "interrupt", OID: uint64(l.order.Uint16(r.data[3*l.p+2:]))}
+		switch r.name {
+		case "THREAD_CREATE":
+			move(l.ptr(r.data, objOff), ts, "thrReady", "unknown")
+		case "THREAD_SWITCH":
+			prev, next := l.ptr(r.data, objOff), l.ptr(r.data, objOff+l.p)
+			move(prev, ts, "thrReady", "thrRun")
+			move(next, ts, "thrRun")
+			setCPU(c, ts, "cpuThr", thObj(next))
+		case "CPU_IDLE":
+			move(l.ptr(r.data, objOff), ts, "thrReady", "thrRun")
+			setCPU(c, ts, "cpuIdle", BagetObj{})
+		case "THREAD_BLOCK":
+			move(l.ptr(r.data, objOff), ts, "thrNotReady", "thrRun", "unknown")
+		case "THREAD_WAKEUP":
+			move(l.ptr(r.data, objOff), ts, "thrReady", "thrNotReady", "unknown")
+		case "INTR_ENTER":
+			if oid, ok := ctxThread(c); ok {
+				move(oid, ts, "thrInterrupted", "thrRun")
+			}
+			s := cpus[c]
+			setCPU(c, ts, "cpuIntr", irq)
+			saved[c] = s
+		case "INTR_EXIT":
+			if cpus[c].known && cpus[c].st == "cpuIntr" {
+				cis = append(cis, BagetCPUInterval{CPU: c, State: "cpuIntr", Obj: cpus[c].obj, StartNS: cpus[c].since, EndNS: ts})
+				cpus[c] = saved[c]
+				cpus[c].since = ts
+			}
+			if oid, ok := ctxThread(c); ok {
+				move(oid, ts, "thrRun", "thrInterrupted")
+			}
+		}
+	}
+	return tis, cis, ctx
+}
+
+func contains(v []string, s string) bool {
+	for _, x := range v {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
