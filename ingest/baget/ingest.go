@@ -1,0 +1,147 @@
+package baget
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// MaxLogSize bounds the log the ingester reads: Open needs random access
+// (an io.ReaderAt) and a Source is a stream (it may be standard input), so
+// the whole log is read into memory first. A larger log is refused with an
+// error rather than exhausting memory.
+const MaxLogSize = 1 << 30
+
+// maxDescSize bounds a description file (docs 3).
+const maxDescSize = 16 << 20
+
+// Ingester reads Baget-model binary logs (docs/baget-format.md).
+type Ingester struct {
+	description string // --description; "" to look next to the log
+}
+
+// The container is recognized strictly by its magic, before the lenient
+// text formats.
+func init() { ingest.Register(4, &Ingester{}) }
+
+// Format describes the Baget-model log.
+func (*Ingester) Format() ingest.Format {
+	return ingest.Format{Name: "baget", Description: "self-described binary RTOS trace (Baget tracer model) read through an XML description",
+		Patterns: []string{"*.blog"}}
+}
+
+// Sniff recognizes the header magic.
+func (*Ingester) Sniff(head []byte) bool { return bytes.HasPrefix(head, []byte(Magic)) }
+
+// Params lists --description.
+func (*Ingester) Params() []ingest.Param {
+	return []ingest.Param{{Name: "description", Help: "baget: the XML description of the log's records (default: OS_VERSION-ARCH.xml next to the log, then the bundled ones)"}}
+}
+
+// With takes --description.
+func (*Ingester) With(params map[string]string) (ingest.Ingester, error) {
+	for k := range params {
+		if k != "description" {
+			return nil, fmt.Errorf("format baget takes no --%s", k)
+		}
+	}
+	return &Ingester{description: params["description"]}, nil
+}
+
+// Ingest reads the log into memory (at most MaxLogSize bytes), finds and
+// parses its description, indexes it (bad records go to BadOffset, so
+// --skip-bad applies; warnings to diagnostics) and runs the machine.
+func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
+	if src.Size > MaxLogSize {
+		return fmt.Errorf("%s: a baget log of at most %d bytes expected (it is read into memory), found %d", src.Name, MaxLogSize, src.Size)
+	}
+	data, err := io.ReadAll(io.LimitReader(src, MaxLogSize+1))
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.Name, err)
+	}
+	if len(data) > MaxLogSize {
+		return fmt.Errorf("%s: a baget log of at most %d bytes expected (it is read into memory), found more", src.Name, MaxLogSize)
+	}
+	r := bytes.NewReader(data)
+	h, err := ReadHeader(r, int64(len(data)), src.Name)
+	if err != nil {
+		return err
+	}
+	desc, err := g.findDescription(src.Name, h)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	l, err := Open(r, int64(len(data)), src.Name, desc, func(sev schema.Severity, off int64, msg string) error {
+		if sev == schema.Error {
+			return w.BadOffset(off, "%s", msg)
+		}
+		w.Diag(sev, off, schema.NoSeq, msg)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	w.SetMeta("os_version", h.OS)
+	w.SetMeta("arch", h.Arch)
+	w.SetMeta("description", desc.File)
+	w.SetMeta("wrapped", l.Wrapped)
+	w.SetMeta("first_block", l.FirstBlock)
+	return newMachine(w, l, data).run()
+}
+
+// findDescription returns the description: --description; else
+// OS_VERSION-ARCH.xml next to the log (docs 1.1); else a bundled one for
+// that OS and architecture. Standard input needs --description.
+func (g *Ingester) findDescription(name string, h Header) (*Description, error) {
+	if g.description != "" {
+		return readDescription(g.description)
+	}
+	if name == "-" {
+		return nil, errors.New("baget: a log on standard input needs --description FILE.xml")
+	}
+	want := filepath.Join(filepath.Dir(name), h.OS+"-"+h.Arch+".xml")
+	if strings.ContainsAny(h.OS+h.Arch, `/\`) {
+		want = ""
+	}
+	if want != "" {
+		if _, err := os.Stat(want); err == nil {
+			return readDescription(want)
+		}
+	}
+	entries, _ := fs.ReadDir(examples, "examples")
+	for _, e := range entries {
+		d, err := Example(e.Name())
+		if err == nil && d.OS == h.OS && d.Arch == h.Arch {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no description for os %q arch %q: give --description FILE.xml (looked for %s and the bundled descriptions)", name, h.OS, h.Arch, want)
+}
+
+func readDescription(path string) (*Description, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxDescSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > maxDescSize {
+		return nil, fmt.Errorf("%s: a description of at most %d bytes expected, found more", path, maxDescSize)
+	}
+	return Parse(path, data)
+}
