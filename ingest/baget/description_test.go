@@ -2,14 +2,16 @@ package baget
 
 import (
 	"bytes"
-	"flag"
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+// update is the shared -update flag (defining our own would clash with
+// internal/dbtest's in one test binary).
+var update = dbtest.Update
 
 // TestFieldTreeGolden prints the field trees of testdata/*.xml and compares
 // them with testdata/*.golden.
