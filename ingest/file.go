@@ -53,6 +53,7 @@ func Path(ctx context.Context, db *schema.DB, path string, opt Options) (Result,
 			}
 		}
 	}
+	src.KnownSHA256(sum) // hashed above: reading need not hash again
 	return Opened(ctx, db, src, sum, opt)
 }
 

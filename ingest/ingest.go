@@ -135,7 +135,8 @@ type Source struct {
 
 	br     *bufio.Reader
 	closer io.Closer
-	h      hash.Hash
+	h      hash.Hash // nil once KnownSHA256 was called
+	known  string
 	n      atomic.Int64
 }
 
@@ -177,7 +178,9 @@ type hashingReader struct {
 func (h *hashingReader) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
 	if n > 0 {
-		h.s.h.Write(p[:n])
+		if h.s.h != nil {
+			h.s.h.Write(p[:n])
+		}
 		h.s.n.Add(int64(n))
 	}
 	return n, err
@@ -195,9 +198,22 @@ func (s *Source) Read(p []byte) (int, error) { return s.br.Read(p) }
 // BytesRead is how many bytes have been read from the underlying file.
 func (s *Source) BytesRead() int64 { return s.n.Load() }
 
+// KnownSHA256 tells the source that its hash is known already (a file
+// hashed before the ingest, to refuse a duplicate before parsing), so that
+// reading does not hash the bytes a second time. Call it before reading.
+// An empty sum (not known: standard input) changes nothing.
+func (s *Source) KnownSHA256(sum string) {
+	if sum != "" {
+		s.h, s.known = nil, sum
+	}
+}
+
 // SHA256 reads what is left of the trace and returns the hex sha256 of all
 // its bytes.
 func (s *Source) SHA256() (string, error) {
+	if s.h == nil {
+		return s.known, nil
+	}
 	if _, err := io.Copy(io.Discard, s.br); err != nil {
 		return "", err
 	}

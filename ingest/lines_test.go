@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -94,4 +95,33 @@ func FuzzLineReader(f *testing.F) {
 			t.Fatalf("%q: got %q want %q", s, got, want)
 		}
 	})
+}
+
+func TestSourceSHA256(t *testing.T) {
+	const text = "0,a,0,T,b,0,start\n"
+	s := NewSource("x", strings.NewReader(text), int64(len(text)))
+	got, err := s.SHA256()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/x"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, err := FileSHA256(path)
+	if err != nil || got != file {
+		t.Fatalf("reading hashes %s, the file %s (%v)", got, file, err)
+	}
+	// A source whose hash is known does not hash again, and says it.
+	k := NewSource("y", strings.NewReader(text), int64(len(text)))
+	k.KnownSHA256("given")
+	if got, _ := k.SHA256(); got != "given" {
+		t.Fatalf("known hash: %s", got)
+	}
+	// An empty sum is no sum: the source still hashes what it reads.
+	e := NewSource("z", strings.NewReader(text), int64(len(text)))
+	e.KnownSHA256("")
+	if got, _ := e.SHA256(); got != file {
+		t.Fatalf("empty known sum: %s, want %s", got, file)
+	}
 }

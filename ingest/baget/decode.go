@@ -1,9 +1,9 @@
 package baget
 
 import (
+	"github.com/traceduck/traceduck/ingest"
 	"math"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Decoding one record through its field tree (seed 3.4). rec is the whole
@@ -254,7 +254,7 @@ func (d *Description) appendNode(dst []byte, start int, name []byte, n *Node, re
 			}
 			if n.Base != nil && n.Base.Kind == KindChar {
 				dst = key(dst, start, name)
-				return appendJSONString(dst, cText(rec, n.Offset+delta, cnt, nil))
+				return ingest.AppendJSONString(dst, cText(rec, n.Offset+delta, cnt, nil))
 			}
 			dims = []int{cnt}
 		}
@@ -268,7 +268,7 @@ func (d *Description) appendNode(dst []byte, start int, name []byte, n *Node, re
 func (d *Description) appendArray(dst []byte, start int, name []byte, n *Node, dims []int, rec []byte, delta int) []byte {
 	if n.Base != nil && n.Base.Kind == KindChar && len(dims) == 1 {
 		dst = key(dst, start, name)
-		return appendJSONString(dst, cText(rec, n.Offset+delta, dims[0]*n.ElemSize, nil))
+		return ingest.AppendJSONString(dst, cText(rec, n.Offset+delta, dims[0]*n.ElemSize, nil))
 	}
 	stride := n.ElemSize
 	for _, k := range dims[1:] {
@@ -362,40 +362,6 @@ func appendHex(dst []byte, rec []byte, off, size int) []byte {
 		for _, c := range rec[off:min(off+size, len(rec))] {
 			dst = append(dst, digits[c>>4], digits[c&15])
 		}
-	}
-	return append(dst, '"')
-}
-
-// appendJSONString appends text as a JSON string; bytes that are not UTF-8
-// become U+FFFD.
-func appendJSONString(dst []byte, s []byte) []byte {
-	const digits = "0123456789abcdef"
-	dst = append(dst, '"')
-	for len(s) > 0 {
-		c := s[0]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20 || c == 0x7f:
-				dst = append(dst, '\\', 'u', '0', '0', digits[c>>4], digits[c&15])
-			default:
-				dst = append(dst, c)
-			}
-			s = s[1:]
-			continue
-		}
-		r, size := utf8.DecodeRune(s)
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\ufffd"...)
-		} else {
-			dst = append(dst, s[:size]...)
-		}
-		s = s[size:]
 	}
 	return append(dst, '"')
 }

@@ -15,7 +15,6 @@ package btf
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -88,20 +87,6 @@ func (Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWri
 	return p.run(ctx, ingest.NewLineReader(src))
 }
 
-// timeUnit converts source timestamps to ns: ns = raw*mul/div.
-type timeUnit struct {
-	name     string
-	mul, div int64
-}
-
-var timeUnits = map[string]timeUnit{
-	"ps": {"ps", 1, 1000},
-	"ns": {"ns", 1, 1},
-	"us": {"us", 1000, 1},
-	"ms": {"ms", 1000_000, 1},
-	"s":  {"s", 1000_000_000, 1},
-}
-
 type onceKey struct {
 	kind   uint8 // which finding
 	typ    entType
@@ -125,7 +110,7 @@ const (
 
 type parser struct {
 	w    *schema.RunWriter
-	unit timeUnit
+	unit ingest.TimeUnit
 
 	ents      map[string]*entity
 	cores     []*core
@@ -160,7 +145,7 @@ type parser struct {
 func newParser(w *schema.RunWriter) *parser {
 	p := &parser{
 		w:           w,
-		unit:        timeUnits["ns"],
+		unit:        ingest.TimeUnit{Name: "ns", Mul: 1, Div: 1},
 		ents:        make(map[string]*entity),
 		procCore:    make(map[procKey]*core),
 		state:       make(map[procKey]state),
@@ -247,7 +232,10 @@ func (p *parser) header(line []byte, n int64) error {
 		p.table = "entityTypeTable"
 		return nil
 	case "timescale":
-		u, ok := timeUnits[strings.ToLower(string(value))]
+		u, ok := ingest.LookupTimeUnit(string(value))
+		if !ok || u.Div > 1000 { // BTF knows ps to s
+			ok = false
+		}
 		if !ok {
 			return p.w.BadLine(n, "#timeScale: expected ps, ns, us, ms or s, found %q", value)
 		}
@@ -293,7 +281,7 @@ func (p *parser) data(line []byte, n int64) error {
 	}
 	ts, ok := p.toNS(raw)
 	if !ok {
-		return p.w.BadLine(n, "time: %d %s does not fit in int64 nanoseconds", raw, p.unit.name)
+		return p.w.BadLine(n, "time: %d %s does not fit in int64 nanoseconds", raw, p.unit.Name)
 	}
 	if len(f[1]) == 0 {
 		return p.w.BadLine(n, "source: expected an entity name, found nothing")
@@ -343,7 +331,7 @@ func (p *parser) data(line []byte, n int64) error {
 	ev := &p.ev
 	*ev = schema.Event{TS: ts, CPU: schema.NoCPU, Class: class, Event: p.w.SymBytes(f[6]),
 		Context: src.id, Object: tgt.id, SourceInstance: srcInst, TargetInstance: tgtInst, Value: note, Line: n}
-	if p.unit.div != 1 {
+	if p.unit.Div != 1 {
 		ev.TSRaw, ev.HasRaw = int64(raw), true
 	}
 	if c != nil {
@@ -689,22 +677,14 @@ func (p *parser) resolve(field []byte, ids map[string]string) []byte {
 }
 
 func (p *parser) toNS(raw uint64) (int64, bool) {
-	if raw > math.MaxInt64 {
+	if raw > math.MaxInt64/p.unit.Mul {
 		return 0, false
 	}
-	v := int64(raw)
-	if p.unit.mul != 1 {
-		if v > math.MaxInt64/p.unit.mul {
-			return 0, false
-		}
-		v *= p.unit.mul
-	}
-	return v / p.unit.div, true
+	return int64(raw * p.unit.Mul / p.unit.Div), true
 }
 
 func (p *parser) finish() {
-	nsPer := float64(p.unit.mul) / float64(p.unit.div)
-	p.w.SetTimeUnit(p.unit.name, nsPer)
+	p.w.SetTimeUnit(p.unit.Name, p.unit.NsPerUnit())
 	if len(p.headerLines) > 0 {
 		p.w.SetMeta("header", p.headerLines)
 	}
@@ -785,20 +765,11 @@ func parseInstance(b []byte) (int64, bool) {
 	return int64(v), true
 }
 
-// appendJSONObject appends {"key":"value"} with value escaped as JSON.
+// appendJSONObject appends {"key":"value"}.
 func appendJSONObject(dst []byte, key string, value []byte) []byte {
 	dst = append(dst, '{')
-	dst = strconv.AppendQuote(dst, key)
-	dst = append(dst, ':', '"')
-	for _, r := range string(value) {
-		switch {
-		case r == '"' || r == '\\':
-			dst = append(dst, '\\', byte(r))
-		case r < 0x20:
-			dst = append(dst, fmt.Sprintf(`\u%04x`, r)...)
-		default:
-			dst = append(dst, string(r)...)
-		}
-	}
-	return append(dst, '"', '}')
+	dst = ingest.AppendJSONString(dst, []byte(key))
+	dst = append(dst, ':')
+	dst = ingest.AppendJSONString(dst, value)
+	return append(dst, '}')
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 
+	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
 )
 
@@ -414,9 +415,11 @@ func (m *machine) interrupt(class []byte, irq schema.ObjectID, name []byte, ts i
 		if err := m.w.Close(irq, inst, ts, seq); err != nil {
 			return err
 		}
-		state := m.cpuState(c)
+		var state schema.Sym
 		if n > 1 {
-			state = m.w.Sym(c.intNm[n-2])
+			state = m.w.Sym(c.intNm[n-2]) // back to the outer interrupt
+		} else {
+			state = m.cpuState(c)
 		}
 		return m.w.Transition(c.id, 0, ts, state, seq, cpuN)
 	}
@@ -688,26 +691,10 @@ func appendArgs(dst []byte, e *event, kernel bool) []byte {
 			dst = strconv.AppendInt(dst, int64(i+1), 10)
 			dst = append(dst, '"')
 		} else {
-			dst = appendJSONString(dst, f.key)
+			dst = ingest.AppendJSONString(dst, f.key)
 		}
 		dst = append(dst, ':')
-		dst = appendJSONString(dst, f.value)
+		dst = ingest.AppendJSONString(dst, f.value)
 	}
 	return append(dst, '}')
-}
-
-func appendJSONString(dst, s []byte) []byte {
-	dst = append(dst, '"')
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c < 0x20:
-			dst = append(dst, `\u00`...)
-			dst = append(dst, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '"')
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
+	"github.com/traceduck/traceduck/ingest"
 )
 
 // Conversion rules (.cnv) turn each line of any text log into
@@ -755,7 +756,7 @@ type timeBase struct {
 	unit  TimeUnit
 }
 
-var defaultBase = timeBase{10, timeUnits["us"]}
+var defaultBase = timeBase{10, ingest.TimeUnit{Name: "us", Mul: 1_000, Div: 1}}
 
 func (c *Converter) radix() int {
 	if c.st.base.radix == 0 {

@@ -2,6 +2,7 @@ package tlv
 
 import (
 	"fmt"
+	"github.com/traceduck/traceduck/ingest"
 	"math/big"
 	"math/bits"
 	"strconv"
@@ -244,38 +245,20 @@ func (l *StdLine) String() string {
 	return b.String()
 }
 
-// TimeUnit converts times of a resource file's TimeScale to ns:
-// ns = value*Mul/Div.
-type TimeUnit struct {
-	Name     string
-	Mul, Div uint64
-}
-
-var timeUnits = map[string]TimeUnit{
-	"s":  {"s", 1_000_000_000, 1},
-	"ms": {"ms", 1_000_000, 1},
-	"us": {"us", 1_000, 1},
-	"μs": {"us", 1_000, 1}, // Greek mu
-	"µs": {"us", 1_000, 1}, // the micro sign, which keyboards type
-	"ns": {"ns", 1, 1},
-	"ps": {"ps", 1, 1_000},
-	"fs": {"fs", 1, 1_000_000},
-}
+// TimeUnit converts times of a resource file's TimeScale to ns.
+type TimeUnit = ingest.TimeUnit
 
 // LookupTimeUnit returns the unit of a TimeScale ("" is TLV's default, us).
 func LookupTimeUnit(scale string) (TimeUnit, error) {
 	if scale == "" {
 		scale = "us"
 	}
-	u, ok := timeUnits[strings.ToLower(strings.TrimSpace(scale))]
+	u, ok := ingest.LookupTimeUnit(scale)
 	if !ok {
 		return TimeUnit{}, fmt.Errorf("TimeScale %q: expected s, ms, us, ns, ps or fs", scale)
 	}
 	return u, nil
 }
-
-// NsPerUnit is the factor runs.ns_per_unit records.
-func (u TimeUnit) NsPerUnit() float64 { return float64(u.Mul) / float64(u.Div) }
 
 // Time is a converted timestamp.
 type Time struct {
