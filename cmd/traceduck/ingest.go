@@ -21,6 +21,7 @@ import (
 func newIngestCmd() *cobra.Command {
 	var (
 		dbPath  string
+		system  string
 		opt     ingest.Options
 		tags    [][2]string
 		formats = func() string {
@@ -44,6 +45,12 @@ failure stops the command (exit code 1) and the runs already ingested stay.
 With several paths, --name is a prefix: the runs are named NAME-BASE, BASE
 being each file's base name without its extension ("stdin" for "-").
 
+The runs of one call are tagged as one system (tag system=NAME): the logs
+of machines that interact, read together in time order by the view
+system_events or the macro system_timeline('NAME'). NAME is --system, else
+--name, else the first run's name. A single path is tagged only with
+--system.
+
 Without --format the format is detected from the first bytes of the file
 (formats: ` + formats + `).
 A file already in the database (same sha256) is refused unless --force.
@@ -51,6 +58,7 @@ A file already in the database (same sha256) is refused unless --force.
 A progress bar is shown on standard error when it is a terminal.`,
 		Example: `  traceduck ingest --db t.duckdb trace.btf
   traceduck ingest --db t.duckdb --tag build=42 --tag board=rev2 a.btf b.btf
+  traceduck ingest --db t.duckdb --system rig node0.blog node1.blog
   gunzip -c trace.btf.gz | traceduck ingest --db t.duckdb --format btf --name nightly -`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -68,7 +76,11 @@ A progress bar is shown on standard error when it is a terminal.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt.Tags = tags
+			t, err := systemTag(tags, system, opt.Name, args)
+			if err != nil {
+				return err
+			}
+			opt.Tags = t
 			return runIngest(cmd.Context(), cmd, dbPath, args, opt)
 		},
 	}
@@ -77,6 +89,7 @@ A progress bar is shown on standard error when it is a terminal.`,
 	f.StringVar(&opt.Format, "format", "", "trace format (default: detect); see 'traceduck formats'")
 	f.StringVar(&opt.Name, "name", "", "run name (default: the file's base name); with several paths, a prefix")
 	f.Var(tagsValue{&tags}, "tag", "tag the runs with key=value (repeatable); stored in runs.tags")
+	f.StringVar(&system, "system", "", "tag the runs with system=NAME: logs of interacting machines, read together by system_timeline (default with several paths: --name, else the first run's name)")
 	f.BoolVar(&opt.Force, "force", false, "ingest a file even when the database already holds it (same sha256)")
 	f.BoolVar(&opt.SkipBad, "skip-bad", false, "record bad lines in diagnostics and go on instead of stopping")
 	params := addFormatFlags(cmd)
@@ -86,6 +99,30 @@ A progress bar is shown on standard error when it is a terminal.`,
 		return run(cmd, args)
 	}
 	return cmd
+}
+
+// systemTag adds the tag system=NAME to the user's tags when the call
+// ingests several paths or names a system (see the command's help).
+func systemTag(tags [][2]string, system, name string, paths []string) ([][2]string, error) {
+	for _, t := range tags {
+		if t[0] != "system" {
+			continue
+		}
+		if system != "" && system != t[1] {
+			return nil, usagef("--system %s and --tag system=%s disagree", system, t[1])
+		}
+		return tags, nil
+	}
+	switch {
+	case system != "":
+	case len(paths) < 2:
+		return tags, nil
+	case name != "":
+		system = name
+	default:
+		system = ingest.RunName(paths[0])
+	}
+	return append(append([][2]string(nil), tags...), [2]string{"system", system}), nil
 }
 
 // addFormatFlags offers every flag of every configurable format (TLV's

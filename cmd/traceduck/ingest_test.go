@@ -87,16 +87,33 @@ func TestIngestSeveralPaths(t *testing.T) {
 	c := sampleCopy(t, dir, "c.btf", "c")
 	d := sampleCopy(t, dir, "d.btf", "d")
 	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "nightly", c, d)
-	got := scalar(t, dir, db, "SELECT string_agg(name || ':' || coalesce(tags->>'set', '-'), ' ' ORDER BY run_id) FROM runs")
-	if got != "a:1 b:1 nightly-c:- nightly-d:-" {
+	// The runs of one call are one system, named by --name or else the
+	// first run.
+	got := scalar(t, dir, db, "SELECT string_agg(name || ':' || coalesce(tags->>'set', '-') || ':' || coalesce(tags->>'system', '-'), ' ' ORDER BY run_id) FROM runs")
+	if got != "a:1:a b:1:a nightly-c:-:nightly nightly-d:-:nightly" {
 		t.Errorf("run names and tags: %q", got)
 	}
 	// One --name with one path is the name.
 	e := sampleCopy(t, dir, "e.btf", "e")
 	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "exact", e)
-	if got := scalar(t, dir, db, "SELECT name FROM runs WHERE run_id = 5"); got != "exact" {
-		t.Errorf("name %q", got)
+	if got := scalar(t, dir, db, "SELECT name || ':' || tags FROM runs WHERE run_id = 5"); got != "exact:{}" {
+		t.Errorf("name and tags %q", got)
 	}
+	// --system names the system, even of one path; --tag system= is the
+	// same, and the two must agree.
+	f := sampleCopy(t, dir, "f.btf", "f")
+	mustRun(t, dir, nil, "ingest", "--db", db, "--system", "rig", "--tag", "k=v", f)
+	if got := scalar(t, dir, db, "SELECT (tags->>'k') || '/' || (tags->>'system') FROM runs WHERE run_id = 6"); got != `v/rig` {
+		t.Errorf("tags %q", got)
+	}
+	g := sampleCopy(t, dir, "g.btf", "g")
+	h := sampleCopy(t, dir, "h.btf", "h")
+	mustRun(t, dir, nil, "ingest", "--db", db, "--tag", "system=bench", g, h)
+	if got := scalar(t, dir, db, "SELECT string_agg(replace(tags::VARCHAR, chr(34), ''), ' ' ORDER BY run_id) FROM runs WHERE run_id > 6"); got != `{system:bench} {system:bench}` {
+		t.Errorf("tags %q", got)
+	}
+	r = td(t, dir, "ingest", "--db", db, "--system", "x", "--tag", "system=y", h)
+	expectExit(t, r, 2, "--system x and --tag system=y disagree")
 }
 
 func TestIngestStopsAtFirstFailure(t *testing.T) {

@@ -139,23 +139,12 @@ func GenerateBaget(cfg BagetConfig) (log []byte, desc []byte, truth BagetTruth, 
 	if cfg.Events <= 0 {
 		return nil, nil, BagetTruth{}, errors.New("tracegen: baget Events must be > 0")
 	}
-	if cfg.CPUs == 0 {
-		cfg.CPUs = 2
-	}
+	cfg = bagetDefaults(cfg)
 	if cfg.CPUs < 1 || cfg.CPUs > 64 {
 		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget CPUs must be 1..64, got %d", cfg.CPUs)
 	}
-	if cfg.Threads == 0 {
-		cfg.Threads = 2*cfg.CPUs + 2
-	}
 	if cfg.Threads < cfg.CPUs || cfg.Threads > 4096 {
 		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget Threads must be CPUs..4096, got %d", cfg.Threads)
-	}
-	if cfg.ABI == "" {
-		cfg.ABI = "be64"
-	}
-	if cfg.BlockSize == 0 {
-		cfg.BlockSize = 1024
 	}
 	if cfg.BlockSize%8 != 0 || cfg.BlockSize < 256 || cfg.BlockSize > 16<<20 {
 		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget BlockSize must be a multiple of 8 in 256..16 MiB, got %d", cfg.BlockSize)
@@ -291,6 +280,8 @@ type bsim struct {
 	sleep  []int
 	irqs   []uint64
 	mqKind int
+	net    *bnet // nil: a machine on its own (GenerateBagetSystem sets it)
+	node   int   // this machine's index in net
 	err    error
 }
 
@@ -682,6 +673,10 @@ func (s *bsim) step() {
 	case r < 82:
 		s.mq(c)
 	case r < 97:
+		if s.net != nil && s.rng.Intn(3) == 0 {
+			s.netSend(c)
+			return
+		}
 		s.user(c)
 	default:
 		s.emit(s.rec("FLUSH", 0).u("lost", 0), c, BagetObj{})
