@@ -1,0 +1,149 @@
+package baget_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/ingest/baget"
+	"github.com/traceduck/traceduck/internal/tracegen"
+	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// The benchmarks read one generated log of a million events on 4 CPUs
+// (be64, 4 KiB blocks), from indexing alone to the whole ingest:
+//
+//	go test -run XXX -bench . -benchmem -benchtime 3x ./ingest/baget/
+//
+// BenchmarkIndex is what the seed's tracer does to open a log: the primary
+// and secondary index, reading only descriptors and block records.
+// BenchmarkParseOnly adds decoding, objects, eco-triples, state machines
+// and the Arrow batches, without DuckDB; BenchmarkIngest is the whole path
+// into a fresh DuckDB file.
+var benchLog struct {
+	log, desc []byte
+	events    int
+	dir       string
+}
+
+func benchSetup(b *testing.B) {
+	b.Helper()
+	if benchLog.log == nil {
+		log, desc, truth, err := tracegen.GenerateBaget(tracegen.BagetConfig{Events: 1_000_000, CPUs: 4, Seed: 1, ABI: "be64", BlockSize: 4096})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchLog.log, benchLog.desc, benchLog.events = log, desc, truth.Events
+	}
+}
+
+func benchDesc(b *testing.B) *baget.Description {
+	d, err := baget.Parse("minirtos.xml", benchLog.desc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+func BenchmarkIndex(b *testing.B) {
+	benchSetup(b)
+	d := benchDesc(b)
+	b.SetBytes(int64(len(benchLog.log)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := baget.Open(bytes.NewReader(benchLog.log), int64(len(benchLog.log)), "bench.blog", d, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(l.Events) != benchLog.events {
+			b.Fatalf("%d events indexed, generated %d", len(l.Events), benchLog.events)
+		}
+	}
+	b.ReportMetric(float64(benchLog.events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+type discard struct{}
+
+func (discard) Put(string, arrow.Record) error { return nil }
+
+func benchFiles(b *testing.B) (logPath, descPath string) {
+	dir := b.TempDir()
+	logPath, descPath = filepath.Join(dir, "bench.blog"), filepath.Join(dir, "minirtos.xml")
+	if err := os.WriteFile(logPath, benchLog.log, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(descPath, benchLog.desc, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return logPath, descPath
+}
+
+func BenchmarkParseOnly(b *testing.B) {
+	benchSetup(b)
+	logPath, descPath := benchFiles(b)
+	ing, err := ingest.Configure(&baget.Ingester{}, map[string]string{"description": descPath})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.SetBytes(int64(len(benchLog.log)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		src, err := ingest.Open(logPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "bench", Source: logPath, Format: "baget"}, discard{}, memory.DefaultAllocator)
+		if err := ing.Ingest(ctx, src, w); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Finish(time.Now()); err != nil {
+			b.Fatal(err)
+		}
+		if w.Events() != int64(benchLog.events) {
+			b.Fatalf("parsed %d events, generated %d", w.Events(), benchLog.events)
+		}
+		src.Close()
+	}
+	b.ReportMetric(float64(benchLog.events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+func BenchmarkIngest(b *testing.B) {
+	benchSetup(b)
+	logPath, descPath := benchFiles(b)
+	ctx := context.Background()
+	dir := b.TempDir()
+	b.SetBytes(int64(len(benchLog.log)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, err := schema.Open(ctx, filepath.Join(dir, "b"+strconv.Itoa(i)+".duckdb"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := queries.Install(ctx, db.SQL()); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := ingest.Path(ctx, db, logPath, ingest.Options{Format: "baget", Params: map[string]string{"description": descPath}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Events != int64(benchLog.events) {
+			b.Fatalf("%d events, want %d", res.Events, benchLog.events)
+		}
+		b.StopTimer()
+		db.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(benchLog.events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
