@@ -66,3 +66,9 @@ func (v enumValue) Set(s string) error {
 }
 
 func (v enumValue) Type() string { return strings.Join(v.allowed, "|") }
+
+// addRunFlag adds --run N: only the run with run_id N; 0 (the default)
+// means every run.
+func addRunFlag(cmd *cobra.Command, p *int32) {
+	cmd.Flags().Int32Var(p, "run", 0, "only the run with this run_id (see 'SELECT run_id, name FROM runs'); default every run")
+}
