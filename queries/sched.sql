@@ -1,0 +1,148 @@
+-- sched_class: (sched_class(format, kind, state)) the scheduling class of
+-- an atomic state, the same words for every format: 'running' (on a CPU),
+-- 'ready' (could run, waits for a CPU: activated and not yet started,
+-- preempted, or interrupted), 'waiting' (blocked inside a process instance
+-- that the format delimits itself: BTF's waiting, polling, parking) or
+-- 'blocked' (waiting for something, between instances); NULL for states
+-- that are not scheduling states (semaphores, signals, TLV attributes other
+-- than state=, CPU states).
+--   btf   task/isr: running; active, ready; waiting, polling, parking
+--   qnx, kev thread: RUNNING; READY; every other state (kernel-call states
+--         of instance 1 are left out by sched_intervals)
+--   baget thread: thrRun; thrReady, thrInterrupted; thrNotReady
+--   tlv, toppers-asp, toppers-fmp: state=RUNNING or state=ACTIVE (an
+--         interrupt handler); state=RUNNABLE or state=READY; any other
+--         state=... (case ignored)
+-- Example: SELECT sched_class('qnx', 'thread', 'REPLY')  -- 'blocked'
+CREATE OR REPLACE MACRO sched_class(format, kind, state) AS
+CASE
+  WHEN format = 'btf' AND kind IN ('task', 'isr') THEN
+    CASE state WHEN 'running' THEN 'running'
+               WHEN 'active' THEN 'ready' WHEN 'ready' THEN 'ready'
+               WHEN 'waiting' THEN 'waiting' WHEN 'polling' THEN 'waiting' WHEN 'parking' THEN 'waiting' END
+  WHEN format IN ('qnx', 'kev') AND kind = 'thread' THEN
+    CASE state WHEN 'RUNNING' THEN 'running' WHEN 'READY' THEN 'ready' ELSE 'blocked' END
+  WHEN format = 'baget' AND kind = 'thread' THEN
+    CASE state WHEN 'thrRun' THEN 'running' WHEN 'thrReady' THEN 'ready'
+               WHEN 'thrInterrupted' THEN 'ready' WHEN 'thrNotReady' THEN 'blocked' END
+  WHEN format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') AND lower(state) LIKE 'state=%' THEN
+    CASE lower(state) WHEN 'state=running' THEN 'running' WHEN 'state=active' THEN 'running'
+                      WHEN 'state=runnable' THEN 'ready' WHEN 'state=ready' THEN 'ready'
+                      ELSE 'blocked' END
+END;
+
+-- sched_intervals: the state intervals of tasks, ISRs and threads with
+-- their scheduling class (see sched_class): run_id, object_id, kind,
+-- object (name), format, instance, state, class, start_ts, end_ts, dur,
+-- cpu, truncated, start_seq, end_seq. QNX kernel-call intervals (instance
+-- 1) are not scheduling states and are left out.
+-- Example: SELECT object, class, sum(dur) FROM sched_intervals GROUP BY ALL
+CREATE OR REPLACE VIEW sched_intervals AS
+SELECT s.run_id, s.object_id, o.kind, o.name AS object, r.format, s.instance, s.state,
+       sched_class(r.format, o.kind, s.state) AS class,
+       s.start_ts, s.end_ts, s.dur, s.cpu, s.truncated, s.start_seq, s.end_seq
+FROM state_intervals s
+JOIN runs r ON r.run_id = s.run_id
+JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
+WHERE sched_class(r.format, o.kind, s.state) IS NOT NULL
+  AND NOT (r.format IN ('qnx', 'kev') AND s.instance <> 0);
+
+-- task_instances: one row per process instance (job) of a task, ISR or
+-- thread: from its activation until it ends.
+--   BTF: the instance the trace numbers (activate .. terminate).
+--   Other formats: a maximal run of contiguous running/ready intervals of
+--   one object, from becoming ready (or running) after a blocked state
+--   until it blocks again: a QNX thread from READY to its next blocking
+--   state, a TOPPERS task from RUNNABLE to WAITING or DORMANT, a Baget
+--   thread from thrReady to thrNotReady. A gap in the intervals (state
+--   unknown) ends an instance too.
+-- Columns: run_id, object_id, kind, object, instance (BTF's number, else
+-- 1, 2, ... per object), woke_from (the state before activation; NULL at
+-- the object's first interval and for BTF), activation_ts, start_ts (first
+-- time running; NULL if never), end_ts, response (end_ts - activation_ts),
+-- start_delay (start_ts - activation_ts), exec (time running), ready (time
+-- ready, start_delay included), waiting (BTF: time waiting, polling or
+-- parking), preemptions (times it went from running to ready: preempted
+-- by a task or an interrupt), migrations (times it ran on another CPU than
+-- the time before), truncated (cut by the start or end of the trace:
+-- leave those out of statistics).
+-- Example: SELECT object, quantile_cont(response, 0.99) FROM task_instances
+--          WHERE NOT truncated GROUP BY object
+CREATE OR REPLACE VIEW task_instances AS
+WITH seq AS (
+  SELECT *,
+         lag(class) OVER w AS prev_class,
+         lag(state) OVER w AS prev_state,
+         lag(end_ts) OVER w AS prev_end
+  FROM sched_intervals
+  -- end_ts second: a zero-length interval at a time comes before the one
+  -- that replaced it
+  WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq)
+), jobs AS (
+  SELECT *,
+         CASE WHEN format = 'btf' THEN instance
+              ELSE sum(CASE WHEN prev_class IS NULL OR prev_class = 'blocked' OR prev_end <> start_ts THEN 1 ELSE 0 END)
+                   OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq ROWS UNBOUNDED PRECEDING)
+         END AS job,
+         CASE WHEN format <> 'btf' AND prev_class = 'blocked' AND prev_end = start_ts THEN prev_state END AS woke
+  FROM seq
+  WHERE format = 'btf' OR class <> 'blocked'
+), moves AS (
+  SELECT *,
+         lag(cpu) OVER (PARTITION BY run_id, object_id, instance, job, class ORDER BY start_ts, end_ts, start_seq) AS prev_run_cpu,
+         row_number() OVER (PARTITION BY run_id, object_id, instance, job ORDER BY start_ts, end_ts, start_seq) AS pos
+  FROM jobs
+)
+SELECT run_id, object_id, any_value(kind) AS kind, any_value(object) AS object, job AS instance,
+       max(woke) FILTER (WHERE pos = 1) AS woke_from,
+       min(start_ts) AS activation_ts,
+       min(start_ts) FILTER (WHERE class = 'running') AS start_ts,
+       max(end_ts) AS end_ts,
+       max(end_ts) - min(start_ts) AS response,
+       min(start_ts) FILTER (WHERE class = 'running') - min(start_ts) AS start_delay,
+       coalesce(sum(dur) FILTER (WHERE class = 'running'), 0)::BIGINT AS exec,
+       coalesce(sum(dur) FILTER (WHERE class = 'ready'), 0)::BIGINT AS ready,
+       coalesce(sum(dur) FILTER (WHERE class = 'waiting'), 0)::BIGINT AS waiting,
+       count(*) FILTER (WHERE class = 'ready' AND prev_class = 'running' AND pos > 1) AS preemptions,
+       count(*) FILTER (WHERE class = 'running' AND cpu <> prev_run_cpu) AS migrations,
+       bool_or(truncated) AS truncated
+FROM moves
+GROUP BY run_id, object_id, instance, job;
+
+-- sched_latency: every wait of a task, ISR or thread for a CPU: a run of
+-- contiguous ready intervals that ends when it starts running. Columns:
+-- run_id, object_id, kind, object, ready_ts (it became ready), run_ts (it
+-- started running), latency (run_ts - ready_ts), cpu (the CPU it then ran
+-- on), after ('wakeup': ready after a blocked state or at activation;
+-- 'preemption': ready after running), truncated (the wait began at the
+-- start of the trace).
+-- Example: SELECT object, after, max(latency) FROM sched_latency GROUP BY ALL
+CREATE OR REPLACE VIEW sched_latency AS
+WITH seq AS (
+  SELECT *,
+         lag(class) OVER w AS prev_class,
+         lag(end_ts) OVER w AS prev_end,
+         lead(class) OVER w AS next_class,
+         lead(start_ts) OVER w AS next_start,
+         lead(cpu) OVER w AS next_cpu
+  FROM sched_intervals
+  WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq)
+), waits AS (
+  -- number the runs of contiguous ready intervals
+  SELECT *,
+         sum(CASE WHEN prev_class = 'ready' AND prev_end = start_ts THEN 0 ELSE 1 END)
+           OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq ROWS UNBOUNDED PRECEDING) AS wait_no
+  FROM seq
+  WHERE class = 'ready'
+)
+SELECT run_id, object_id, any_value(kind) AS kind, any_value(object) AS object,
+       min(start_ts) AS ready_ts,
+       max(next_start) FILTER (WHERE next_class = 'running' AND next_start = end_ts) AS run_ts,
+       max(next_start) FILTER (WHERE next_class = 'running' AND next_start = end_ts) - min(start_ts) AS latency,
+       max(next_cpu) FILTER (WHERE next_class = 'running' AND next_start = end_ts) AS cpu,
+       CASE WHEN arg_min(prev_class, start_ts) = 'running' AND arg_min(prev_end, start_ts) = min(start_ts)
+            THEN 'preemption' ELSE 'wakeup' END AS after,
+       bool_or(truncated) AS truncated
+FROM waits
+GROUP BY run_id, object_id, instance, wait_no
+HAVING count(*) FILTER (WHERE next_class = 'running' AND next_start = end_ts) = 1;
