@@ -661,7 +661,7 @@ func ParseOverheadSpec(path string, r io.Reader) (*OverheadSpec, error) {
 			probe.ECBs = append(probe.ECBs, e)
 			return setKeys(words[1:], at, map[string]func(string) error{
 				"count": func(s string) error {
-					n, err := parseField(paramColumn{kind: colCount}, s)
+					n, err := parseField(paramColumn{kind: colCount, required: true}, s)
 					if err != nil {
 						return err
 					}
@@ -750,7 +750,7 @@ func optNumberInto(p **float64) func(string) error {
 
 func probInto(p **float64) func(string) error {
 	return func(s string) error {
-		v, err := parseField(paramColumn{kind: colProb}, s)
+		v, err := parseField(paramColumn{kind: colProb, required: true}, s)
 		if err != nil {
 			return err
 		}
