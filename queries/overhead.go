@@ -876,6 +876,19 @@ type OverheadFilter struct {
 	Sessions []string // spec sessions, by name
 }
 
+// order sorts runs by number, then spec sessions in the order given.
+func (f OverheadFilter) order() string {
+	return "run_id NULLS FIRST, list_position([" + f.quotedSessions() + "]::VARCHAR[], session), session"
+}
+
+func (f OverheadFilter) quotedSessions() string {
+	q := make([]string, len(f.Sessions))
+	for i, s := range f.Sessions {
+		q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	return strings.Join(q, ", ")
+}
+
 func (f OverheadFilter) where() string {
 	var or []string
 	if f.AllRuns {
@@ -884,11 +897,7 @@ func (f OverheadFilter) where() string {
 		or = append(or, fmt.Sprintf("run_id = %d", f.RunID))
 	}
 	if len(f.Sessions) > 0 {
-		q := make([]string, len(f.Sessions))
-		for i, s := range f.Sessions {
-			q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
-		}
-		or = append(or, "(run_id IS NULL AND session IN ("+strings.Join(q, ", ")+"))")
+		or = append(or, "(run_id IS NULL AND session IN ("+f.quotedSessions()+"))")
 	}
 	if len(or) == 0 {
 		return "false"
@@ -898,8 +907,9 @@ func (f OverheadFilter) where() string {
 
 // OverheadSQL is the query that prints a prediction at cpuHz: one row per
 // session or run (overhead_share), or with perProbe one row per probe
-// (overhead_probe_share). Percentages are of one CPU, rounded to 4
-// decimals as the paper prints them.
+// (overhead_probe_share); runs by number, then spec sessions in the
+// filter's order. Percentages are of one CPU, rounded to 4 decimals as the
+// paper prints them.
 func OverheadSQL(cpuHz float64, perProbe bool, f OverheadFilter) string {
 	hz := strconv.FormatFloat(cpuHz, 'g', -1, 64)
 	runCol := "run_id, "
@@ -910,12 +920,12 @@ func OverheadSQL(cpuHz float64, perProbe bool, f OverheadFilter) string {
 		return "SELECT session, " + runCol + "probe, provider, context, firings, round(rate_hz, 2) AS rate_hz, ecbs, " +
 			"round(cycles, 1) AS cycles, round(pct, 4) AS pct, cost_row\n" +
 			"FROM overhead_probe_share(CAST(" + hz + " AS DOUBLE))\nWHERE " + f.where() +
-			"\nORDER BY run_id NULLS FIRST, session, pct DESC NULLS LAST, probe"
+			"\nORDER BY " + f.order() + ", pct DESC NULLS LAST, probe"
 	}
 	return "SELECT session, " + runCol + "probes, unpriced, round(sys_pct, 4) AS sys_pct, round(usr_pct, 4) AS usr_pct, " +
 		"round(total_pct, 4) AS total_pct, round(cost_b_sys_pct, 4) AS cost_b_sys_pct, round(cost_b_usr_pct, 4) AS cost_b_usr_pct, " +
 		"round(cost_c_pct, 4) AS cost_c_pct, round(cost_a_pct, 4) AS cost_a_pct\n" +
-		"FROM overhead_share(CAST(" + hz + " AS DOUBLE))\nWHERE " + f.where() + "\nORDER BY run_id NULLS FIRST, session"
+		"FROM overhead_share(CAST(" + hz + " AS DOUBLE))\nWHERE " + f.where() + "\nORDER BY " + f.order()
 }
 
 // OverheadShare is the predicted overhead of one session or run, in
@@ -930,11 +940,11 @@ type OverheadShare struct {
 }
 
 // PredictOverhead reads overhead_share at cpuHz for what f selects,
-// unrounded, ordered by run then session.
+// unrounded, in OverheadSQL's order.
 func PredictOverhead(ctx context.Context, db *sql.DB, cpuHz float64, f OverheadFilter) ([]OverheadShare, error) {
 	rows, err := db.QueryContext(ctx, "SELECT session, coalesce(run_id, 0), probes, unpriced, cost_b_sys_pct, cost_b_usr_pct, "+
 		"cost_c_pct, cost_a_pct, sys_pct, usr_pct, total_pct FROM overhead_share(CAST(? AS DOUBLE)) WHERE "+f.where()+
-		" ORDER BY run_id NULLS FIRST, session", cpuHz)
+		" ORDER BY "+f.order(), cpuHz)
 	if err != nil {
 		return nil, err
 	}

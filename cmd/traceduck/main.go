@@ -111,6 +111,7 @@ that any DuckDB client can query.`,
 		newFormatsCmd(),
 		newDemoCmd(),
 		newConvertCmd(),
+		newOverheadCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {
