@@ -16,6 +16,8 @@ const (
 	TableStateIntervals = "state_intervals"
 	TableStateLevels    = "state_levels"
 	TableDiagnostics    = "diagnostics"
+	TableAggregations   = "aggregations"
+	TableHistograms     = "histograms"
 )
 
 // column is one column of a table: its SQL type and the Arrow type the
@@ -127,6 +129,33 @@ var tables = []table{
 		{"severity", "VARCHAR", dict, "info, warning, error"},
 		{"message", "VARCHAR", str, ""},
 		{"count", "BIGINT", i64, "how many times it was seen"},
+	}},
+	// The two tables of printed aggregations (DTrace printa and its
+	// default END output, bpftrace maps): what a tracing script computed
+	// in the kernel, as opposed to the events it printed. A histogram is
+	// identified within a run by (agg, key); ingest/dtrace/README.md says
+	// how agg, title and key are read from the text.
+	{name: TableAggregations, doc: "one row per key of a scalar aggregation (count, sum, avg, min, max, ...) printed in the trace", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"agg", "VARCHAR", dict, "the aggregation: bpftrace @name; DTrace #N, N its order of printing in the file"},
+		{"title", "VARCHAR", dict, "heading printed just above the aggregation (a printf before printa); NULL when none"},
+		{"key", "VARCHAR", str, "the key as printed: its lines trimmed, joined by a newline; '' for an aggregation without key"},
+		{"keys", "JSON", str, "the key's fields as a list of strings (split of the printed key, see the format's README)"},
+		{"value", "BIGINT", i64, "the value as printed (may be negative)"},
+		{"src_line", "BIGINT", i64, "line of the value"},
+	}},
+	{name: TableHistograms, doc: "one row per bucket of a distribution (DTrace quantize, lquantize, llquantize; bpftrace hist, lhist) printed in the trace", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"agg", "VARCHAR", dict, "as in aggregations"},
+		{"title", "VARCHAR", dict, "as in aggregations"},
+		{"key", "VARCHAR", str, "as in aggregations"},
+		{"keys", "JSON", str, "as in aggregations"},
+		{"func", "VARCHAR", dict, "quantize, lquantize, llquantize (DTrace: inferred from the printed values), hist, lhist (bpftrace); NULL when the values do not tell"},
+		{"label", "VARCHAR", str, "the bucket as printed: 1024, < 0, >= 170, [2, 4)"},
+		{"bucket_lo", "BIGINT", i64, "smallest value the bucket holds; NULL for an underflow bucket (no lower bound)"},
+		{"bucket_hi", "BIGINT", i64, "first value past the bucket (exclusive); NULL for an overflow bucket (no upper bound)"},
+		{"count", "BIGINT", i64, "the count printed (a weighted quantize can make it negative)"},
+		{"src_line", "BIGINT", i64, "line of the bucket's row"},
 	}},
 }
 

@@ -98,6 +98,9 @@ type RunWriter struct {
 
 	states stateTracker
 
+	// aggregations and histograms (aggregations.go), made on first use
+	aggs, hists *batch
+
 	diags        []diagRow
 	diagOverflow int64
 
@@ -392,10 +395,14 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	}
 	w.finished = true
 	defer w.ev.release()
+	defer w.releaseAggregations()
 	if err := w.states.finish(w.lastTS); err != nil {
 		return w.out.close(err)
 	}
 	if err := w.flushEvents(); err != nil {
+		return w.out.close(err)
+	}
+	if err := w.flushAggregations(); err != nil {
 		return w.out.close(err)
 	}
 	for _, put := range []func() error{w.putObjects, w.putEco, w.putLevels, func() error { return w.putRun(ingestedAt) }, w.putDiagnostics} {
@@ -414,6 +421,7 @@ func (w *RunWriter) Abort() {
 	w.finished = true
 	w.states.release()
 	w.ev.release()
+	w.releaseAggregations()
 	w.out.close(fmt.Errorf("aborted"))
 }
 
