@@ -36,8 +36,10 @@ SELECT c.run_id, c.cpu_id, c.cpu,
        coalesce(c.named, '') <> 'idle' AS busy,
        c.start_ts, c.end_ts, c.dur, c.truncated
 FROM cpu_states c
-LEFT JOIN objects h ON c.format = 'baget' AND h.run_id = c.run_id AND h.object_id = c.instance AND c.instance > 0
-LEFT JOIN by_name n ON c.format <> 'baget' AND n.run_id = c.run_id AND n.name = c.named;
+-- equality joins only (a condition on the format here would make DuckDB
+-- join by nested loops); the CASEs above pick the one that applies
+LEFT JOIN objects h ON h.run_id = c.run_id AND h.object_id = c.instance
+LEFT JOIN by_name n ON n.run_id = c.run_id AND n.name = c.named;
 
 -- cpu_load_by_holder: (cpu_load_by_holder(window_ns)) per run, CPU, time
 -- window and holder: the time the holder held the CPU in the window (ns)
@@ -47,21 +49,26 @@ LEFT JOIN by_name n ON c.format <> 'baget' AND n.run_id = c.run_id AND n.name = 
 -- Columns: run_id, cpu, window_start, window_end, holder, busy, ns, share.
 -- Example: SELECT * FROM cpu_load_by_holder(10000000) WHERE busy ORDER BY share DESC LIMIT 10
 CREATE OR REPLACE MACRO cpu_load_by_holder(window_ns) AS TABLE
-WITH spans AS (
-  SELECT i.*, r.first_ts, r.last_ts,
-         unnest(range((i.start_ts - r.first_ts) // window_ns,
-                      (greatest(i.end_ts - 1, i.start_ts) - r.first_ts) // window_ns + 1)) AS k
+WITH iv AS (
+  SELECT i.run_id, i.cpu, i.holder, i.busy, i.start_ts, i.end_ts, r.first_ts, r.last_ts,
+         (i.start_ts - r.first_ts) // window_ns AS k_lo,
+         (i.end_ts - 1 - r.first_ts) // window_ns AS k_hi
   FROM cpu_intervals i JOIN runs r ON r.run_id = i.run_id
   WHERE i.end_ts > i.start_ts
+), spans AS (
+  -- most intervals lie in one window; only the others are unnested
+  SELECT * EXCLUDE (k_lo, k_hi), k_lo AS k FROM iv WHERE k_lo = k_hi
+  UNION ALL
+  SELECT * EXCLUDE (k_lo, k_hi), unnest(range(k_lo, k_hi + 1)) AS k FROM iv WHERE k_lo < k_hi
+), windows AS (
+  SELECT run_id, cpu, holder, busy, k, min(first_ts) + k * window_ns AS ws,
+         least(min(first_ts) + (k + 1) * window_ns, min(last_ts)) AS we,
+         sum(least(end_ts, first_ts + (k + 1) * window_ns) - greatest(start_ts, first_ts + k * window_ns))::BIGINT AS ns
+  FROM spans
+  GROUP BY run_id, cpu, k, holder, busy
 )
-SELECT run_id, cpu, first_ts + k * window_ns AS window_start,
-       least(first_ts + (k + 1) * window_ns, last_ts) AS window_end,
-       holder, busy,
-       sum(least(end_ts, first_ts + (k + 1) * window_ns) - greatest(start_ts, first_ts + k * window_ns))::BIGINT AS ns,
-       sum(least(end_ts, first_ts + (k + 1) * window_ns) - greatest(start_ts, first_ts + k * window_ns))
-         / (least(first_ts + (k + 1) * window_ns, last_ts) - (first_ts + k * window_ns)) AS share
-FROM spans
-GROUP BY run_id, cpu, k, first_ts, last_ts, holder, busy;
+SELECT run_id, cpu, ws AS window_start, we AS window_end, holder, busy, ns, ns / (we - ws) AS share
+FROM windows;
 
 -- cpu_load: (cpu_load(window_ns)) per run, CPU and time window (as in
 -- cpu_load_by_holder): busy_ns (time some task, ISR, thread or interrupt

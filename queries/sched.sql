@@ -79,22 +79,23 @@ WITH seq AS (
   -- that replaced it
   WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq)
 ), jobs AS (
+  -- BTF numbers its instances; elsewhere an instance starts after a
+  -- blocked state or a gap (a running count of the starts numbers them)
+  SELECT *, instance AS job, NULL AS woke FROM seq WHERE format = 'btf'
+  UNION ALL
   SELECT *,
-         CASE WHEN format = 'btf' THEN instance
-              ELSE sum(CASE WHEN prev_class IS NULL OR prev_class = 'blocked' OR prev_end <> start_ts THEN 1 ELSE 0 END)
-                   OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq ROWS UNBOUNDED PRECEDING)
-         END AS job,
-         CASE WHEN format <> 'btf' AND prev_class = 'blocked' AND prev_end = start_ts THEN prev_state END AS woke
+         sum(CASE WHEN prev_class IS NULL OR prev_class = 'blocked' OR prev_end <> start_ts THEN 1 ELSE 0 END)
+           OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq ROWS UNBOUNDED PRECEDING) AS job,
+         CASE WHEN prev_class = 'blocked' AND prev_end = start_ts THEN prev_state END AS woke
   FROM seq
-  WHERE format = 'btf' OR class <> 'blocked'
+  WHERE format <> 'btf' AND class <> 'blocked'
 ), moves AS (
   SELECT *,
-         lag(cpu) OVER (PARTITION BY run_id, object_id, instance, job, class ORDER BY start_ts, end_ts, start_seq) AS prev_run_cpu,
-         row_number() OVER (PARTITION BY run_id, object_id, instance, job ORDER BY start_ts, end_ts, start_seq) AS pos
+         lag(cpu) OVER (PARTITION BY run_id, object_id, instance, job, class ORDER BY start_ts, end_ts, start_seq) AS prev_run_cpu
   FROM jobs
 )
 SELECT run_id, object_id, any_value(kind) AS kind, any_value(object) AS object, job AS instance,
-       max(woke) FILTER (WHERE pos = 1) AS woke_from,
+       max(woke) AS woke_from,
        min(start_ts) AS activation_ts,
        min(start_ts) FILTER (WHERE class = 'running') AS start_ts,
        max(end_ts) AS end_ts,
@@ -103,7 +104,7 @@ SELECT run_id, object_id, any_value(kind) AS kind, any_value(object) AS object, 
        coalesce(sum(dur) FILTER (WHERE class = 'running'), 0)::BIGINT AS exec,
        coalesce(sum(dur) FILTER (WHERE class = 'ready'), 0)::BIGINT AS ready,
        coalesce(sum(dur) FILTER (WHERE class = 'waiting'), 0)::BIGINT AS waiting,
-       count(*) FILTER (WHERE class = 'ready' AND prev_class = 'running' AND pos > 1) AS preemptions,
+       count(*) FILTER (WHERE class = 'ready' AND prev_class = 'running' AND prev_end = start_ts) AS preemptions,
        count(*) FILTER (WHERE class = 'running' AND cpu <> prev_run_cpu) AS migrations,
        bool_or(truncated) AS truncated
 FROM moves
