@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,24 +101,24 @@ func TestOverheadParamErrors(t *testing.T) {
 	}{
 		{"items.tsv", "item\tkind\n", `items.tsv:1: expected the header "item\tkind\tcycles\tspread\tmnemonics\tpaper_table\tpaper_row", found "item\tkind"`},
 		{"items.tsv", "# nothing\n", `items.tsv:1: expected the header "item\tkind\tcycles\tspread\tmnemonics\tpaper_table\tpaper_row", found none`},
-		{"items.tsv", bundled("items.tsv") + "logic\tinstr\t1\n", "items.tsv:67: expected 7 tab-separated fields, found 3"},
-		{"items.tsv", bundled("items.tsv") + "logic\tinstr\t1\t\t\t\t\n", "items.tsv:67: expected one row per item, found logic again (first on line 11)"},
-		{"items.tsv", bundled("items.tsv") + "x\tinstruction\t1\t\t\t\t\n", `items.tsv:67: kind: expected one of instr, bivar, subr, action, agg, found "instruction"`},
-		{"items.tsv", bundled("items.tsv") + "x\tinstr\t0x10\t\t\t\t\n", `items.tsv:67: cycles: expected a number >= 0, found "0x10"`},
-		{"items.tsv", bundled("items.tsv") + "\tinstr\t1\t\t\t\t\n", "items.tsv:67: item: expected a value, found an empty field"},
+		{"items.tsv", bundled("items.tsv") + "logic\tinstr\t1\n", "items.tsv:LAST: expected 7 tab-separated fields, found 3"},
+		{"items.tsv", bundled("items.tsv") + "logic\tinstr\t1\t\t\t\t\n", "items.tsv:LAST: expected one row per item, found logic again (first on line 11)"},
+		{"items.tsv", bundled("items.tsv") + "x\tinstruction\t1\t\t\t\t\n", `items.tsv:LAST: kind: expected one of instr, bivar, subr, action, agg, found "instruction"`},
+		{"items.tsv", bundled("items.tsv") + "x\tinstr\t0x10\t\t\t\t\n", `items.tsv:LAST: cycles: expected a number >= 0, found "0x10"`},
+		{"items.tsv", bundled("items.tsv") + "\tinstr\t1\t\t\t\t\n", "items.tsv:LAST: item: expected a value, found an empty field"},
 		{"providers.tsv", strings.Replace(bundled("providers.tsv"), "fbt\t2313", "fbt\t-2313", 1), `providers.tsv:10: stage1: expected a number >= 0, found "-2313"`},
 		{"providers.tsv", strings.Replace(bundled("providers.tsv"), "\tusr\t", "\tuser\t", 1), `providers.tsv:13: context: expected one of sys, usr, found "user"`},
 		{"constants.tsv", strings.Replace(bundled("constants.tsv"), "csw\t8", "context_switch\t8", 1), "constants.tsv: expected a row named csw, found none"},
 		{"constants.tsv", strings.Replace(bundled("constants.tsv"), "bandwidth\t684.53", "bandwidth\t0", 1), "constants.tsv: bandwidth: expected a number > 0, found 0"},
 		{"refresh.tsv", strings.Replace(bundled("refresh.tsv"), "\tfalse\t", "\toff\t", 1), `refresh.tsv:9: aggregations: expected true or false, found "off"`},
-		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tkprobe\t1\t\t\tprintf\t\t\t\n", `probe_costs.tsv:37: provider: expected one of fbt, sdt, syscall, pid, usdt, profile, found "kprobe"`},
-		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\t\t1\t\t\tprintf\t\t\t\n", "probe_costs.tsv:37: expected a provider or cycles, found neither"},
-		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tsdt\t1\targ+cmp\t\t\t\t\t\n", "probe_costs.tsv:37: prob: expected the predicate's probability of being true, found an empty field"},
-		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tsdt\t1\t\t0.5\t\t\t\t\n", "probe_costs.tsv:37: pred: expected a predicate for prob 0.5, found an empty field"},
-		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tsdt\t1\t\t\tprint\t\t\t\n", `probe_costs.tsv:37: action: expected an item of DIR/items.tsv (or NAME@CYCLES), found "print"`},
-		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tsdt\t0\t\t\tprintf\t\t\t\n", `probe_costs.tsv:37: ecbs: expected a whole number from 1 to 1000000, found "0"`},
-		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT T\t*\tsdt\t1\t\t\tprintf\t\t\t\n", `probe_costs.tsv:37: class: expected a glob pattern without spaces, found "T T"`},
-		{"probe_costs.tsv", bundled("probe_costs.tsv") + "dtrace\tfbt\t*\tsdt\t1\t\t\tprintf\t\t\t\n", "probe_costs.tsv:37: expected one row per format, class, event, found dtrace fbt * again (first on line 21)"},
+		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tkprobe\t1\t\t\tprintf\t\t\t\n", `probe_costs.tsv:LAST: provider: expected one of fbt, sdt, syscall, pid, usdt, profile, found "kprobe"`},
+		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\t\t1\t\t\tprintf\t\t\t\n", "probe_costs.tsv:LAST: expected a provider or cycles, found neither"},
+		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tsdt\t1\targ+cmp\t\t\t\t\t\n", "probe_costs.tsv:LAST: prob: expected the predicate's probability of being true, found an empty field"},
+		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tsdt\t1\t\t0.5\t\t\t\t\n", "probe_costs.tsv:LAST: pred: expected a predicate for prob 0.5, found an empty field"},
+		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tsdt\t1\t\t\tprint\t\t\t\n", `probe_costs.tsv:LAST: action: expected an item of DIR/items.tsv (or NAME@CYCLES), found "print"`},
+		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT\t*\tsdt\t0\t\t\tprintf\t\t\t\n", `probe_costs.tsv:LAST: ecbs: expected a whole number from 1 to 1000000, found "0"`},
+		{"probe_costs.tsv", bundled("probe_costs.tsv") + "btf\tT T\t*\tsdt\t1\t\t\tprintf\t\t\t\n", `probe_costs.tsv:LAST: class: expected a glob pattern without spaces, found "T T"`},
+		{"probe_costs.tsv", bundled("probe_costs.tsv") + "dtrace\tfbt\t*\tsdt\t1\t\t\tprintf\t\t\t\n", "probe_costs.tsv:LAST: expected one row per format, class, event, found dtrace fbt * again (first on line FBT)"},
 	} {
 		dir := t.TempDir()
 		// items.tsv is always the user's, so that errors name DIR/items.tsv.
@@ -126,7 +127,16 @@ func TestOverheadParamErrors(t *testing.T) {
 		}
 		writeParam(t, dir, tc.file, tc.text)
 		_, err := queries.ReadOverheadParams(dir)
-		want := dir + string(filepath.Separator) + strings.ReplaceAll(tc.want, "DIR", dir)
+		// LAST: the line a test appends; FBT: the bundled dtrace fbt row.
+		lines := strings.Split(strings.TrimSuffix(tc.text, "\n"), "\n")
+		fbt := 0
+		for i, l := range lines {
+			if strings.HasPrefix(l, "dtrace\tfbt\t*\t") && fbt == 0 {
+				fbt = i + 1
+			}
+		}
+		want := strings.NewReplacer("DIR", dir, "LAST", strconv.Itoa(len(lines)), "FBT", strconv.Itoa(fbt)).Replace(tc.want)
+		want = dir + string(filepath.Separator) + want
 		if err == nil || err.Error() != want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.file, err, want)
 		}

@@ -280,7 +280,9 @@ func TestOverheadRunFormats(t *testing.T) {
 func TestOverheadProbeCostMatch(t *testing.T) {
 	db := dbtest.Open(t)
 	loadParams(t, db.SQL())
-	classes := []string{"syscall", "fbt", "pid1234", "python987", "sched", "profile", "tick", "kprobe"}
+	// ingest/dtrace names the class after the provider, without the pid
+	// of a pid or USDT provider when it is the line's (pid, python).
+	classes := []string{"syscall", "fbt", "pid", "pid1234", "python", "python987", "sched", "profile", "tick", "kprobe"}
 	_, err := db.Ingest(context.Background(), schema.RunInfo{Name: "d", Format: "dtrace"}, schema.IngestOptions{}, func(w *schema.RunWriter) error {
 		for i, c := range classes {
 			// Two events per class, one second apart overall.
@@ -303,10 +305,12 @@ func TestOverheadProbeCostMatch(t *testing.T) {
 	// provider's stages + 432 + 298.
 	want := `fbt | fbt | sys | dtrace fbt * | 2 | 5002
 kprobe | fbt | sys | dtrace kprobe * | 2 | 5002
+pid | pid | usr | dtrace pid* * | 2 | 4453
 pid1234 | pid | usr | dtrace pid* * | 2 | 4453
 profile | profile | sys | dtrace profile * | 2 | 3010
+python | usdt | usr | dtrace * * | 2 | 4305
 python987 | usdt | usr | dtrace *[0-9] * | 2 | 4305
-sched | sdt | sys | dtrace * * | 2 | 4318
+sched | sdt | sys | dtrace sched * | 2 | 4318
 syscall | syscall | sys | dtrace syscall * | 2 | 2201
 tick | profile | sys | dtrace tick * | 2 | 3010
 `
@@ -314,10 +318,11 @@ tick | profile | sys | dtrace tick * | 2 | 3010
 		t.Errorf("overhead_run_probe_costs:\n%s\nwant\n%s", got, want)
 	}
 	s := predict(t, db.SQL(), queries.PaperCPUHz, queries.OverheadFilter{AllRuns: true})["d"]
-	// dtrace's refresh row: once per second, 1 KB, no aggregations:
-	// 2 x 8 us + (7941 + 7037) cycles + 1 KB / 684.53 MB/s.
-	wantC := (2*8 + (7941+7037)/1700.0 + 1024/(684.53*1024*1024)*1e6) / 1e4
-	wantUsr := 2 * float64(4453+4305) / queries.PaperCPUHz * 100
+	// dtrace's refresh row: ten times a second (the shipped scripts'
+	// switchrate), 1 KB, no aggregations: 10 x (2 x 8 us + (7941 + 7037)
+	// cycles + 1 KB / 684.53 MB/s).
+	wantC := 10 * (2*8 + (7941+7037)/1700.0 + 1024/(684.53*1024*1024)*1e6) / 1e4
+	wantUsr := 2 * float64(2*4453+2*4305) / queries.PaperCPUHz * 100
 	if !near(s.CostC, wantC, 1e-9) || !near(s.Usr, wantUsr, 1e-9) || s.Probes != int64(len(classes)) {
 		t.Errorf("run d: %+v, want Cost_C %.6f%% usr %.6f%%", s, wantC, wantUsr)
 	}
