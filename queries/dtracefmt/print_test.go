@@ -224,7 +224,9 @@ func keysOf(out string) []string {
 // unsigned numbers of their size; keys printed "  %-50s" and " %*d".
 func TestOrderAndKeys(t *testing.T) {
 	q := dtracefmt.Spec{Kind: dtracefmt.Quantize}
-	h := func(k dtracefmt.Key, counts map[int64]int64) dtracefmt.Hist { return dtracefmt.Hist{Key: k, Counts: counts} }
+	h := func(k dtracefmt.Key, counts map[int64]int64) dtracefmt.Hist {
+		return dtracefmt.Hist{Key: k, Counts: counts}
+	}
 	s := dtracefmt.StringKey
 	got := keysOf(write(t, q,
 		h(s("zero"), map[int64]int64{0: 2, 4: 1}), // sum 4, 2 at zero

@@ -48,15 +48,15 @@ var edited = map[string]struct {
 	why  string
 	same func(t *testing.T, b toolkit.Block, spec dtracefmt.Spec, ours string) bool
 }{
-	"bitesize_example.txt:18": {"printed by the first Solaris 10 DTrace, which truncated bar lengths", truncated},
-	"bitesize_example.txt:37": {"printed by the first Solaris 10 DTrace, which truncated bar lengths", truncated},
-	"bitesize_example.txt:46": {"printed by the first Solaris 10 DTrace, which truncated bar lengths", truncated},
-	"bitesize_example.txt:63": {"printed by the first Solaris 10 DTrace, which truncated bar lengths", truncated},
+	"bitesize_example.txt:18":   {"printed by the first Solaris 10 DTrace, which truncated bar lengths", truncated},
+	"bitesize_example.txt:37":   {"printed by the first Solaris 10 DTrace, which truncated bar lengths", truncated},
+	"bitesize_example.txt:46":   {"printed by the first Solaris 10 DTrace, which truncated bar lengths", truncated},
+	"bitesize_example.txt:63":   {"printed by the first Solaris 10 DTrace, which truncated bar lengths", truncated},
 	"lockbydist_example.txt:94": {lostBlanks, sameTrimmed},
 	// The next two are the same outputs, pasted into two files with
 	// "[...]": rows were cut, and the bars were scaled to the counts of
 	// the rows that are no longer there.
-	"readdist_example.txt:18":   {"rows cut ([...]), bars scaled to their counts", sameWithoutBars},
+	"readdist_example.txt:18":    {"rows cut ([...]), bars scaled to their counts", sameWithoutBars},
 	"oneliners_examples.txt:153": {"rows cut ([...]), bars scaled to their counts", sameWithoutBars},
 	"writedist_example.txt:11":   {"rows cut ([...]), bars scaled to their counts", sameWithoutBars},
 	"oneliners_examples.txt:175": {"rows cut ([...]), bars scaled to their counts", sameWithoutBars},
