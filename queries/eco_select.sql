@@ -25,8 +25,10 @@
 -- hierarchy alike). Specificity compares, in this order: the number of
 -- dimensions fixed to one event, context or object (eco counts 3), then
 -- the number fixed to a group (class or kind), then the number of exact
--- (not pattern) terms. So all < group < single node < pair < triple, and
--- object=T_1MS_0 beats object=T_1MS_*. No dimension outranks another: of
+-- terms (not a pattern; an event with its class: event=start, in any
+-- class, is not exact). So all < group < single node < pair < triple,
+-- object=T_1MS_0 beats object=T_1MS_*, and event=R:start beats
+-- event=start. No dimension outranks another: of
 -- equally specific marks that disagree, exclude wins, so
 -- include event=T:start, exclude context=Core_1 keeps the T:start events
 -- everywhere but on Core_1. A triple no mark matches is selected when
@@ -42,7 +44,8 @@
 -- incl (include or exclude), mark (as given), specificity (16 x nodes
 -- fixed + 4 x groups fixed + exact terms; the larger decides), level (all,
 -- class, event, context.kind, context, object.kind, object, eco), value
--- (NULL for all), exact (false for a glob pattern).
+-- (NULL for all), exact (false for a glob pattern and an event without
+-- its class).
 -- Example: SELECT * FROM eco_marks(['event=T:start&context=Core_*'], ['all']);
 CREATE OR REPLACE MACRO eco_marks(includes, excludes) AS TABLE
 WITH
@@ -62,7 +65,9 @@ split AS (
     FROM (SELECT mark_no, incl, mark, unnest(string_split(mark, '&')) AS term FROM marks)
 ),
 -- the terms checked, with the dimension each fixes (e, c, o; eco all
--- three; '' for all) and whether it names a group or an exact value
+-- three; '' for all), whether it names a group, and whether it is exact:
+-- no pattern, and an event with its class (event=start, in any class, is
+-- not one node)
 terms AS (
     SELECT mark_no, incl, mark, level, value,
            CASE WHEN mark IS NULL OR trim(mark) = '' THEN error('mark ' || coalesce('"' || mark || '"', 'NULL') || ': empty')
@@ -78,7 +83,8 @@ terms AS (
                                 ELSE 'o' END
            END AS dims,
            level IN ('class', 'context.kind', 'object.kind') AS is_group,
-           level = 'eco' OR NOT regexp_matches(coalesce(value, ''), '[*?\[]') AS exact
+           level = 'eco' OR (NOT regexp_matches(coalesce(value, ''), '[*?\[]')
+                             AND (level <> 'event' OR strpos(value, ':') > 0)) AS exact
     FROM split
 ),
 -- per mark: how many terms fix each dimension, nodes, groups, exact values

@@ -575,6 +575,8 @@ func TestEcoSelectionOverride(t *testing.T) {
 			[]string{"context=Core_0"}, []string{"object=T_1MS_0"}, " | -,-object=T_1MS_0,-object=T_1MS_0,-,-,-object=T_1MS_0"},
 		{"an event name alone matches in any class",
 			[]string{"event=start"}, nil, "3 4 | -,-,+event=start,+event=start,-,-"},
+		{"an event with its class beats the name alone",
+			[]string{"event=R:start"}, []string{"event=start"}, "4 | -,-,-event=start,+event=R:start,-,-"},
 		{"two kinds fix two groups; one context outranks them",
 			[]string{"context.kind=cpu&object.kind=task"}, []string{"context=Core_1"},
 			"3 | -,-,+context.kind=cpu&object.kind=task,-,-,-context=Core_1"},
@@ -668,14 +670,15 @@ type refMark struct {
 
 // parseRefMark reads a mark of the grammar eco_select.sql documents and
 // ranks it: 16 per dimension fixed to a node (eco: 3), 4 per dimension
-// fixed to a group, 1 per exact term (eco: 3).
+// fixed to a group, 1 per exact term (eco: 3; an event without its class
+// is not exact).
 func parseRefMark(no int, incl bool, text string) refMark {
 	m := refMark{no: no, incl: incl, text: text}
 	for _, term := range strings.Split(text, "&") {
 		level, value, _ := strings.Cut(term, "=")
 		level, value = strings.TrimSpace(level), strings.TrimSpace(value)
 		m.terms = append(m.terms, [2]string{level, value})
-		exact := !strings.ContainsAny(value, "*?[")
+		exact := !strings.ContainsAny(value, "*?[") && (level != "event" || strings.Contains(value, ":"))
 		switch level {
 		case "eco":
 			m.spec += 16*3 + 3
@@ -889,11 +892,12 @@ func TestEcoSelectionReference(t *testing.T) {
 func TestEcoMarksSpecificity(t *testing.T) {
 	db := dbtest.Open(t)
 	got := dbtest.Query(t, db.SQL(), `SELECT DISTINCT mark, specificity FROM eco_marks(
-		['all', 'class=T*', 'class=T', 'object=T_*', 'object=T_1', 'object=T_1&context.kind=cpu',
+		['all', 'class=T*', 'class=T', 'object=T_*', 'event=start', 'object=T_1', 'object=T_1&context.kind=cpu',
 		 'event=T:start&context=Core_0', 'event=T:start&context=Core_0&object=T_1', 'eco=3'], []) ORDER BY specificity, mark`)
 	want := `all | 0
 class=T* | 4
 class=T | 5
+event=start | 16
 object=T_* | 16
 object=T_1 | 17
 object=T_1&context.kind=cpu | 22
