@@ -112,6 +112,7 @@ that any DuckDB client can query.`,
 		newDemoCmd(),
 		newConvertCmd(),
 		newOverheadCmd(),
+		newStatsCmd(), newEventsCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

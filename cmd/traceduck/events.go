@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceduck/traceduck/ingest"
+)
+
+func newEventsCmd() *cobra.Command {
+	var (
+		dbPath             string
+		run                int32
+		includes, excludes []string
+		from, to           string
+		limit              int64
+		output             = outTable
+	)
+	cmd := &cobra.Command{
+		Use:   "events --db FILE [--include MARK]... [--exclude MARK]... [--from TS] [--to TS] [--limit N] [--run N]",
+		Short: "List the events selected by include/exclude marks on the event statistics tree",
+		Long: `Events lists events in run and trace order, selected as the Baget tracer does:
+include and exclude marks on nodes of the event statistics tree (see
+'traceduck stats') choose a set of eco-triples, and the events of those
+triples are listed. The SQL macros are eco_selection(includes, excludes)
+(which triples, and which mark decided) and selected_events(includes,
+excludes).
+
+A mark is one or more terms joined by '&':
+  class=T              event group (class)
+  event=T:start        event start of class T (event=start: in any class)
+  context.kind=cpu     context kind         context=Core_1   a context
+  object.kind=task     main object kind     object=T_1MS_0   a main object
+  eco=5                one triple by its eco_id
+  all                  every triple
+Values are exact, or glob patterns when they hold *, ? or [. A missing
+context or object is named (none). 'event=T:start&context=Core_1' is the
+pair node (T:start, Core_1); terms of one mark name different dimensions.
+
+The most specific mark that matches a triple decides, so a child's mark
+overrides its parent's in any hierarchy: a triple beats a pair, a pair an
+event, context or object, those a class or kind, and an exact name a
+pattern. Of equally specific marks that disagree, exclude wins. A triple no
+mark matches is selected when no --include is given (only excludes:
+everything else), not selected otherwise; 'all' sets that explicitly.
+
+--from and --to keep the events with from <= ts < to: nanoseconds on the
+trace's time base, or a number with a unit (s, ms, us, ns). --limit N stops
+after N events (0: all).`,
+		Example: `  traceduck events --db t.duckdb --include 'event=T:start' --exclude 'context=Core_1'
+  traceduck events --db t.duckdb --run 1 --include 'object=Task_2ms_*' --from 10ms --to 20ms
+  traceduck events --db t.duckdb --include all --exclude class=INT --include 'event=INT:INT_ENTR&context=(none)' --limit 20
+  traceduck query --db t.duckdb "SELECT * FROM eco_selection(['event=T:start'], ['context=Core_1']) WHERE run_id = 1"`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var lo, hi *int64
+			for _, f := range []struct {
+				name, value string
+				p           **int64
+			}{{"from", from, &lo}, {"to", to, &hi}} {
+				if f.value == "" {
+					continue
+				}
+				ns, err := parseEventsTime(f.value)
+				if err != nil {
+					return usagef("--%s %s: %v", f.name, f.value, err)
+				}
+				*f.p = &ns
+			}
+			if limit < 0 {
+				return usagef("--limit %d: want 0 (all) or more", limit)
+			}
+			q := eventsQuery{run: run, includes: includes, excludes: excludes, from: lo, to: hi, limit: limit}
+			return runEvents(cmd.Context(), dbPath, q, output, cmd.OutOrStdout())
+		},
+	}
+	addDBFlag(cmd, &dbPath, true, "database file (must exist)")
+	addRunFlag(cmd, &run)
+	cmd.Flags().StringArrayVar(&includes, "include", nil, "select the events under this node (repeatable)")
+	cmd.Flags().StringArrayVar(&excludes, "exclude", nil, "leave out the events under this node (repeatable)")
+	cmd.Flags().StringVar(&from, "from", "", "only events at or after this time (ns, or with a unit: 10ms)")
+	cmd.Flags().StringVar(&to, "to", "", "only events before this time")
+	cmd.Flags().Int64Var(&limit, "limit", 0, "at most N events (0: all)")
+	cmd.Flags().VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
+	return cmd
+}
+
+// eventsQuery is what `traceduck events` selects.
+type eventsQuery struct {
+	run                int32
+	includes, excludes []string
+	from, to           *int64
+	limit              int64
+}
+
+// sqlList writes strings as a DuckDB list literal of VARCHAR: quotes are
+// doubled, nothing else is special in a standard SQL string.
+func sqlList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	return "[" + strings.Join(quoted, ", ") + "]::VARCHAR[]"
+}
+
+// marksSQL checks the marks: eco_marks parses them and raises an error
+// that quotes a malformed one. Every column is read: DuckDB computes only
+// the columns a query uses, and the checks are in all of them.
+func (q eventsQuery) marksSQL() string {
+	return fmt.Sprintf("SELECT * FROM eco_marks(%s, %s)", sqlList(q.includes), sqlList(q.excludes))
+}
+
+// sql is the query of the events.
+func (q eventsQuery) sql() string {
+	var where []string
+	if q.run != 0 {
+		where = append(where, fmt.Sprintf("run_id = %d", q.run))
+	}
+	if q.from != nil {
+		where = append(where, fmt.Sprintf("ts >= %d", *q.from))
+	}
+	if q.to != nil {
+		where = append(where, fmt.Sprintf("ts < %d", *q.to))
+	}
+	text := fmt.Sprintf("SELECT * FROM selected_events(%s, %s)", sqlList(q.includes), sqlList(q.excludes))
+	if len(where) > 0 {
+		text += " WHERE " + strings.Join(where, " AND ")
+	}
+	text += " ORDER BY run_id, seq"
+	if q.limit > 0 {
+		text += fmt.Sprintf(" LIMIT %d", q.limit)
+	}
+	return text
+}
+
+func runEvents(ctx context.Context, dbPath string, q eventsQuery, output string, w io.Writer) error {
+	db, err := openExistingDB(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := checkMarks(ctx, conn, q.marksSQL()); err != nil {
+		return markError(err)
+	}
+	if err := checkRunExists(ctx, conn, q.run); err != nil {
+		return err
+	}
+	return queryTo(ctx, conn, q.sql(), newResultWriter(output, w))
+}
+
+// checkMarks runs the marks' check and reads every row.
+func checkMarks(ctx context.Context, conn *sql.Conn, text string) error {
+	rows, err := conn.QueryContext(ctx, text)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+	}
+	return rows.Err()
+}
+
+// markError turns DuckDB's error about a malformed mark into a usage
+// error worded as eco_marks words it.
+func markError(err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, "mark "); i >= 0 && strings.Contains(msg, "Invalid Input Error") {
+		return usagef("%s", msg[i:])
+	}
+	return err
+}
+
+// parseEventsTime reads a time: an integer of nanoseconds, or an integer
+// followed by a unit (s, ms, us, ns, ...).
+func parseEventsTime(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("expected an integer of ns or an integer with a unit (s, ms, us, ns)")
+	}
+	if i == len(s) {
+		return n, nil
+	}
+	u, ok := ingest.LookupTimeUnit(s[i:])
+	if !ok {
+		return 0, fmt.Errorf("unknown unit %q (s, ms, us, ns)", s[i:])
+	}
+	if u.Div != 1 {
+		return 0, fmt.Errorf("unit %q is finer than the ns of the events table", s[i:])
+	}
+	m := int64(u.Mul)
+	if n > 0 && n > (1<<63-1)/m || n < 0 && n < -(1<<63-1)/m {
+		return 0, fmt.Errorf("out of range")
+	}
+	return n * m, nil
+}
