@@ -1,0 +1,173 @@
+-- Histograms of durations as table macros: the durations to histogram
+-- (state intervals, intervals between two event types) and the
+-- histograms of any query's values with the bucket macros of
+-- hist_buckets.sql. `traceduck hist` prints these histograms in DTrace's
+-- text layout.
+--
+-- The histogram macros take a query as a string, so that any relation
+-- can be histogrammed: a view, a table, the duration macros below,
+-- task_instances, a query over literals. Its result must have a column
+-- named value (an integer, or a number truncated to one as D does) and
+-- may have a column key (one histogram per key, like DTrace's
+-- @name[key]) and a column weight (added to the bucket instead of 1, like
+-- the increment argument of DTrace's quantize()). Rows whose value is
+-- NULL are left out. Each histogram macro returns one row per key and
+-- non-empty bucket: key (NULL without a key column), bucket (as the bucket
+-- macros return it: the lower edge, -9223372036854775808 for the
+-- underflow bucket), label (what DTrace prints in the value column) and
+-- count (the sum of the weights), ordered by key and bucket.
+
+-- hist_input: (hist_input(q)) the rows of the query q as (key, value,
+-- weight): key NULL and weight 1 when q has no such column, value and
+-- weight truncated to BIGINTs (as D stores numbers), rows with a NULL
+-- value left out. Example:
+-- SELECT * FROM hist_input('SELECT 2.5 AS value') -- NULL | 2 | 1.
+CREATE OR REPLACE MACRO hist_input(q) AS TABLE
+SELECT key,
+       CAST(trunc(value) AS BIGINT) AS value,
+       CAST(trunc(coalesce(weight, 1)) AS BIGINT) AS weight
+FROM (FROM query(q)
+      UNION ALL BY NAME
+      SELECT NULL AS key, NULL AS value, NULL AS weight WHERE false)
+WHERE value IS NOT NULL;
+
+-- hist_check: (hist_check(message)) one row (ok NULL) when message is
+-- NULL, an error with the message otherwise: the histogram macros
+-- cross-join it and filter on ok (so that DuckDB keeps it) to refuse
+-- invalid parameters even when the query has no rows.
+CREATE OR REPLACE MACRO hist_check(message) AS TABLE
+SELECT CASE WHEN message IS NOT NULL THEN error(message) END AS ok;
+
+-- hist_quantize: (hist_quantize(q)) DTrace's quantize() histogram of the
+-- values of query q (see the head of this file): key, bucket (a power of
+-- two, 0, or a negated power of two), label, count. Example:
+-- SELECT * FROM hist_quantize('SELECT object AS key, value FROM
+-- durations_in_state(''running'')').
+CREATE OR REPLACE MACRO hist_quantize(q) AS TABLE
+SELECT key, bucket, CAST(bucket AS VARCHAR) AS label, CAST(sum(weight) AS BIGINT) AS count
+FROM (SELECT key, quantize_bucket_int(value) AS bucket, weight FROM hist_input(q))
+GROUP BY key, bucket
+ORDER BY key NULLS FIRST, bucket;
+
+-- hist_lquantize: (hist_lquantize(q, lower, upper, step)) DTrace's
+-- lquantize(value, lower, upper, step) histogram of the values of query
+-- q: key, bucket, label ("< lower", ">= upper" or the bucket), count.
+-- Example: SELECT * FROM hist_lquantize('SELECT dur / 1000 AS value FROM
+-- state_intervals', 0, 100, 10).
+CREATE OR REPLACE MACRO hist_lquantize(q, lower, upper, step) AS TABLE
+SELECT key, bucket, lquantize_label(bucket, lower, upper, step) AS label, CAST(sum(weight) AS BIGINT) AS count
+FROM (SELECT key, lquantize_bucket(value, lower, upper, step) AS bucket, weight
+      FROM hist_input(q), hist_check(lquantize_check(lower, upper, step)) WHERE ok IS NULL)
+GROUP BY key, bucket
+ORDER BY key NULLS FIRST, bucket;
+
+-- hist_llquantize: (hist_llquantize(q, factor, low, high, nsteps)) DTrace's
+-- llquantize(value, factor, low, high, nsteps) histogram of the values of
+-- query q: key, bucket, label ("< factor^low", ">= factor^(high+1)" or the
+-- bucket), count. The order of magnitude of each value is worked out in
+-- stages (estimate, fix, bucket) so that DuckDB computes each once.
+-- Example: SELECT * FROM hist_llquantize('SELECT dur AS value FROM
+-- state_intervals', 10, 3, 9, 10).
+CREATE OR REPLACE MACRO hist_llquantize(q, factor, low, high, nsteps) AS TABLE
+SELECT key, bucket, llquantize_label(bucket, factor, low, high, nsteps) AS label, CAST(sum(weight) AS BIGINT) AS count
+FROM (SELECT key, weight,
+             CASE WHEN under THEN CAST(-9223372036854775808 AS BIGINT)
+                  WHEN over THEN llquantize_ipowers(factor, high)[high + 2]
+                  ELSE llquantize_in_order(x, llquantize_fix(x, e, llquantize_ipowers(factor, high)),
+                                           nsteps, llquantize_ipowers(factor, high)) END AS bucket
+      FROM (SELECT key, weight, x, under, over, llquantize_estimate(x, factor, low, high) AS e
+            FROM (SELECT key, weight,
+                         value < llquantize_ipowers(factor, high)[low + 1] AS under,
+                         value >= llquantize_ipowers(factor, high)[high + 2] AS over,
+                         least(greatest(value, llquantize_ipowers(factor, high)[low + 1]),
+                               llquantize_ipowers(factor, high)[high + 2] - 1) AS x
+                  FROM hist_input(q), hist_check(llquantize_check(factor, low, high, nsteps))
+                  WHERE ok IS NULL)))
+GROUP BY key, bucket
+ORDER BY key NULLS FIRST, bucket;
+
+-- hist_linear: (hist_linear(q, n)) a histogram of the values of query q
+-- in n buckets of equal integer width from the smallest value (of all
+-- keys) up: width = (max - min) / n + 1, so that the largest value falls
+-- into the last bucket. Columns: key, bucket, label, count, and the
+-- lower (the smallest value) and width of the buckets, the same on every
+-- row. Example: SELECT * FROM hist_linear('SELECT dur AS value FROM
+-- state_intervals', 10).
+CREATE OR REPLACE MACRO hist_linear(q, n) AS TABLE
+WITH vals AS (FROM hist_input(q)),
+     params AS (SELECT min(value) AS lower,
+                       (max(value) - min(value)) // n + 1 AS width
+                FROM vals, hist_check(CASE WHEN n IS NULL OR n < 1 THEN 'hist_linear: the number of buckets must be at least 1' END)
+                WHERE ok IS NULL)
+SELECT key, bucket, bucket_label(bucket, lower, lower + n * width) AS label,
+       CAST(sum(weight) AS BIGINT) AS count, lower, width
+FROM (SELECT key, weight, linear_bucket(value, lower, width, n) AS bucket, lower, width FROM vals, params)
+GROUP BY key, bucket, lower, width
+ORDER BY key NULLS FIRST, bucket;
+
+-- hist_edges: (hist_edges(q, edges)) a histogram of the values of query q
+-- in buckets between the given ascending edges [e0, ..., en]: "< e0",
+-- [e0, e1), ..., ">= en" (see edges_bucket). Example: SELECT * FROM
+-- hist_edges('SELECT dur AS value FROM state_intervals', [0, 10000,
+-- 100000, 1000000]).
+CREATE OR REPLACE MACRO hist_edges(q, edges) AS TABLE
+SELECT key, bucket, bucket_label(bucket, edges[1], edges[len(edges)]) AS label, CAST(sum(weight) AS BIGINT) AS count
+FROM (SELECT key, edges_bucket(value, edges) AS bucket, weight FROM hist_input(q), hist_check(edges_check(edges)) WHERE ok IS NULL)
+GROUP BY key, bucket
+ORDER BY key NULLS FIRST, bucket;
+
+-- durations_in_state: (durations_in_state(state_name, object_kind := NULL,
+-- object_name := NULL, run := NULL)) how long objects stayed in a state:
+-- one row per complete state interval (truncated ones, cut by the start
+-- or end of the trace, are left out) of the state state_name, of objects
+-- of kind object_kind and name object_name and of run run when given.
+-- Columns: run_id, object_id, kind, object, state, instance, start_ts,
+-- end_ts, key (the object's name) and value (the duration in ns), ready
+-- for the histogram macros. Example: SELECT * FROM
+-- hist_quantize('FROM durations_in_state(''running'', object_kind :=
+-- ''task'')').
+CREATE OR REPLACE MACRO durations_in_state(state_name, object_kind := NULL, object_name := NULL, run := NULL) AS TABLE
+SELECT s.run_id, s.object_id, o.kind, o.name AS object, s.state, s.instance, s.start_ts, s.end_ts,
+       o.name AS key, s.dur AS value
+FROM state_intervals s
+JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
+WHERE NOT s.truncated
+  AND s.state = state_name
+  AND (object_kind IS NULL OR o.kind = object_kind)
+  AND (object_name IS NULL OR o.name = object_name)
+  AND (run IS NULL OR s.run_id = run);
+
+-- durations_between_events: (durations_between_events(begin_event,
+-- end_event, by_instance := false, begin_class := NULL, end_class :=
+-- NULL, run := NULL)) the intervals from an event of type begin_event to
+-- the next event of type end_event on the same main object (and, with
+-- by_instance, the same target instance): the way a D script measures a
+-- latency (self->ts = timestamp at the begin probe; at the end probe,
+-- timestamp - self->ts if self->ts is set, then clear it). A begin
+-- followed by another begin before any end restarts the interval; an end
+-- with no begin before it is left out. The events of each object are
+-- taken in time order (trace order among equal times). Columns: run_id,
+-- object_id, object, instance (NULL unless by_instance), start_ts,
+-- end_ts, start_seq, end_seq, key (the object's name) and value (end_ts
+-- - start_ts). Example, BTF response times (activation to termination of
+-- each task instance): SELECT * FROM
+-- durations_between_events('activate', 'terminate', by_instance := true).
+CREATE OR REPLACE MACRO durations_between_events(begin_event, end_event, by_instance := false,
+                                                 begin_class := NULL, end_class := NULL, run := NULL) AS TABLE
+SELECT p.run_id, p.object_id, o.name AS object, p.instance, p.prev_ts AS start_ts, p.ts AS end_ts,
+       p.prev_seq AS start_seq, p.seq AS end_seq, o.name AS key, p.ts - p.prev_ts AS value
+FROM (SELECT *,
+             lag(is_begin) OVER w AS prev_is_begin,
+             lag(ts) OVER w AS prev_ts,
+             lag(seq) OVER w AS prev_seq
+      FROM (SELECT e.run_id, e.object_id, e.seq, e.ts,
+                   CASE WHEN by_instance THEN e.target_instance END AS instance,
+                   e.event = begin_event AND (begin_class IS NULL OR e.class = begin_class) AS is_begin,
+                   e.event = end_event AND (end_class IS NULL OR e.class = end_class) AS is_end
+            FROM events e
+            WHERE (e.event = begin_event OR e.event = end_event)
+              AND (run IS NULL OR e.run_id = run))
+      WHERE is_begin OR is_end
+      WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY ts, seq)) p
+LEFT JOIN objects o ON o.run_id = p.run_id AND o.object_id = p.object_id
+WHERE p.is_end AND p.prev_is_begin;
