@@ -30,10 +30,10 @@ const maxColumns = 32
 const maxDepth = 256
 
 // column is what a declared column holds.
-type column uint8
+type evColumn uint8
 
 const (
-	colTimestamp column = iota
+	colTimestamp evColumn = iota
 	colCPU
 	colPID
 	colTID
@@ -42,7 +42,7 @@ const (
 	colExtra // any other name: a positional value stored in args
 )
 
-var columnNames = map[string]column{
+var columnNames = map[string]evColumn{
 	"timestamp": colTimestamp, "cpu": colCPU, "pid": colPID, "tid": colTID,
 	"probe": colProbe, "execname": colExecname,
 }
@@ -50,7 +50,7 @@ var columnNames = map[string]column{
 // layout is what a header declares.
 type layout struct {
 	valid  bool
-	cols   []column
+	cols   []evColumn
 	names  []string // the column names as declared
 	nameBs [][]byte // the same, as bytes (args keys of extra columns)
 	unit   ingest.TimeUnit
@@ -105,7 +105,7 @@ type owner struct {
 
 // frame is a call entered and not yet returned.
 type frame struct {
-	key   schema.Sym // the probe up to its name's entry/return suffix
+	key   schema.Sym // provider:module: and the name without entry/return
 	state schema.Sym // the function (or the func key)
 }
 
@@ -181,8 +181,9 @@ type eventReader struct {
 	levelSeen map[levelKey]bool
 	once      [nFindings]schema.DiagID
 	seen      [nFindings]bool
-	// what follows the token in the first header: runs.meta describes it
-	firstHeader []byte
+	// the first header's layout: runs.meta and runs.time_unit describe it
+	// (several scripts run together print one header each)
+	first *layout
 
 	haveTS bool
 	prevTS int64
@@ -191,6 +192,7 @@ type eventReader struct {
 	// per-line scratch, reused
 	ln   lineFields
 	args []byte
+	key  []byte
 }
 
 type levelKey struct {
@@ -285,8 +287,8 @@ func (r *eventReader) isEventLine(line []byte) bool {
 }
 
 // header reads "#traceduck-events 1 [name=value]... column...".
-func (r *eventReader) header(lineNo int64, rest0 []byte) error {
-	tok, rest := nextToken(rest0)
+func (r *eventReader) header(lineNo int64, rest []byte) error {
+	tok, rest := nextToken(rest)
 	if string(tok) != eventsVersion {
 		return r.w.BadLine(lineNo, "expected layout version %s after %s, found %s", eventsVersion, EventsHeader, quoteOrEnd(tok))
 	}
@@ -348,16 +350,17 @@ func (r *eventReader) header(lineNo int64, rest0 []byte) error {
 	// runs.meta and runs.time_unit describe the first header; a later
 	// one (outputs of two scripts, one after the other) rules the lines
 	// after it.
-	if r.firstHeader == nil {
-		r.firstHeader = append([]byte(nil), rest0...)
+	if r.first == nil {
+		first := r.lay
+		r.first = &first
 		for _, a := range attrs {
 			r.w.SetMeta(a[0], metaValue(a[1]))
 		}
 		r.w.SetMeta("columns", lay.names)
 		r.w.SetTimeUnit(lay.unit.Name, lay.unit.NsPerUnit())
-	} else if !bytes.Equal(bytes.TrimSpace(rest0), bytes.TrimSpace(r.firstHeader)) {
+	} else if lay.unit != r.first.unit || joinNames(lay.names) != joinNames(r.first.names) {
 		r.diagOnce(findHeaderChange, schema.Info, lineNo, schema.NoSeq, func() string {
-			return "a header that differs from the first: its columns and unit rule the lines after it; runs.meta and runs.time_unit describe the first (count = such headers)"
+			return "a header whose columns or unit differ from the first: they rule the lines after it; runs.meta and runs.time_unit describe the first (count = such headers)"
 		})
 	}
 	return nil
@@ -505,7 +508,7 @@ func (r *eventReader) parse(line []byte) string {
 			}
 			ns, ok := toNS(v, lay.unit)
 			if !ok {
-				return r.colErr(i, fmt.Sprintf("at most %d ns", int64(math.MaxInt64)), tok)
+				return fmt.Sprintf("column %d (%s): expected at most %d ns, found %s %s", i+1, lay.names[i], int64(math.MaxInt64), tok, lay.unit.Name)
 			}
 			f.tsRaw, f.ts = v, ns
 		case colCPU:
@@ -1118,7 +1121,7 @@ func (r *eventReader) entry(o *owner, kindName string, class schema.Sym, f *line
 		return nil
 	}
 	state := r.callState(f)
-	key := r.w.SymBytes(f.probe[:len(f.probe)-len("entry")])
+	key := r.pairKey(f, len("entry"))
 	o.frames = append(o.frames, frame{key: key, state: state})
 	lk := levelKey{lvCall, state}
 	if kindName == "process" {
@@ -1136,7 +1139,7 @@ func (r *eventReader) entry(o *owner, kindName string, class schema.Sym, f *line
 // cut. A return without its entry is an event only.
 func (r *eventReader) ret(o *owner, f *lineFields, seq schema.Seq, lineNo int64) error {
 	state := r.callState(f)
-	key := r.w.SymBytes(f.probe[:len(f.probe)-len("return")])
+	key := r.pairKey(f, len("return"))
 	i := len(o.frames) - 1
 	for i >= 0 && (o.frames[i].key != key || o.frames[i].state != state) {
 		i--
@@ -1158,6 +1161,17 @@ func (r *eventReader) ret(o *owner, f *lineFields, seq schema.Seq, lineNo int64)
 	}
 	o.frames = o.frames[:i]
 	return r.w.Close(o.id, int64(i+1), f.ts, seq)
+}
+
+// pairKey is what an entry and its return share besides the state:
+// provider:module: and the probe name without its entry/return suffix
+// (syscall::, pid7:libc.so.1:, python7:libpython.so:function-). The
+// function is left out: USDT entry and return probes may sit in
+// different C functions (CPython's function-entry and function-return).
+func (r *eventReader) pairKey(f *lineFields, suffix int) schema.Sym {
+	r.key = append(r.key[:0], f.probe[:len(f.provider)+1+len(f.module)+1]...)
+	r.key = append(r.key, f.name[:len(f.name)-suffix]...)
+	return r.w.SymBytes(r.key)
 }
 
 // callState names a call's interval: the func key, else the probe's

@@ -1,0 +1,160 @@
+package dtrace
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/schema"
+	"golang.org/x/tools/txtar"
+)
+
+var time0 = time.Unix(0, 0)
+
+// intervalCheck is a Sink that checks every state interval it is given:
+// it never ends before it starts and its dur is end - start.
+type intervalCheck struct{ bad error }
+
+func (s *intervalCheck) Put(table string, rec arrow.Record) error {
+	if table != schema.TableStateIntervals || s.bad != nil {
+		return nil
+	}
+	start := rec.Column(4).(*array.Int64)
+	end := rec.Column(5).(*array.Int64)
+	dur := rec.Column(6).(*array.Int64)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		if end.Value(i) < start.Value(i) || dur.Value(i) != end.Value(i)-start.Value(i) {
+			s.bad = fmt.Errorf("interval [%d, %d) with dur %d", start.Value(i), end.Value(i), dur.Value(i))
+		}
+	}
+	return nil
+}
+
+// FuzzEvents feeds arbitrary text to the event reader, strict and with
+// --skip-bad: it never panics; a strict read stops only with a FILE:LINE
+// error saying what was expected; a lenient one never stops; every args
+// value written is JSON; every interval is well formed; memory is
+// released. The seeds (the golden traces and edge cases) replay as a
+// normal test.
+func FuzzEvents(f *testing.F) {
+	files, _ := filepath.Glob("testdata/events/*.txtar")
+	for _, path := range files {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			if file.Name == "trace.txt" {
+				f.Add(string(file.Data))
+			}
+		}
+	}
+	for _, tc := range badLines {
+		f.Add(tc.text)
+	}
+	for _, s := range []string{
+		"#traceduck-events 1 timestamp cpu pid tid probe\r\n1 0 1 1 sched:::on-cpu\r2 0 1 1 sched:::off-cpu\r\n",
+		"#traceduck-events 1 timestamp cpu pid tid probe\n1 0 1 1 a:b:c:entry k=\"\" \n2 0 1 1 a:b:c:return k=\"\"\"\n",
+		"#traceduck-events 1 timestamp cpu pid tid probe\n1 0 1 1 a:b:c:d k=\xff\xfe x\x00=1 \"q\"=2\n",
+		"#traceduck-events 1 unit=ps timestamp cpu probe\n18446744073709551615 0 a:b:c:d\n999 0 sdt:::interrupt-start\n",
+		"#traceduck-events 1 timestamp cpu pid tid probe\n5 0 0 0 sched:::on-cpu\n4 0 0 0 sched:::off-cpu\n3 0 1 1 sched:::on-cpu\n3 1 1 1 sched:::on-cpu\n2 1 1 1 sched:::off-cpu\n",
+		"#traceduck-events 1 timestamp cpu pid tid probe\n" + strings.Repeat("1 0 1 1 a:b:f:entry\n", 300) + strings.Repeat("2 0 1 1 a:b:f:return\n", 301),
+		"#traceduck-events 1 timestamp cpu pid tid probe\n" + strings.Repeat("1 0 0 0 sdt:::interrupt-start irq=x\n", 300) + "2 0 0 0 sdt:::interrupt-complete irq=x\n",
+		"#traceduck-events 1 timestamp cpu pid tid probe\n1 0 5 1 proc:::exec-success execname=a\n2 0 5 1 proc:::exec-success execname=b\n3 0 5 1 sched:::on-cpu ppid=5\n4 0 5 1 proc:::lwp-exit\n5 0 5 1 sched:::off-cpu\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, skip := range []bool{false, true} {
+			mem := memory.NewCheckedAllocator(fuzzPool)
+			sink := &intervalCheck{}
+			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "fuzz.txt", SkipBad: skip}, sink, mem)
+			r := newEventReader(w, "fuzz.txt")
+			lr := ingest.NewLineReader(bytes.NewReader([]byte(text)))
+			var lines int64
+			err := lr.Each(context.Background(), "fuzz.txt", "DTrace", func(line []byte, n int64) error {
+				lines = n
+				ok, err := r.Line(n, line)
+				if ok && err == nil && len(r.args) > 0 && r.ln.probe != nil && !json.Valid(r.args) {
+					t.Fatalf("line %d: args %q are not JSON", n, r.args)
+				}
+				return err
+			})
+			if err == nil {
+				err = r.End()
+			}
+			if err != nil {
+				var ie *schema.InputError
+				if skip || !errors.As(err, &ie) || ie.Line < 1 || ie.Line > lines+1 || !strings.Contains(ie.Msg, "expected") {
+					t.Fatalf("skip-bad=%v: %v", skip, err)
+				}
+				w.Abort()
+			} else if err := w.Finish(time0); err != nil {
+				t.Fatal(err)
+			}
+			if sink.bad != nil {
+				t.Fatal(sink.bad)
+			}
+			if w.Events() > lines {
+				t.Fatalf("%d events from %d lines", w.Events(), lines)
+			}
+			mem.AssertSize(t, 0)
+		}
+	})
+}
+
+// fuzzPool recycles the Arrow buffers of the run writers of successive
+// inputs: a RunWriter reserves full-size batches before the first line,
+// and allocating them afresh for every input made the fuzzer's
+// minimization of each new input take minutes (as in ingest/btf).
+var fuzzPool = &poolAllocator{inner: memory.NewGoAllocator(), free: map[int][][]byte{}}
+
+// poolAllocator keeps freed buffers by size and hands them out again
+// cleared, as a fresh allocation would be.
+type poolAllocator struct {
+	inner memory.Allocator
+	mu    sync.Mutex
+	free  map[int][][]byte
+}
+
+func (p *poolAllocator) Allocate(size int) []byte {
+	p.mu.Lock()
+	if l := p.free[size]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.free[size] = l[:len(l)-1]
+		p.mu.Unlock()
+		clear(b)
+		return b
+	}
+	p.mu.Unlock()
+	return p.inner.Allocate(size)
+}
+
+func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
+	if size == len(b) {
+		return b
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+func (p *poolAllocator) Free(b []byte) {
+	p.mu.Lock()
+	if l := p.free[len(b)]; len(l) < 16 {
+		p.free[len(b)] = append(l, b)
+	}
+	p.mu.Unlock()
+}
