@@ -37,9 +37,16 @@ func readEvents(ctx context.Context, w *schema.RunWriter, text []byte) (left []i
 // alone and returns the lines it left.
 func ingestEvents(t testing.TB, db *schema.DB, name string, text []byte, skipBad bool) ([]int64, error) {
 	t.Helper()
+	return ingestEventsBatch(t, db, name, text, skipBad, 7)
+}
+
+// ingestEventsBatch is ingestEvents with batches of batchRows rows (the
+// golden tests use tiny ones, to cross batch boundaries).
+func ingestEventsBatch(t testing.TB, db *schema.DB, name string, text []byte, skipBad bool, batchRows int) ([]int64, error) {
+	t.Helper()
 	var left []int64
 	info := schema.RunInfo{Name: name, Source: name, Format: "dtrace", SHA256: strconv.Itoa(len(text)) + name, SkipBad: skipBad}
-	_, err := db.Ingest(context.Background(), info, schema.IngestOptions{Force: true, BatchRows: 7}, func(w *schema.RunWriter) error {
+	_, err := db.Ingest(context.Background(), info, schema.IngestOptions{Force: true, BatchRows: batchRows}, func(w *schema.RunWriter) error {
 		var err error
 		left, err = readEvents(context.Background(), w, text)
 		return err

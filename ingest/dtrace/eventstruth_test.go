@@ -1,0 +1,127 @@
+package dtrace
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/tracegen"
+)
+
+// TestEventsTruth: traces of the simulator in internal/tracegen (threads
+// on CPUs, system calls blocking and not, pid-provider calls around
+// system calls, nested interrupts, idle CPUs; switches at one instant as
+// bpftrace prints them, or with a gap as DTrace does) give exactly the
+// state intervals the simulator lived, and the system call latencies it
+// timed.
+func TestEventsTruth(t *testing.T) {
+	db := dbtest.Open(t)
+	kinds := map[string]int{}
+	for i, cfg := range []tracegen.DTraceConfig{
+		{Lines: 3000, CPUs: 1, Processes: 2, Threads: 2, Seed: 1},
+		{Lines: 5000, CPUs: 2, Processes: 3, Threads: 2, Seed: 2, Gap: true},
+		{Lines: 20000, CPUs: 4, Processes: 5, Threads: 3, Seed: 3, Gap: true},
+		{Lines: 20000, CPUs: 8, Processes: 2, Threads: 2, Seed: 4},
+	} {
+		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) {
+			var buf bytes.Buffer
+			truth, err := tracegen.WriteDTrace(&buf, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			left, err := ingestEventsBatch(t, db, fmt.Sprintf("truth%d", i), buf.Bytes(), false, 4096)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(left) != 0 {
+				t.Fatalf("lines left: %v", left[:min(len(left), 10)])
+			}
+			run := i + 1
+			if n := dbtest.Query(t, db.SQL(), "SELECT count(*) FROM events WHERE run_id = $1", run); n != fmt.Sprintf("%d\n", truth.Lines) {
+				t.Fatalf("events: %s, lines %d", n, truth.Lines)
+			}
+			if d := dbtest.Query(t, db.SQL(), "SELECT message FROM diagnostics WHERE run_id = $1", run); d != "" {
+				t.Errorf("diagnostics on a consistent trace:\n%s", d)
+			}
+			var want strings.Builder
+			switching := 0
+			for _, iv := range truth.Intervals {
+				fmt.Fprintf(&want, "%s | %d | %s | %d | %d | %d | %v\n", iv.Object, iv.Instance, iv.State, iv.Start, iv.End, iv.CPU, iv.Truncated)
+				kinds[iv.State]++
+				if iv.State == "switching" {
+					switching++
+				}
+			}
+			got := dbtest.Query(t, db.SQL(), `SELECT o.name, s.instance, s.state, s.start_ts, s.end_ts, coalesce(s.cpu, -1), s.truncated
+				FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE s.run_id = $1
+				ORDER BY o.name, s.instance, s.start_ts, s.end_ts`, run)
+			if got != want.String() {
+				t.Errorf("state intervals differ from the truth:\n%s", firstDiff(want.String(), got))
+			}
+			if cfg.Gap && switching == 0 || !cfg.Gap && switching > 0 {
+				t.Errorf("%d switching intervals with Gap=%v", switching, cfg.Gap)
+			}
+
+			// System call latency straight from state_intervals: the
+			// intervals opened by a syscall entry, complete ones.
+			var wantLat strings.Builder
+			names := make([]string, 0, len(truth.Syscalls))
+			for n := range truth.Syscalls {
+				names = append(names, n)
+			}
+			sortStrings(names)
+			for _, n := range names {
+				var sum, mx int64
+				for _, d := range truth.Syscalls[n] {
+					sum += d
+					mx = max(mx, d)
+				}
+				fmt.Fprintf(&wantLat, "%s | %d | %d | %d\n", n, len(truth.Syscalls[n]), sum, mx)
+			}
+			gotLat := dbtest.Query(t, db.SQL(), `SELECT s.state, count(*), sum(s.dur), max(s.dur)
+				FROM state_intervals s JOIN events e ON e.run_id = s.run_id AND e.seq = s.start_seq
+				WHERE s.run_id = $1 AND e.class = 'syscall' AND NOT s.truncated GROUP BY s.state ORDER BY s.state`, run)
+			if gotLat != wantLat.String() {
+				t.Errorf("syscall latencies:\n%s\nwant:\n%s", gotLat, wantLat.String())
+			}
+		})
+	}
+	// The runs exercise what they are meant to.
+	for _, st := range []string{"running", "sleeping", "runnable", "idle", "switching", "handler", "malloc", "mmap", "read", "write"} {
+		if kinds[st] == 0 {
+			t.Errorf("no %s interval in the truth", st)
+		}
+	}
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// firstDiff shows the first lines where two texts differ.
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want: %s\n   got: %s\n", i+1, wl, gl)
+			shown++
+		}
+	}
+	fmt.Fprintf(&b, "(%d lines wanted, %d got)", len(w), len(g))
+	return b.String()
+}
