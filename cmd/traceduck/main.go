@@ -113,6 +113,7 @@ that any DuckDB client can query.`,
 		newConvertCmd(),
 		newOverheadCmd(),
 		newStatsCmd(), newEventsCmd(),
+		newHistCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

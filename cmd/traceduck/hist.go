@@ -1,0 +1,462 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/queries/dtracefmt"
+)
+
+// histArgs are the flags of traceduck hist.
+type histArgs struct {
+	dbPath                string
+	run                   int32
+	state, kind, object   string
+	sqlText               string
+	quantize              bool
+	lquantize, llquantize string
+	linear                int64
+	buckets               string
+	unit                  string
+	output                string
+}
+
+// outDTrace is hist's default output: DTrace's text layout.
+const outDTrace = "dtrace"
+
+func newHistCmd() *cobra.Command {
+	a := histArgs{output: outDTrace, unit: "ns"}
+	cmd := &cobra.Command{
+		Use:   "hist [--db FILE] (--state STATE [--kind K] [--object NAME] [--run N] | --sql QUERY) [--quantize | --lquantize L,U[,S] | --llquantize F,L,H,N | --linear N | --buckets EDGES] [--unit U]",
+		Short: "Histograms of durations or of any query's values, printed as DTrace prints them",
+		Long: `Hist prints histograms the way DTrace prints its quantize(), lquantize() and
+llquantize() aggregations, byte for byte, with DTrace's bucketing.
+
+What is counted:
+  --state STATE     how long objects stayed in the state STATE (complete state
+                    intervals, in ns), one histogram per object; --kind and
+                    --object select the objects, --run the run. Needs --db.
+  --sql QUERY       the rows of any query: (value), (key, value) or
+                    (key, value, weight). A key gives one histogram per key,
+                    like DTrace's @name[key] (NULL in every row: one histogram
+                    without a key); a weight is added to the bucket instead
+                    of 1, like quantize()'s increment. Values and weights are
+                    truncated to integers, as D does; rows whose value is NULL
+                    are left out. Without --db the query runs in an empty
+                    database in memory (for a query over literals).
+                    Statements before the last one (CREATE TEMP MACRO ...)
+                    are run first.
+
+The buckets (one of, --quantize by default):
+  --quantize            powers of two, a zero bucket, negatives mirrored
+  --lquantize L,U[,S]   lquantize(v, L, U, S): steps of S (default 1) from L up
+                        to U, with "< L" and ">= U" rows
+  --llquantize F,L,H,N  llquantize(v, F, L, H, N): orders of magnitude F^L to
+                        F^H, each cut into N steps
+  --linear N            N buckets of equal width from the smallest value to the
+                        largest, printed like lquantize
+  --buckets EDGES       buckets between ascending edges, e.g. 0,10us,100us,1ms,
+                        printed like lquantize ("< first", ">= last")
+
+--unit us|ms|s divides the values (ns) before bucketing, as a D script does
+with (timestamp - self->ts) / 1000; an edge with a unit is converted to it.
+The parameters are checked as DTrace's compiler checks them and refused in its
+words.
+
+Histograms of several keys are printed in DTrace's order: ascending by the sum
+of count x bucket value, then by the count at zero, then by key. String keys
+are printed as DTrace prints them ("  " and the key in 50 columns), integer
+keys right-aligned. --output table, csv, json or markdown prints the non-empty
+buckets as rows instead (key, bucket, label, count).
+
+The same histograms are SQL table macros (hist_quantize('query'),
+hist_lquantize('query', L, U, S), ...; see queries/hist_tables.sql).`,
+		Example: `  traceduck hist --db t.duckdb --state running --kind task
+  traceduck hist --db t.duckdb --state running --object Task_1ms_1 --lquantize 0,1000000,50000
+  traceduck hist --db t.duckdb --sql "SELECT object, value FROM durations_between_events('activate', 'terminate', by_instance := true)" --unit us
+  traceduck hist --sql "SELECT * FROM (VALUES (3), (5), (8), (1000)) t(v)" --buckets 0,4,10,100`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runHist(cmd.Context(), a, cmd.Flags().Changed, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	addDBFlag(cmd, &a.dbPath, false, "database file (must exist; without it --sql runs in an empty database in memory)")
+	addRunFlag(cmd, &a.run)
+	f.StringVar(&a.state, "state", "", "histogram how long objects stayed in this state")
+	f.StringVar(&a.kind, "kind", "", "with --state: objects of this kind only (task, thread, ...)")
+	f.StringVar(&a.object, "object", "", "with --state: the object of this name only")
+	f.StringVar(&a.sqlText, "sql", "", "histogram the rows of this query: (value), (key, value) or (key, value, weight)")
+	f.BoolVar(&a.quantize, "quantize", false, "DTrace's quantize(): powers of two (the default)")
+	f.StringVar(&a.lquantize, "lquantize", "", "DTrace's lquantize(): LOWER,UPPER[,STEP]")
+	f.StringVar(&a.llquantize, "llquantize", "", "DTrace's llquantize(): FACTOR,LOW,HIGH,NSTEPS")
+	f.Int64Var(&a.linear, "linear", 0, "N buckets of equal width from the smallest to the largest value")
+	f.StringVar(&a.buckets, "buckets", "", "buckets between these ascending edges, e.g. 0,10us,100us,1ms")
+	f.Var(enumValue{&a.unit, []string{"ns", "us", "ms", "s"}}, "unit", "divide the values (ns) by this unit first: ns, us, ms, s")
+	outputs := append([]string{outDTrace}, outputFormats...)
+	f.VarP(enumValue{&a.output, outputs}, "output", "o", "output format: "+strings.Join(outputs, ", "))
+	return cmd
+}
+
+// unitNS is the ns in one --unit.
+var unitNS = map[string]int64{"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+// histSpec reads the bucket flags into a Spec; the number of them given
+// must be at most one.
+func histSpec(a histArgs, changed func(string) bool) (dtracefmt.Spec, error) {
+	var given []string
+	for _, f := range []string{"quantize", "lquantize", "llquantize", "linear", "buckets"} {
+		if changed(f) {
+			given = append(given, "--"+f)
+		}
+	}
+	if len(given) > 1 {
+		return dtracefmt.Spec{}, usagef("%s: give one kind of buckets", strings.Join(given, ", "))
+	}
+	var s dtracefmt.Spec
+	switch {
+	case changed("lquantize"):
+		n, err := histInts("--lquantize", a.lquantize, 2, 3, "LOWER,UPPER[,STEP]")
+		if err != nil {
+			return s, err
+		}
+		s = dtracefmt.Spec{Kind: dtracefmt.LQuantize, Lower: n[0], Upper: n[1], Step: 1}
+		if len(n) == 3 {
+			s.Step = n[2]
+		}
+	case changed("llquantize"):
+		n, err := histInts("--llquantize", a.llquantize, 4, 4, "FACTOR,LOW,HIGH,NSTEPS")
+		if err != nil {
+			return s, err
+		}
+		s = dtracefmt.Spec{Kind: dtracefmt.LLQuantize, Factor: n[0], Low: n[1], High: n[2], NSteps: n[3]}
+	case changed("linear"):
+		if a.linear < 1 {
+			return s, usagef("--linear %d: the number of buckets must be at least 1", a.linear)
+		}
+		s = dtracefmt.Spec{Kind: dtracefmt.Linear, Levels: a.linear}
+		return s, nil // lower and width come from the values
+	case changed("buckets"):
+		edges, err := histEdges(a.buckets, a.unit)
+		if err != nil {
+			return s, err
+		}
+		s = dtracefmt.Spec{Kind: dtracefmt.Edges, Edges: edges}
+	default:
+		s = dtracefmt.Spec{Kind: dtracefmt.Quantize}
+	}
+	if err := s.Check(); err != nil {
+		return s, usagef("%v", err)
+	}
+	return s, nil
+}
+
+// histInts reads a comma-separated list of min to max integers.
+func histInts(flag, v string, min, max int, form string) ([]int64, error) {
+	parts := strings.Split(v, ",")
+	if len(parts) < min || len(parts) > max {
+		return nil, usagef("%s %q: expected %s", flag, v, form)
+	}
+	out := make([]int64, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil {
+			return nil, usagef("%s %q: %q is not an integer (expected %s)", flag, v, strings.TrimSpace(p), form)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// histEdges reads --buckets: integers in the unit of the values (after
+// --unit), or with a time unit (10us), converted to it exactly.
+func histEdges(v, unit string) ([]int64, error) {
+	per := unitNS[unit]
+	var edges []int64
+	for _, p := range strings.Split(v, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil, usagef("--buckets %q: an empty edge", v)
+		}
+		end := len(p)
+		for end > 0 && (p[end-1] < '0' || p[end-1] > '9') {
+			end--
+		}
+		if end == len(p) { // a bare number: already in the values' unit
+			n, err := strconv.ParseInt(p, 10, 64)
+			if err != nil {
+				return nil, usagef("--buckets %q: %q is not an integer or an integer with a unit (ns, us, ms, s)", v, p)
+			}
+			edges = append(edges, n)
+			continue
+		}
+		if _, ok := ingest.LookupTimeUnit(p[end:]); !ok {
+			return nil, usagef("--buckets %q: %q: unknown unit %q (ns, us, ms, s)", v, p, p[end:])
+		}
+		ns, err := parseEventsTime(p)
+		if err != nil {
+			return nil, usagef("--buckets %q: %q: %v", v, p, err)
+		}
+		if ns%per != 0 {
+			return nil, usagef("--buckets %q: %q is not a whole number of %s (--unit)", v, p, unit)
+		}
+		edges = append(edges, ns/per)
+	}
+	return edges, nil
+}
+
+// sqlLit quotes a string as a SQL literal.
+func sqlLit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func runHist(ctx context.Context, a histArgs, changed func(string) bool, w io.Writer) error {
+	spec, err := histSpec(a, changed)
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.state == "" && a.sqlText == "":
+		return usagef("give --state STATE or --sql QUERY")
+	case a.state != "" && a.sqlText != "":
+		return usagef("--state and --sql: give one")
+	case a.sqlText != "" && (a.kind != "" || a.object != "" || a.run != 0):
+		return usagef("--kind, --object and --run select the objects of --state, not the rows of --sql")
+	case a.state != "" && a.dbPath == "":
+		return usagef("--state needs --db")
+	}
+	path := a.dbPath
+	if path == "" {
+		path = memoryDB
+	}
+	db, err := openExistingDB(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	var src histSource
+	if a.state != "" {
+		if err := checkRunExists(ctx, conn, a.run); err != nil {
+			return err
+		}
+		src = stateSource(a)
+	} else if src, err = sqlSource(ctx, conn, a.sqlText); err != nil {
+		return err
+	}
+	if per := unitNS[a.unit]; per > 1 {
+		src.query = fmt.Sprintf("SELECT * REPLACE (CAST(trunc(value) AS BIGINT) // %d AS value) FROM (%s)", per, src.query)
+	}
+	text := histQuery(spec, src.query)
+	if a.output != outDTrace {
+		return queryTo(ctx, conn, "SELECT key, bucket, label, count FROM ("+text+")", newResultWriter(a.output, w))
+	}
+	hists, err := readHists(ctx, conn, text, src, &spec)
+	if err != nil {
+		return err
+	}
+	return dtracefmt.Write(w, spec, hists)
+}
+
+// histSource is the query whose (key, value, weight) rows are counted.
+type histSource struct {
+	query   string
+	keyed   bool
+	keySize int // 0: a string key; 1, 2, 4, 8: an integer key of that size
+}
+
+func stateSource(a histArgs) histSource {
+	opt := func(s string) string {
+		if s == "" {
+			return "NULL"
+		}
+		return sqlLit(s)
+	}
+	run := "NULL"
+	if a.run != 0 {
+		run = strconv.Itoa(int(a.run))
+	}
+	q := fmt.Sprintf("SELECT key, value FROM durations_in_state(%s, object_kind := %s, object_name := %s, run := %s)",
+		sqlLit(a.state), opt(a.kind), opt(a.object), run)
+	return histSource{query: q, keyed: true}
+}
+
+// intKeySizes are the integer types a key keeps as a number, by size.
+var intKeySizes = map[string]int{
+	"TINYINT": 1, "UTINYINT": 1, "SMALLINT": 2, "USMALLINT": 2,
+	"INTEGER": 4, "UINTEGER": 4, "BIGINT": 8, "UBIGINT": 8,
+}
+
+// sqlSource runs the statements of --sql before the last one and names
+// the columns of the last one key, value and weight by position.
+func sqlSource(ctx context.Context, conn *sql.Conn, script string) (histSource, error) {
+	var stmts []string
+	for _, s := range splitStatements(script) {
+		if s = strings.TrimSpace(s); s != "" && !onlyComments(s) {
+			stmts = append(stmts, s)
+		}
+	}
+	if len(stmts) == 0 {
+		return histSource{}, usagef("--sql: no query")
+	}
+	for _, s := range stmts[:len(stmts)-1] {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return histSource{}, err
+		}
+	}
+	last := stmts[len(stmts)-1]
+	rows, err := conn.QueryContext(ctx, "DESCRIBE "+last)
+	if err != nil {
+		return histSource{}, fmt.Errorf("--sql: %w", err)
+	}
+	var types []string
+	for rows.Next() {
+		var name, typ string
+		var null, key, def, extra sql.NullString
+		if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
+			rows.Close()
+			return histSource{}, err
+		}
+		types = append(types, typ)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return histSource{}, err
+	}
+	names := map[int]string{1: "value", 2: "key, value", 3: "key, value, weight"}[len(types)]
+	if names == "" {
+		return histSource{}, usagef("--sql: the query returns %d columns; give (value), (key, value) or (key, value, weight)", len(types))
+	}
+	for i, name := range strings.Split(names, ", ") {
+		if name != "key" && !numericType(types[i]) {
+			return histSource{}, usagef("--sql: the %s column is %s, not a number", name, types[i])
+		}
+	}
+	src := histSource{query: fmt.Sprintf("SELECT * FROM (\n%s\n) AS hist_rows(%s)", last, names), keyed: len(types) > 1}
+	if src.keyed {
+		if size, ok := intKeySizes[types[0]]; ok {
+			src.keySize = size
+		} else if types[0] != "VARCHAR" {
+			src.query = fmt.Sprintf("SELECT * REPLACE (CAST(key AS VARCHAR) AS key) FROM (%s)", src.query)
+		}
+	}
+	return src, nil
+}
+
+// numericType reports whether a DuckDB type is a number.
+func numericType(t string) bool {
+	return column{Type: t}.numeric()
+}
+
+// histQuery is the SQL of the histogram: one of the hist_* table macros
+// over the source query.
+func histQuery(s dtracefmt.Spec, source string) string {
+	q := sqlLit(source)
+	switch s.Kind {
+	case dtracefmt.LQuantize:
+		return fmt.Sprintf("SELECT * FROM hist_lquantize(%s, %d, %d, %d)", q, s.Lower, s.Upper, s.Step)
+	case dtracefmt.LLQuantize:
+		return fmt.Sprintf("SELECT * FROM hist_llquantize(%s, %d, %d, %d, %d)", q, s.Factor, s.Low, s.High, s.NSteps)
+	case dtracefmt.Linear:
+		return fmt.Sprintf("SELECT * FROM hist_linear(%s, %d)", q, s.Levels)
+	case dtracefmt.Edges:
+		e := make([]string, len(s.Edges))
+		for i, v := range s.Edges {
+			e[i] = strconv.FormatInt(v, 10)
+		}
+		return fmt.Sprintf("SELECT * FROM hist_edges(%s, [%s]::BIGINT[])", q, strings.Join(e, ", "))
+	}
+	return fmt.Sprintf("SELECT * FROM hist_quantize(%s)", q)
+}
+
+// readHists reads the buckets of the histogram query into one Hist per
+// key. For --linear it sets the spec's lower bound and width, which the
+// query works out from the values.
+func readHists(ctx context.Context, conn *sql.Conn, text string, src histSource, spec *dtracefmt.Spec) ([]dtracefmt.Hist, error) {
+	cols := "key, bucket, count, NULL, NULL"
+	if spec.Kind == dtracefmt.Linear {
+		cols = "key, bucket, count, lower, width"
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT "+cols+" FROM ("+text+")")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	index := map[dtracefmt.Key]int{}
+	var hists []dtracefmt.Hist
+	nullKey, key := false, false
+	for rows.Next() {
+		var (
+			keyValue      any
+			bucket, count int64
+			lower, width  sql.NullInt64
+		)
+		if err := rows.Scan(&keyValue, &bucket, &count, &lower, &width); err != nil {
+			return nil, err
+		}
+		if lower.Valid {
+			spec.Lower, spec.Step = lower.Int64, width.Int64
+		}
+		k, err := histKey(keyValue, src)
+		if err != nil {
+			return nil, err
+		}
+		nullKey, key = nullKey || k.None, key || !k.None
+		if nullKey && key {
+			return nil, fmt.Errorf("some rows have a NULL key and some have not: give every row a key (coalesce(key, ...)), or none")
+		}
+		i, ok := index[k]
+		if !ok {
+			i = len(hists)
+			index[k] = i
+			hists = append(hists, dtracefmt.Hist{Key: k, Counts: map[int64]int64{}})
+		}
+		hists[i].Counts[bucket] += count
+	}
+	return hists, rows.Err()
+}
+
+// histKey turns a key as the driver returns it into a dtracefmt.Key: no
+// key without a key column or when the key is NULL.
+func histKey(v any, src histSource) (dtracefmt.Key, error) {
+	if !src.keyed || v == nil {
+		return dtracefmt.Key{None: true}, nil
+	}
+	var n int64
+	switch v := v.(type) {
+	case string:
+		return dtracefmt.StringKey(v), nil
+	case int8:
+		n = int64(v)
+	case int16:
+		n = int64(v)
+	case int32:
+		n = int64(v)
+	case int64:
+		n = v
+	case uint8:
+		n = int64(v)
+	case uint16:
+		n = int64(v)
+	case uint32:
+		n = int64(v)
+	case uint64:
+		n = int64(v) // the same bits, as DTrace prints a uint64_t key (%lld)
+	default:
+		return dtracefmt.StringKey(fmt.Sprint(v)), nil
+	}
+	if src.keySize == 0 {
+		return dtracefmt.StringKey(strconv.FormatInt(n, 10)), nil
+	}
+	return dtracefmt.IntKey(n, src.keySize), nil
+}
