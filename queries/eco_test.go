@@ -909,3 +909,44 @@ event=T:start&context=Core_0&object=T_1 | 51
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestEcoTreeExternalBTF: on the real BTF files beside the repository,
+// each line is one event whose triple is (target type:action, source,
+// target); the leaves of the eco tree count what plain splitting of the
+// lines counts, and the contexts of ceo what the sources count.
+func TestEcoTreeExternalBTF(t *testing.T) {
+	files, _ := filepath.Glob("../../shared/testdata-external/btf/*.btf")
+	if len(files) == 0 {
+		t.Skip("no ../shared/testdata-external/btf beside the repository")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			leaves, sources := map[string]int{}, map[string]int{}
+			sc := bufio.NewScanner(f)
+			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			for sc.Scan() {
+				line := strings.TrimSpace(sc.Text())
+				if line == "" || strings.HasPrefix(line, "#") {
+					continue
+				}
+				p := strings.SplitN(line, ",", 8)
+				for i := range p {
+					p[i] = strings.TrimSpace(p[i])
+				}
+				leaves[fmt.Sprintf("%s:%s | %s | %s", p[3], p[6], p[1], p[4])]++
+				sources[p[1]]++
+			}
+			db := dbtest.Open(t)
+			dbtest.Ingest(t, db, path, ingest.Options{Format: "btf"})
+			compareCounts(t, "triples", dbtest.Query(t, db.SQL(),
+				"SELECT path[2] || ' | ' || path[3] || ' | ' || label, count FROM eco_tree('eco') WHERE depth = 4"), leaves)
+			compareCounts(t, "contexts", dbtest.Query(t, db.SQL(),
+				"SELECT label, count FROM eco_tree('ceo') WHERE depth = 2"), sources)
+		})
+	}
+}
