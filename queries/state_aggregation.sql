@@ -1,0 +1,148 @@
+-- Aggregated state traces: the multilayer model of the Baget tracer (seed
+-- sections 2.6 and 6). Level 0 is the atomic state of state_intervals; a
+-- row (kind, state, level, parent_state) of state_levels says that, for
+-- objects of that kind, state at that level aggregates into parent_state at
+-- level + 1. A state with no row at a level keeps its name at the next one
+-- (Baget: "an atomic state that is not aggregated at a level keeps its
+-- name there"); an empty or NULL parent_state marks a top. A kind's depth
+-- is one more than the highest level with a non-empty parent_state, so its
+-- levels are 0..depth; a kind with no state_levels rows has only level 0.
+--
+-- Levels in the macros below may count from the top: -1 is a kind's top
+-- level, -2 the one below it (never below 0); a level above a kind's
+-- depth is its top. state_trace(-1) is therefore "busy/idle" (BTF, QNX) or
+-- the coarsest CPU states (Baget) whatever the format's depth.
+
+-- state_level_depth: per run and object kind with state_levels rows, the
+-- deepest aggregation level. Columns: run_id, kind, depth (levels 0..depth
+-- exist). Example: SELECT * FROM state_level_depth WHERE kind = 'cpu'
+-- (BTF: 2 -- task name, tasks/isrs/idle, busy/idle).
+CREATE OR REPLACE VIEW state_level_depth AS
+SELECT run_id, kind, max(level) + 1 AS depth
+FROM state_levels
+WHERE coalesce(parent_state, '') <> ''
+GROUP BY run_id, kind;
+
+-- state_level_map: per run and kind, every state named in state_levels
+-- taken as a level-0 state, and what it is at each level 0..depth.
+-- Columns: run_id, kind, atomic (the state at level 0), level, state (its
+-- aggregate at that level). A state that state_levels never names keeps
+-- its name at every level (the macros below use coalesce for it).
+-- Example: SELECT level, state FROM state_level_map WHERE run_id = 1 AND
+-- kind = 'cpu' AND atomic = 'Task_1ms_1' ORDER BY level (BTF: Task_1ms_1,
+-- tasks, busy).
+CREATE OR REPLACE VIEW state_level_map AS
+WITH RECURSIVE up(run_id, kind, atomic, level, state) AS (
+    SELECT DISTINCT l.run_id, l.kind, l.state, 0, l.state
+    FROM state_levels l
+    UNION ALL
+    SELECT u.run_id, u.kind, u.atomic, u.level + 1, coalesce(nullif(p.parent_state, ''), u.state)
+    FROM up u
+    JOIN state_level_depth d ON d.run_id = u.run_id AND d.kind = u.kind
+    LEFT JOIN state_levels p
+           ON p.run_id = u.run_id AND p.kind = u.kind AND p.level = u.level AND p.state = u.state
+    WHERE u.level < d.depth)
+SELECT run_id, kind, atomic, level, state FROM up;
+
+-- state_trace_levels: (state_trace_levels(lo, hi)) the state traces of
+-- every object at each level lo..hi (levels as above: negative from the
+-- top, clamped to each kind's 0..depth). Columns: run_id, kind, object_id,
+-- object (name), instance (NULL when the merged intervals came from
+-- several), level, state (the state at that level), start_ts, end_ts, dur,
+-- cpu (NULL when the merged intervals ran on several CPUs), start_seq
+-- (event that opened the first part), end_seq (event that closed the last;
+-- NULL when cut by the end of the trace), parts (how many state_intervals
+-- rows it is made of), truncated (some part was cut by the start or the
+-- end of the trace, so the true length is unknown).
+--
+-- Level 0 is state_intervals as the format recorded them, one row each.
+-- At every level above, the intervals are mapped up and merged:
+--  1. Map each interval's state to the level. Leave out intervals of 0 ns:
+--     they come from several events at one timestamp (a BTF core passes
+--     through idle for 0 ns at every task switch) and would split every
+--     busy period in two.
+--  2. Cut the intervals into sequences: an object's intervals are one
+--     sequence when no two of them overlap in time (a CPU, a BTF task
+--     whose instances follow one another, a Baget CPU whose instance is
+--     the object it runs); when some do (a QNX thread's state and its
+--     kernel call, a BTF task activated again before its last instance
+--     ended), each instance is its own sequence.
+--  3. In each sequence, in time order (start_ts, then start_seq), an
+--     interval continues the previous one when it has the same state at
+--     the level and starts exactly where the previous one ended; a gap or
+--     another state in between starts a new one.
+--  4. Number the runs of continuing intervals (a running sum of starts)
+--     and collapse each run into one interval.
+-- So at level L a state's count is how often the object entered it (no
+-- more than the sum of the counts of the states below it at L - 1), and
+-- its total is the sum of the durations of the intervals mapped to it.
+-- Example: SELECT level, state, start_ts, dur, parts FROM
+-- state_trace_levels(0, -1) WHERE object = 'Core_0' ORDER BY level, start_ts.
+CREATE OR REPLACE MACRO state_trace_levels(lo, hi) AS TABLE
+WITH sti_mapped AS (
+    SELECT s.run_id, o.kind, s.object_id, o.name AS object, s.instance,
+           lv.level, coalesce(m.state, s.state) AS state,
+           s.start_ts, s.end_ts, s.dur, s.cpu, s.start_seq, s.end_seq, s.truncated
+    FROM state_intervals s
+    JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
+    LEFT JOIN state_level_depth d ON d.run_id = s.run_id AND d.kind = o.kind
+    CROSS JOIN LATERAL (
+        SELECT unnest(range(
+            CASE WHEN lo < 0 THEN greatest(coalesce(d.depth, 0) + 1 + lo, 0) ELSE least(lo, coalesce(d.depth, 0)) END,
+            CASE WHEN hi < 0 THEN greatest(coalesce(d.depth, 0) + 1 + hi, 0) ELSE least(hi, coalesce(d.depth, 0)) END + 1)) AS level) lv
+    LEFT JOIN state_level_map m
+           ON m.run_id = s.run_id AND m.kind = o.kind AND m.atomic = s.state AND m.level = lv.level),
+sti_multi AS (
+    SELECT run_id, object_id
+    FROM state_intervals
+    GROUP BY run_id, object_id
+    HAVING min(instance) <> max(instance)),
+sti_overlap AS (
+    SELECT DISTINCT run_id, object_id
+    FROM (SELECT s.run_id, s.object_id,
+                 s.start_ts < max(s.end_ts) OVER (PARTITION BY s.run_id, s.object_id
+                                                 ORDER BY s.start_ts, s.start_seq NULLS FIRST, s.end_ts
+                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS overlapping
+          FROM state_intervals s SEMI JOIN sti_multi m ON m.run_id = s.run_id AND m.object_id = s.object_id)
+    WHERE overlapping),
+sti_flagged AS (
+    SELECT x.*,
+           CASE WHEN ov.object_id IS NULL THEN 0 ELSE x.instance END AS timeline,
+           CASE WHEN lag(x.state) OVER w = x.state AND lag(x.end_ts) OVER w = x.start_ts THEN 0 ELSE 1 END AS starts
+    FROM sti_mapped x
+    LEFT JOIN sti_overlap ov ON ov.run_id = x.run_id AND ov.object_id = x.object_id
+    WHERE x.level > 0 AND x.dur > 0
+    WINDOW w AS (PARTITION BY x.run_id, x.object_id, timeline, x.level
+                 ORDER BY x.start_ts, x.start_seq NULLS FIRST, x.end_ts)),
+sti_numbered AS (
+    SELECT *,
+           sum(starts) OVER (PARTITION BY run_id, object_id, timeline, level
+                             ORDER BY start_ts, start_seq NULLS FIRST, end_ts
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS run_no
+    FROM sti_flagged)
+SELECT run_id, kind, object_id, object, instance, level, state, start_ts, end_ts, dur, cpu,
+       start_seq, end_seq, 1::BIGINT AS parts, truncated
+FROM sti_mapped
+WHERE level = 0
+UNION ALL
+SELECT run_id, kind, object_id, object,
+       CASE WHEN min(instance) = max(instance) THEN min(instance) END AS instance,
+       level, state,
+       min(start_ts) AS start_ts, max(end_ts) AS end_ts, max(end_ts) - min(start_ts) AS dur,
+       CASE WHEN min(cpu) = max(cpu) AND count(cpu) = count(*) THEN min(cpu) END AS cpu,
+       arg_min_null(start_seq, start_ts) AS start_seq,
+       arg_max_null(end_seq, end_ts) AS end_seq,
+       count(*) AS parts,
+       bool_or(truncated) AS truncated
+FROM sti_numbered
+GROUP BY run_id, kind, object_id, object, timeline, level, run_no, state;
+
+-- state_trace: (state_trace(level)) the state trace of every object at one
+-- aggregation level: state_trace_levels(level, level). Level 0 is
+-- state_intervals with names; -1 the top.
+-- Columns as state_trace_levels. Examples:
+--   CPU busy/idle:        SELECT object, state, start_ts, dur FROM state_trace(-1) WHERE kind = 'cpu'
+--   threads/interrupts:   SELECT * FROM state_trace(1) WHERE kind = 'cpu' AND run_id = 1   (BTF: tasks/isrs/idle)
+--   per process (QNX):    SELECT * FROM state_trace(1) WHERE kind = 'cpu' AND run_id = 3   (procnto, usr/bin/app_1, ...)
+CREATE OR REPLACE MACRO state_trace(lvl) AS TABLE
+SELECT * FROM state_trace_levels(lvl, lvl);

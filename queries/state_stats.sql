@@ -1,0 +1,45 @@
+-- state_stats: per run, object and aggregation level, the statistics of
+-- each state's realisations (seed 6.4: total, mean and maximum duration,
+-- and more): the intervals of state_trace_levels(0, -1), so level 0 counts
+-- state_intervals rows and each level above counts the merged intervals of
+-- that level (see state_aggregation.sql: the total of a state at level L
+-- is the sum of the totals of the states mapped into it from L - 1; its
+-- count can be smaller, consecutive realisations being one there).
+-- Intervals cut by the start or the end of the trace (truncated; at a
+-- level above 0, a merged interval with such a part) have no known length:
+-- they are left out of every statistic and counted in truncated.
+-- Columns: run_id, kind, object_id, object (name), level, state,
+-- parent_state (what state becomes at level + 1; NULL at the top), count,
+-- total_ns, mean_ns, min_ns, max_ns, stddev_ns (sample standard deviation,
+-- n - 1 in the denominator; NULL for fewer than 2), p50_ns, p90_ns,
+-- p99_ns, truncated (intervals left out). NULL statistics when every
+-- interval was truncated (count 0).
+-- Percentiles are DuckDB's quantile_disc, the nearest-rank definition: pQ
+-- is the duration of rank max(1, ceil(Q/100 * count)) in ascending order,
+-- always a duration that occurred (durations 1..10: p50 = 5, p90 = 9, p99
+-- = 10).
+-- Example: SELECT object, state, count, total_ns, p99_ns FROM state_stats
+-- WHERE kind = 'task' AND level = 0 AND state = 'running' ORDER BY total_ns DESC.
+CREATE OR REPLACE VIEW state_stats AS
+WITH ss_grouped AS (
+    SELECT run_id, kind, object_id, any_value(object) AS object, level, state,
+           count(*) FILTER (WHERE NOT truncated) AS count,
+           CAST(coalesce(sum(dur) FILTER (WHERE NOT truncated), 0) AS BIGINT) AS total_ns,
+           avg(dur) FILTER (WHERE NOT truncated) AS mean_ns,
+           min(dur) FILTER (WHERE NOT truncated) AS min_ns,
+           max(dur) FILTER (WHERE NOT truncated) AS max_ns,
+           stddev_samp(dur) FILTER (WHERE NOT truncated) AS stddev_ns,
+           quantile_disc(dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT truncated) AS pct,
+           count(*) FILTER (WHERE truncated) AS truncated
+    FROM state_trace_levels(0, -1)
+    GROUP BY run_id, kind, object_id, level, state)
+SELECT g.run_id, g.kind, g.object_id, g.object, g.level, g.state,
+       CASE WHEN g.level < coalesce(d.depth, 0) THEN coalesce(p.state_up, g.state) END AS parent_state,
+       g.count, g.total_ns, g.mean_ns, g.min_ns, g.max_ns, g.stddev_ns,
+       g.pct[1] AS p50_ns, g.pct[2] AS p90_ns, g.pct[3] AS p99_ns,
+       g.truncated
+FROM ss_grouped g
+LEFT JOIN state_level_depth d ON d.run_id = g.run_id AND d.kind = g.kind
+LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS state_up
+           FROM state_levels GROUP BY ALL) p
+       ON p.run_id = g.run_id AND p.kind = g.kind AND p.level = g.level AND p.state = g.state;
