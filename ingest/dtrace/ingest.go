@@ -1,0 +1,107 @@
+// Package dtrace reads the text output of DTrace and bpftrace: event lines
+// printed by the shipped D scripts (a header line naming the columns, then
+// one event per line) and the aggregations printed at the end (printa
+// lines, quantize/lquantize/llquantize distributions, bpftrace maps and
+// hist/lhist), with or without prose around them. README.md in this
+// directory documents what is read and how.
+package dtrace
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// Order 50: after every other format. The sniffer below is strict, but
+// the text formats before it (BTF, QNX traceprinter, TLV) are stricter
+// still about their first lines, and DTrace output has no magic number;
+// standing last, it can take no file another format recognizes.
+func init() { ingest.Register(50, &Ingester{}) }
+
+// Ingester reads DTrace and bpftrace output.
+type Ingester struct {
+	scalars ScalarsMode
+}
+
+// Format describes the DTrace format.
+func (*Ingester) Format() ingest.Format {
+	return ingest.Format{Name: "dtrace", Description: "DTrace and bpftrace output: event lines of the shipped scripts, aggregations (printa, quantize, lquantize, llquantize, hist, lhist)",
+		Patterns: []string{"*.dtrace", "*.d.out", "*.bt.out"}}
+}
+
+// scalarsParam is the flag that turns off reading DTrace scalar
+// aggregations, the one part of the output found by a heuristic.
+const scalarsParam = "dtrace-scalars"
+
+// Params lists the format's flags.
+func (*Ingester) Params() []ingest.Param {
+	return []ingest.Param{{Name: scalarsParam, Help: "read DTrace scalar aggregations (printa lines: keys then a number): auto (after ^C, beside other aggregations, at the end of the output) or off"}}
+}
+
+// With returns the ingester with its flags set.
+func (g *Ingester) With(params map[string]string) (ingest.Ingester, error) {
+	out := &Ingester{}
+	for name, v := range params {
+		if name != scalarsParam {
+			return nil, fmt.Errorf("format dtrace takes no --%s", name)
+		}
+		switch v {
+		case "auto":
+			out.scalars = ScalarsAuto
+		case "off":
+			out.scalars = ScalarsOff
+		default:
+			return nil, fmt.Errorf("--%s: expected auto or off, found %q", scalarsParam, v)
+		}
+	}
+	return out, nil
+}
+
+// Sniff recognizes, among the first lines: the event layout's header
+// line (#traceduck-events), a distribution header (value ---
+// Distribution --- count), DTrace's "dtrace: description '...' matched"
+// or "dtrace: script '...' matched", or bpftrace's "Attaching N probe".
+func (*Ingester) Sniff(head []byte) bool {
+	lr := ingest.NewLineReader(bytes.NewReader(head))
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			return false
+		}
+		t := trimBlanks(line)
+		switch {
+		case bytes.HasPrefix(t, []byte("#traceduck-events")),
+			isDistHeader(t),
+			bytes.HasPrefix(t, []byte("Attaching ")) && bytes.Contains(t, []byte(" probe")),
+			(bytes.HasPrefix(t, []byte("dtrace: description '")) || bytes.HasPrefix(t, []byte("dtrace: script '"))) && bytes.Contains(t, []byte("' matched ")):
+			return true
+		}
+	}
+}
+
+// Ingest reads the output into w.
+func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
+	file := w.Info().Source
+	aggs := newAggReader(w, file)
+	aggs.scalars = g.scalars
+	events := newEventReader(w, file)
+	err := ingest.NewLineReader(src).Each(ctx, file, "DTrace output", func(line []byte, n int64) error {
+		// Each line is offered to the event reader first (event output,
+		// README.md "Event output"); the lines it does not take are the
+		// aggregation reader's.
+		if taken, err := events.Line(n, line); taken || err != nil {
+			return err
+		}
+		return aggs.Line(n, line)
+	})
+	if err != nil {
+		return err
+	}
+	if err := events.End(); err != nil {
+		return err
+	}
+	return aggs.End()
+}
