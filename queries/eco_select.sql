@@ -9,7 +9,8 @@
 --   event=T:start        event 'start' of class T; event=start: in any class
 --   context.kind=cpu     context kind        context=Core_1   context
 --   object.kind=task     main object kind    object=T_1MS_0   main object
---   eco=5                one triple by its eco_id
+--   eco=5                one triple by its eco_id (eco_ids are per run: in
+--                        every run unless the query keeps one run_id)
 --   all                  the root: every triple
 -- Values are exact, or glob patterns when they hold *, ? or [
 -- (object=T_1MS_*); a name holding '&' is matched with ? in its place. A

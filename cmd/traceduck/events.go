@@ -37,7 +37,7 @@ A mark is one or more terms joined by '&':
   event=T:start        event start of class T (event=start: in any class)
   context.kind=cpu     context kind         context=Core_1   a context
   object.kind=task     main object kind     object=T_1MS_0   a main object
-  eco=5                one triple by its eco_id
+  eco=5                one triple by its eco_id (per run: use --run)
   all                  every triple
 Values are exact, or glob patterns when they hold *, ? or [. A missing
 context or object is named (none). 'event=T:start&context=Core_1' is the
@@ -46,7 +46,10 @@ pair node (T:start, Core_1); terms of one mark name different dimensions.
 The most specific mark that matches a triple decides, so a child's mark
 overrides its parent's in any hierarchy: a triple beats a pair, a pair an
 event, context or object, those a class or kind, and an exact name a
-pattern. Of equally specific marks that disagree, exclude wins. A triple no
+pattern (event=start, in any class, counts as a pattern against
+event=R:start). Of equally specific marks that disagree, exclude wins:
+--include event=T:start --exclude context=Core_1 keeps the T:start events
+except those on Core_1. A triple no
 mark matches is selected when no --include is given (only excludes:
 everything else), not selected otherwise; 'all' sets that explicitly.
 
