@@ -604,7 +604,7 @@ func (r *eventReader) duplicate(key []byte) bool {
 func special(f *lineFields, key, val []byte) string {
 	switch string(key) {
 	case "execname":
-		f.execname, f.hasExec = val, true
+		f.execname, f.hasExec = val, len(val) > 0
 	case "idle":
 		v, ok := parseInt(val)
 		if !ok {
@@ -622,7 +622,7 @@ func special(f *lineFields, key, val []byte) string {
 	case "func":
 		f.fn, f.hasFn = val, len(val) > 0
 	case "irq":
-		f.irq, f.hasIrq = val, true
+		f.irq, f.hasIrq = val, len(val) > 0
 	}
 	return ""
 }

@@ -56,7 +56,7 @@ func ingestEventsBatch(t testing.TB, db *schema.DB, name string, text []byte, sk
 
 // The queries that show a run's tables in the golden files, by name.
 var goldenQueries = []struct{ name, sql string }{
-	{"events", `SELECT e.seq, e.ts, coalesce(e.cpu::VARCHAR, '-'), e.class, e.event, coalesce(c.name, '-'), coalesce(o.name, '-'), coalesce(e.args::VARCHAR, '-'), e.src_line
+	{"events", `SELECT e.seq, e.ts, coalesce(e.ts_raw::VARCHAR, '-'), coalesce(e.cpu::VARCHAR, '-'), e.class, e.event, coalesce(c.name, '-'), coalesce(o.name, '-'), coalesce(e.args::VARCHAR, '-'), e.src_line
 		FROM events e LEFT JOIN objects c ON c.run_id = e.run_id AND c.object_id = e.context_id LEFT JOIN objects o ON o.run_id = e.run_id AND o.object_id = e.object_id
 		WHERE e.run_id = $1 ORDER BY e.seq`},
 	{"objects", `SELECT o.object_id, o.kind, o.name, coalesce(o.native_id::VARCHAR, '-'), coalesce(o.pid::VARCHAR, '-'), coalesce(p.name, '-')
