@@ -1,14 +1,21 @@
 package queries_test
 
 import (
+	"bytes"
+	"database/sql"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-		"testing"
+	"sort"
+	"strings"
+	"testing"
 
 	"github.com/traceduck/traceduck/ingest"
 	_ "github.com/traceduck/traceduck/ingest/all"
 	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/qnxenc"
+	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/schema"
 )
 
@@ -17,11 +24,13 @@ import (
 //
 //	Core_0: idle [0,10) A [10,30) idle [30,30) IRQ [30,35) idle [35,35)
 //	        A [35,60) idle [60,60) B [60,80) idle [80,97) B [97,100)
-//	        idle [100,160) A [160,200) idle [200,200) A [200,230)
-//	        idle [230,260) B [260,300) (cut by the end: truncated)
+//	        idle [100,160) A [160,170) idle [170,190) A [190,200)
+//	        idle [200,200) A [200,230) idle [230,260)
+//	        B [260,300) (cut by the end: truncated)
 //	A#0: active [0,10) running [10,30) ready [30,35) running [35,60)
-//	A#1: active [150,160) running [160,200)
-//	A#2: active [170,200) running [200,230)   (overlaps A#1)
+//	A#1: active [150,160) running [160,170) polling [170,175)
+//	     parking [175,185) polling [185,190) running [190,200)
+//	A#2: active [172,200) running [200,230)   (overlaps A#1)
 //	B#0: active [60,60) running [60,80) polling [80,90) parking [90,95)
 //	     polling [95,97) running [97,100)
 //	B#1: active [250,260) running [260,300) (truncated)
@@ -47,7 +56,11 @@ const stateHandBTF = `#version 2.2.0
 100,Core_0,0,T,B,0,terminate
 150,Stim,0,T,A,1,activate
 160,Core_0,0,T,A,1,start
-170,Stim,0,T,A,2,activate
+170,Core_0,0,T,A,1,poll
+172,Stim,0,T,A,2,activate
+175,Core_0,0,T,A,1,park
+185,Core_0,0,T,A,1,poll_parking
+190,Core_0,0,T,A,1,run
 200,Core_0,0,T,A,1,terminate
 200,Core_0,0,T,A,2,start
 230,Core_0,0,T,A,2,terminate
@@ -77,27 +90,34 @@ func TestStateStatsByHand(t *testing.T) {
 	// Durations by hand (non-truncated), then count, total, min, p50, p90,
 	// p99, max (nearest rank: the value of rank ceil(q * count)), the
 	// number left out, and the parent state.
-	//   Core_0 level 0 idle: 10 0 0 0 17 60 0 30 -> sorted 0 0 0 0 10 17 30 60:
-	//     p50 rank 4 = 0, p90 rank ceil(7.2) = 8 = 60.
+	//   Core_0 level 0 idle: 10 0 0 0 17 60 20 0 30 -> sorted
+	//     0 0 0 0 10 17 20 30 60: p50 rank ceil(4.5) = 5 = 10, p90 rank
+	//     ceil(8.1) = 9 = 60.
 	//   level 1 tasks: [10,30) 20, [35,60)+[60,80) 45, [97,100) 3,
-	//     [160,200)+[200,230) 70 (the 0 ns idle between them left out),
-	//     [260,300) truncated -> sorted 3 20 45 70.
+	//     [160,170) 10, [190,200)+[200,230) 40 (the 0 ns idle between
+	//     them left out), [260,300) truncated -> sorted 3 10 20 40 45.
 	//   level 2 busy: [10,30)+[30,35)+[35,80) = [10,80) 70, [97,100) 3,
-	//     [160,230) 70, [260,300) truncated -> sorted 3 70 70: p50 rank 2.
+	//     [160,170) 10, [190,230) 40, [260,300) truncated -> sorted
+	//     3 10 40 70: p50 rank 2, p90 rank ceil(3.6) = 4.
 	//   A level 1: A's instances overlap (A#2 is activated while A#1
-	//     runs), so each instance is its own sequence and A#1's
-	//     on_cpu [160,200) does not merge with A#2's [200,230).
+	//     polls), so each instance is its own sequence: A#1's polling,
+	//     parking, polling are one blocked interval [170,190) although
+	//     A#2's activation comes between them, and A#1's on_cpu [190,200)
+	//     does not merge with A#2's [200,230).
 	//   B level 1: blocked = polling [80,90) + parking [90,95) + polling
 	//     [95,97) = [80,97) 17; runnable: B#0's 0 ns active is left out.
 	//   IRQ level 1: its only runnable interval is 0 ns: no row.
 	got := dbtest.Query(t, db.SQL(), `
 		SELECT object, level, state, coalesce(parent_state, '-'), count, total_ns, min_ns, p50_ns, p90_ns, p99_ns, max_ns, truncated
 		FROM state_stats WHERE kind IN ('cpu', 'task', 'isr') ORDER BY object, level, state`)
-	want := `A | 0 | active | runnable | 3 | 50 | 10 | 10 | 30 | 30 | 30 | 0
+	want := `A | 0 | active | runnable | 3 | 48 | 10 | 10 | 28 | 28 | 28 | 0
+A | 0 | parking | blocked | 1 | 10 | 10 | 10 | 10 | 10 | 10 | 0
+A | 0 | polling | blocked | 2 | 10 | 5 | 5 | 5 | 5 | 5 | 0
 A | 0 | ready | runnable | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
-A | 0 | running | on_cpu | 4 | 115 | 20 | 25 | 40 | 40 | 40 | 0
-A | 1 | on_cpu | - | 4 | 115 | 20 | 25 | 40 | 40 | 40 | 0
-A | 1 | runnable | - | 4 | 55 | 5 | 10 | 30 | 30 | 30 | 0
+A | 0 | running | on_cpu | 5 | 95 | 10 | 20 | 30 | 30 | 30 | 0
+A | 1 | blocked | - | 1 | 20 | 20 | 20 | 20 | 20 | 20 | 0
+A | 1 | on_cpu | - | 5 | 95 | 10 | 20 | 30 | 30 | 30 | 0
+A | 1 | runnable | - | 4 | 53 | 5 | 10 | 28 | 28 | 28 | 0
 B | 0 | active | runnable | 2 | 10 | 0 | 0 | 10 | 10 | 10 | 0
 B | 0 | parking | blocked | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
 B | 0 | polling | blocked | 2 | 12 | 2 | 2 | 10 | 10 | 10 | 0
@@ -105,15 +125,15 @@ B | 0 | running | on_cpu | 2 | 23 | 3 | 3 | 20 | 20 | 20 | 1
 B | 1 | blocked | - | 1 | 17 | 17 | 17 | 17 | 17 | 17 | 0
 B | 1 | on_cpu | - | 2 | 23 | 3 | 3 | 20 | 20 | 20 | 1
 B | 1 | runnable | - | 1 | 10 | 10 | 10 | 10 | 10 | 10 | 0
-Core_0 | 0 | A | tasks | 4 | 115 | 20 | 25 | 40 | 40 | 40 | 0
+Core_0 | 0 | A | tasks | 5 | 95 | 10 | 20 | 30 | 30 | 30 | 0
 Core_0 | 0 | B | tasks | 2 | 23 | 3 | 3 | 20 | 20 | 20 | 1
 Core_0 | 0 | IRQ | isrs | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
-Core_0 | 0 | idle | idle | 8 | 117 | 0 | 0 | 60 | 60 | 60 | 0
-Core_0 | 1 | idle | idle | 4 | 117 | 10 | 17 | 60 | 60 | 60 | 0
+Core_0 | 0 | idle | idle | 9 | 137 | 0 | 10 | 60 | 60 | 60 | 0
+Core_0 | 1 | idle | idle | 5 | 137 | 10 | 20 | 60 | 60 | 60 | 0
 Core_0 | 1 | isrs | busy | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
-Core_0 | 1 | tasks | busy | 4 | 138 | 3 | 20 | 70 | 70 | 70 | 1
-Core_0 | 2 | busy | - | 3 | 143 | 3 | 70 | 70 | 70 | 70 | 1
-Core_0 | 2 | idle | - | 4 | 117 | 10 | 17 | 60 | 60 | 60 | 0
+Core_0 | 1 | tasks | busy | 5 | 118 | 3 | 20 | 45 | 45 | 45 | 1
+Core_0 | 2 | busy | - | 4 | 123 | 3 | 10 | 70 | 70 | 70 | 1
+Core_0 | 2 | idle | - | 5 | 137 | 10 | 20 | 60 | 60 | 60 | 0
 IRQ | 0 | active | runnable | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0
 IRQ | 0 | running | on_cpu | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
 IRQ | 1 | on_cpu | - | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
@@ -123,22 +143,21 @@ IRQ | 1 | on_cpu | - | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
 	}
 
 	// Mean and sample standard deviation by hand.
-	//   Core_0 idle level 0: mean 117/8 = 14.625; squared deviations
-	//     4 * 14.625^2 + 4.625^2 + 2.375^2 + 15.375^2 + 45.375^2 = 3177.875,
-	//     / 7 -> stddev sqrt(453.98214...).
-	//   Core_0 A: 20 25 30 40, mean 28.75; 76.5625 + 14.0625 + 1.5625 +
-	//     126.5625 = 218.75, / 3.
-	//   Core_0 busy level 2: 3 70 70, mean 143/3; deviations -134/3, 67/3,
-	//     67/3: (17956 + 4489 + 4489) / 9 / 2.
+	//   Core_0 idle level 0: 0 0 0 0 10 17 20 30 60, mean 137/9; the
+	//     squared deviations sum to sum(x^2) - 137^2/9 = 5289 - 18769/9
+	//     = 28832/9, / 8.
+	//   Core_0 A: 10 10 20 25 30, mean 19; 81 + 81 + 1 + 36 + 121 = 320, / 4.
+	//   Core_0 busy level 2: 3 10 40 70, mean 30.75; 770.0625 + 430.5625
+	//     + 85.5625 + 1540.5625 = 2826.75, / 3.
 	//   IRQ running: one interval, no standard deviation.
 	for _, c := range []struct {
 		object, state string
 		level         int
 		mean, stddev  float64
 	}{
-		{"Core_0", "idle", 0, 14.625, math.Sqrt(3177.875 / 7)},
-		{"Core_0", "A", 0, 28.75, math.Sqrt(218.75 / 3)},
-		{"Core_0", "busy", 2, 143.0 / 3, math.Sqrt((17956.0 + 4489 + 4489) / 9 / 2)},
+		{"Core_0", "idle", 0, 137.0 / 9, math.Sqrt(28832.0 / 72)},
+		{"Core_0", "A", 0, 19, math.Sqrt(80)},
+		{"Core_0", "busy", 2, 30.75, math.Sqrt(2826.75 / 3)},
 		{"IRQ", "running", 0, 5, math.NaN()},
 	} {
 		var mean float64
@@ -168,9 +187,11 @@ busy | 10 | 80 | 70 | 4 | false | 0 | 0 | 3 | 12
 idle | 80 | 97 | 17 | 1 | false | 0 | 0 | 12 | 15
 busy | 97 | 100 | 3 | 1 | false | 0 | 0 | 15 | 16
 idle | 100 | 160 | 60 | 1 | false | 0 | 0 | 16 | 18
-busy | 160 | 230 | 70 | 2 | false | 0 | 0 | 18 | 22
-idle | 230 | 260 | 30 | 1 | false | 0 | 0 | 22 | 24
-busy | 260 | 300 | 40 | 1 | true | 0 | 0 | 24 | NULL
+busy | 160 | 170 | 10 | 1 | false | 0 | 0 | 18 | 19
+idle | 170 | 190 | 20 | 1 | false | 0 | 0 | 19 | 23
+busy | 190 | 230 | 40 | 2 | false | 0 | 0 | 23 | 26
+idle | 230 | 260 | 30 | 1 | false | 0 | 0 | 26 | 28
+busy | 260 | 300 | 40 | 1 | true | 0 | 0 | 28 | NULL
 `
 	if got != want {
 		t.Errorf("state_trace(2) of Core_0:\n%s\nwant\n%s", got, want)
@@ -203,4 +224,364 @@ busy | 260 | 300 | 40 | 1 | true | 0 | 0 | 24 | NULL
 
 func stateNear(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b))
+}
+
+// stateRow is one state_intervals row with its object.
+type stateRow struct {
+	run, obj   int32
+	kind, name string
+	inst       int64
+	state      string
+	start, end int64
+	seq        sql.NullInt64
+	truncated  bool
+}
+
+// stateStatsByGo recomputes state_stats from state_intervals and
+// state_levels in Go, from the definition in state_aggregation.sql and
+// state_stats.sql, and returns its rows as text lines (integers exactly,
+// mean and standard deviation to 9 significant digits).
+func stateStatsByGo(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	type levelKey struct {
+		run         int32
+		kind, state string
+		level       int
+	}
+	parent := map[levelKey]string{}
+	depth := map[[2]string]int{} // (run, kind) -> depth
+	rs, err := db.Query(`SELECT run_id, kind, state, level, coalesce(parent_state, '') FROM state_levels`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rs.Next() {
+		var k levelKey
+		var p string
+		if err := rs.Scan(&k.run, &k.kind, &k.state, &k.level, &p); err != nil {
+			t.Fatal(err)
+		}
+		parent[k] = p
+		if p != "" {
+			dk := [2]string{fmt.Sprint(k.run), k.kind}
+			depth[dk] = max(depth[dk], k.level+1)
+		}
+	}
+	rs.Close()
+	mapUp := func(run int32, kind, state string, level int) string {
+		for l := 0; l < level; l++ {
+			if p := parent[levelKey{run, kind, state, l}]; p != "" {
+				state = p
+			}
+		}
+		return state
+	}
+
+	objects := map[[2]int32][]stateRow{}
+	rs, err = db.Query(`SELECT s.run_id, s.object_id, o.kind, o.name, s.instance, s.state, s.start_ts, s.end_ts, s.start_seq, s.truncated
+		FROM state_intervals s JOIN objects o USING (run_id, object_id)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rs.Next() {
+		var r stateRow
+		if err := rs.Scan(&r.run, &r.obj, &r.kind, &r.name, &r.inst, &r.state, &r.start, &r.end, &r.seq, &r.truncated); err != nil {
+			t.Fatal(err)
+		}
+		objects[[2]int32{r.run, r.obj}] = append(objects[[2]int32{r.run, r.obj}], r)
+	}
+	rs.Close()
+
+	type statKey struct {
+		run, obj int32
+		level    int
+		state    string
+	}
+	durs := map[statKey][]int64{}
+	cut := map[statKey]int{}
+	names := map[statKey][2]string{}
+	for _, rows := range objects {
+		// Time order; then whether two intervals overlap.
+		sort.Slice(rows, func(i, j int) bool {
+			a, b := rows[i], rows[j]
+			if a.start != b.start {
+				return a.start < b.start
+			}
+			if a.seq != b.seq {
+				return !a.seq.Valid || (b.seq.Valid && a.seq.Int64 < b.seq.Int64)
+			}
+			return a.end < b.end
+		})
+		overlapping := false
+		for i := 1; i < len(rows); i++ {
+			for j := 0; j < i; j++ {
+				if rows[i].start < rows[j].end {
+					overlapping = true
+				}
+			}
+		}
+		r0 := rows[0]
+		d := depth[[2]string{fmt.Sprint(r0.run), r0.kind}]
+		add := func(level int, state string, dur int64, truncated bool) {
+			k := statKey{r0.run, r0.obj, level, state}
+			names[k] = [2]string{r0.kind, r0.name}
+			if truncated {
+				cut[k]++
+			} else {
+				durs[k] = append(durs[k], dur)
+			}
+			if _, ok := durs[k]; !ok {
+				durs[k] = nil
+			}
+		}
+		for _, r := range rows {
+			add(0, r.state, r.end-r.start, r.truncated)
+		}
+		for level := 1; level <= d; level++ {
+			// One sequence per instance when intervals overlap; the
+			// merged interval in progress of each sequence.
+			type open struct {
+				state      string
+				start, end int64
+				truncated  bool
+			}
+			cur := map[int64]*open{}
+			flush := func(o *open) {
+				if o != nil {
+					add(level, o.state, o.end-o.start, o.truncated)
+				}
+			}
+			var order []int64
+			for _, r := range rows {
+				if r.end == r.start {
+					continue
+				}
+				seq := int64(0)
+				if overlapping {
+					seq = r.inst
+				}
+				st := mapUp(r.run, r.kind, r.state, level)
+				o := cur[seq]
+				if o != nil && o.state == st && o.end == r.start {
+					o.end = r.end
+					o.truncated = o.truncated || r.truncated
+					continue
+				}
+				flush(o)
+				if o == nil {
+					order = append(order, seq)
+				}
+				cur[seq] = &open{st, r.start, r.end, r.truncated}
+			}
+			for _, seq := range order {
+				flush(cur[seq])
+			}
+		}
+	}
+
+	var out []string
+	for k, ds := range durs {
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		n := int64(len(ds))
+		par := "NULL"
+		if d := depth[[2]string{fmt.Sprint(k.run), names[k][0]}]; k.level < d {
+			par = k.state
+			if p := parent[levelKey{k.run, names[k][0], k.state, k.level}]; p != "" {
+				par = p
+			}
+		}
+		line := fmt.Sprintf("%d | %s | %s | %d | %s | %s | %d", k.run, names[k][0], names[k][1], k.level, k.state, par, n)
+		if n == 0 {
+			line += " | 0 | NULL | NULL | NULL | NULL | NULL | NULL | NULL"
+		} else {
+			var total int64
+			for _, v := range ds {
+				total += v
+			}
+			mean := float64(total) / float64(n)
+			sd := "NULL"
+			if n > 1 {
+				var ss float64
+				for _, v := range ds {
+					ss += (float64(v) - mean) * (float64(v) - mean)
+				}
+				sd = fmt.Sprintf("%.9g", math.Sqrt(ss/float64(n-1)))
+			}
+			// Nearest rank: ceil(n * Q / 100), in integers.
+			rank := func(q int64) int64 { return ds[max(1, (n*q+99)/100)-1] }
+			line += fmt.Sprintf(" | %d | %.9g | %d | %d | %s | %d | %d | %d", total, mean, ds[0], ds[n-1], sd, rank(50), rank(90), rank(99))
+		}
+		out = append(out, fmt.Sprintf("%s | %d", line, cut[k]))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// stateStatsBySQL returns state_stats in the layout of stateStatsByGo.
+func stateStatsBySQL(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rs, err := db.Query(`SELECT run_id, kind, object, level, state, parent_state, count, total_ns, mean_ns, min_ns, max_ns, stddev_ns, p50_ns, p90_ns, p99_ns, truncated FROM state_stats`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	var out []string
+	for rs.Next() {
+		var run int32
+		var level, count, trunc int64
+		var kind, object, state string
+		var par sql.NullString
+		var total int64
+		var mean, sd sql.NullFloat64
+		var mn, mx, p50, p90, p99 sql.NullInt64
+		if err := rs.Scan(&run, &kind, &object, &level, &state, &par, &count, &total, &mean, &mn, &mx, &sd, &p50, &p90, &p99, &trunc); err != nil {
+			t.Fatal(err)
+		}
+		f := func(v sql.NullFloat64) string {
+			if !v.Valid {
+				return "NULL"
+			}
+			return fmt.Sprintf("%.9g", v.Float64)
+		}
+		i := func(v sql.NullInt64) string {
+			if !v.Valid {
+				return "NULL"
+			}
+			return fmt.Sprint(v.Int64)
+		}
+		p := "NULL"
+		if par.Valid {
+			p = par.String
+		}
+		out = append(out, fmt.Sprintf("%d | %s | %s | %d | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %d",
+			run, kind, object, level, state, p, count, total, f(mean), i(mn), i(mx), f(sd), i(p50), i(p90), i(p99), trunc))
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// stateRuns ingests runs of four formats into db: the hand-written BTF
+// trace, the bundled BTF and TLV samples, a generated QNX trace (text) and
+// a generated Baget log; it returns the QNX and Baget truths.
+func stateRuns(t *testing.T, db *schema.DB) (tracegen.QNXConfig, tracegen.QNXTruth, []qnxenc.Event, tracegen.BagetTruth) {
+	t.Helper()
+	stateIngestText(t, db, "hand.btf", stateHandBTF, ingest.Options{})
+	dbtest.Ingest(t, db, "../samples/btf/rtos-2core.btf", ingest.Options{})
+	dbtest.Ingest(t, db, "../samples/tlv/tiny.log", ingest.Options{Format: "tlv", Params: map[string]string{
+		"resources": "../samples/tlv/tiny.res", "rules": "../samples/tlv/tiny.cnv", "headers": "../samples/tlv/tiny.resh"}})
+
+	qcfg := tracegen.QNXConfig{Events: 20000, CPUs: 2, Procs: 3, Seed: 11}
+	h, events, qtruth, err := tracegen.GenerateQNX(qcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := qnxenc.WriteText(&text, h, events); err != nil {
+		t.Fatal(err)
+	}
+	stateIngestText(t, db, "qnx.txt", text.String(), ingest.Options{Format: "qnx"})
+
+	log, desc, btruth, err := tracegen.GenerateBaget(tracegen.BagetConfig{Events: 4000, CPUs: 2, Seed: 5, ABI: "le32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	descPath := filepath.Join(dir, "desc.xml")
+	if err := os.WriteFile(descPath, desc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "baget.log"), log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.Ingest(t, db, filepath.Join(dir, "baget.log"), ingest.Options{Format: "baget", Params: map[string]string{"description": descPath}})
+	return qcfg, qtruth, events, btruth
+}
+
+// TestStateStatsRecomputed checks every row of state_stats, at every
+// level, of runs of four formats against the same statistics recomputed
+// in Go from state_intervals and state_levels; and level 0 of the
+// generated QNX and Baget runs against the generators' ground truth.
+func TestStateStatsRecomputed(t *testing.T) {
+	db := dbtest.Open(t)
+	_, qtruth, _, btruth := stateRuns(t, db)
+
+	got, want := stateStatsBySQL(t, db.SQL()), stateStatsByGo(t, db.SQL())
+	if len(got) < 500 {
+		t.Fatalf("only %d rows in state_stats", len(got))
+	}
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("state_stats differs from the Go recomputation (%d vs %d rows):\n%s", len(got), len(want), stateFirstDiff(got, want))
+	}
+	// Every format has aggregated levels that merge something.
+	if got := dbtest.Query(t, db.SQL(), `SELECT r.format, count(DISTINCT s.level) > 1, bool_or(s.level > 0 AND s.parts > 1)
+		FROM state_trace_levels(0, -1) s JOIN runs r USING (run_id) WHERE r.format <> 'tlv' GROUP BY ALL ORDER BY ALL`); got != "baget | true | true\nbtf | true | true\nqnx | true | true\n" {
+		t.Errorf("levels and merges per format:\n%s", got)
+	}
+
+	// QNX level 0: thread states and kernel calls of the truth.
+	type tk struct {
+		thread, state string
+	}
+	truthStats := func(m map[tk][]int64) []string {
+		var out []string
+		for k, ds := range m {
+			sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+			n := int64(len(ds))
+			var total int64
+			for _, v := range ds {
+				total += v
+			}
+			rank := func(q int64) int64 { return ds[max(1, (n*q+99)/100)-1] }
+			out = append(out, fmt.Sprintf("%s | %s | %d | %d | %d | %d | %d | %d | %d", k.thread, k.state, n, total, ds[0], rank(50), rank(90), rank(99), ds[n-1]))
+		}
+		sort.Strings(out)
+		return out
+	}
+	qnx := map[tk][]int64{}
+	for _, iv := range append(append([]tracegen.QNXInterval(nil), qtruth.ThreadStates...), qtruth.KernelCalls...) {
+		k := tk{fmt.Sprintf("%d/%d", iv.Pid, iv.Tid), iv.State}
+		qnx[k] = append(qnx[k], iv.EndNS-iv.StartNS)
+	}
+	gotQNX := strings.Split(strings.TrimSuffix(dbtest.Query(t, db.SQL(), `
+		SELECT o.pid || '/' || o.native_id AS thread, s.state, s.count, s.total_ns, s.min_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.max_ns
+		FROM state_stats s JOIN objects o USING (run_id, object_id) JOIN runs r USING (run_id)
+		WHERE r.format = 'qnx' AND s.kind = 'thread' AND s.level = 0 AND s.count > 0 ORDER BY ALL`), "\n"), "\n")
+	sort.Strings(gotQNX)
+	if g, w := strings.Join(gotQNX, "\n"), strings.Join(truthStats(qnx), "\n"); g != w {
+		t.Errorf("QNX thread statistics differ from the truth:\n%s", stateFirstDiff(gotQNX, truthStats(qnx)))
+	}
+
+	// Baget level 0: the CPU states of the truth.
+	baget := map[tk][]int64{}
+	for _, iv := range btruth.CPUStates {
+		k := tk{fmt.Sprintf("cpu %d", iv.CPU), iv.State}
+		baget[k] = append(baget[k], iv.EndNS-iv.StartNS)
+	}
+	gotBaget := strings.Split(strings.TrimSuffix(dbtest.Query(t, db.SQL(), `
+		SELECT s.object, s.state, s.count, s.total_ns, s.min_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.max_ns
+		FROM state_stats s JOIN runs r USING (run_id)
+		WHERE r.format = 'baget' AND s.kind = 'cpu' AND s.level = 0 AND s.count > 0`), "\n"), "\n")
+	sort.Strings(gotBaget)
+	if g, w := strings.Join(gotBaget, "\n"), strings.Join(truthStats(baget), "\n"); g != w {
+		t.Errorf("Baget CPU statistics differ from the truth:\n%s", stateFirstDiff(gotBaget, truthStats(baget)))
+	}
+}
+
+// stateFirstDiff shows the first differing line of two sorted listings.
+func stateFirstDiff(got, want []string) string {
+	for i := 0; i < len(got) || i < len(want); i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return fmt.Sprintf("line %d:\n   got %s\n  want %s", i+1, g, w)
+		}
+	}
+	return ""
 }
