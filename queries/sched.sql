@@ -10,6 +10,8 @@
 --   qnx, kev thread: RUNNING; READY; every other state (kernel-call states
 --         of instance 1 are left out by sched_intervals)
 --   baget thread: thrRun; thrReady, thrInterrupted; thrNotReady
+--   dtrace thread: running; runnable; any other (off_cpu, sleeping, ...;
+--         call intervals of instance >= 1 are left out by sched_intervals)
 --   tlv, toppers-asp, toppers-fmp: state=RUNNING or state=ACTIVE (an
 --         interrupt handler); state=RUNNABLE or state=READY; any other
 --         state=... (case ignored)
@@ -22,6 +24,8 @@ CASE
                WHEN 'waiting' THEN 'waiting' WHEN 'polling' THEN 'waiting' WHEN 'parking' THEN 'waiting' END
   WHEN format IN ('qnx', 'kev') AND kind = 'thread' THEN
     CASE state WHEN 'RUNNING' THEN 'running' WHEN 'READY' THEN 'ready' ELSE 'blocked' END
+  WHEN format = 'dtrace' AND kind = 'thread' THEN
+    CASE state WHEN 'running' THEN 'running' WHEN 'runnable' THEN 'ready' ELSE 'blocked' END
   WHEN format = 'baget' AND kind = 'thread' THEN
     CASE state WHEN 'thrRun' THEN 'running' WHEN 'thrReady' THEN 'ready'
                WHEN 'thrInterrupted' THEN 'ready' WHEN 'thrNotReady' THEN 'blocked' END
@@ -35,7 +39,8 @@ END;
 -- their scheduling class (see sched_class): run_id, object_id, kind,
 -- object (name), format, instance, state, class, start_ts, end_ts, dur,
 -- cpu, truncated, start_seq, end_seq. QNX kernel-call intervals (instance
--- 1) are not scheduling states and are left out.
+-- 1) and DTrace call intervals (instance = depth >= 1) are not scheduling
+-- states and are left out.
 -- Example: SELECT object, class, sum(dur) FROM sched_intervals GROUP BY ALL
 CREATE OR REPLACE VIEW sched_intervals AS
 SELECT s.run_id, s.object_id, o.kind, o.name AS object, r.format, s.instance, s.state,
@@ -45,7 +50,7 @@ FROM state_intervals s
 JOIN runs r ON r.run_id = s.run_id
 JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
 WHERE sched_class(r.format, o.kind, s.state) IS NOT NULL
-  AND NOT (r.format IN ('qnx', 'kev') AND s.instance <> 0);
+  AND NOT (r.format IN ('qnx', 'kev', 'dtrace') AND s.instance <> 0);
 
 -- task_instances: one row per process instance (job) of a task, ISR or
 -- thread: from its activation until it ends.

@@ -310,3 +310,29 @@ func TestSchedViewsTLV(t *testing.T) {
 		t.Errorf("cpu_load:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestTaskInstancesDTraceTruth: the same for a generated DTrace event
+// output (on-cpu/off-cpu; runnable after a preemption, sleeping after a
+// block).
+func TestTaskInstancesDTraceTruth(t *testing.T) {
+	var buf bytes.Buffer
+	truth, err := tracegen.WriteDTrace(&buf, tracegen.DTraceConfig{Lines: 30000, CPUs: 2, Processes: 3, Threads: 3, Seed: 8, Gap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dbtest.Open(t)
+	dbtest.Ingest(t, db, writeTemp(t, "gen.d.txt", buf.Bytes()), ingest.Options{Format: "dtrace"})
+	var ivs []truthInterval
+	for _, iv := range truth.Intervals {
+		if iv.Truncated || iv.Instance != 0 || strings.HasPrefix(iv.Object, "cpu ") || !strings.Contains(iv.Object, "/") {
+			continue
+		}
+		c := map[string]string{"running": "running", "runnable": "ready"}[iv.State]
+		if c == "" {
+			c = "blocked"
+		}
+		ivs = append(ivs, truthInterval{iv.Object, c, iv.Start, iv.End, iv.CPU})
+	}
+	got := sqlLines(t, dbtest.Query(t, db.SQL(), fmt.Sprintf(interiorJobs, "o.name", "i.migrations")+" AND o.kind = 'thread'"))
+	compareJobs(t, got, jobsOf(ivs, true))
+}
