@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
@@ -266,7 +268,7 @@ func (l ecoLeaf) dim(d byte) (group, label string, id int64) {
 	}
 }
 
-func loadLeaves(t *testing.T, db *sql.DB) []ecoLeaf {
+func loadLeaves(t testing.TB, db *sql.DB) []ecoLeaf {
 	t.Helper()
 	rows, err := db.Query(`SELECT e.run_id, min(e.eco_id), max(e.eco_id), e.class, e.event,
 		coalesce(c.kind, '(none)'), coalesce(c.name, '(none)'), coalesce(e.context_id, -1),
@@ -949,4 +951,85 @@ func TestEcoTreeExternalBTF(t *testing.T) {
 				"SELECT label, count FROM eco_tree('ceo') WHERE depth = 2"), sources)
 		})
 	}
+}
+
+// FuzzEcoMarks: any pair of marks is either rejected with an error that
+// quotes a mark, or accepted by eco_marks and eco_selection alike; an
+// accepted mark of plain characters selects on the seed example what the
+// reference resolver selects. The seed corpus replays as a normal test.
+func FuzzEcoMarks(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"event=T:start", "context=Core_1"}, {"all", "class=T"}, {"eco=3", "object=T_1MS_*"},
+		{"event=T:start&context=Core_0&object=T_1MS_0", "context.kind=cpu&object.kind=task"},
+		{"bogus", ""}, {"all=1", "eco=x"}, {"class=T&event=T:start", "&"}, {" event = start ", "context=(none)"},
+		{"object=[TR]*", "event=*:?tart"}, {"context=it's", "object=\"q\""},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	db := dbtest.Open(f)
+	dbtest.Ingest(f, db, seedBTF, ingest.Options{})
+	leaves := loadLeaves(f, db.SQL())
+	plain := regexp.MustCompile(`^[A-Za-z0-9_:=&.*() ]*$`)
+	f.Fuzz(func(t *testing.T, include, exclude string) {
+		if !utf8.ValidString(include) || !utf8.ValidString(exclude) || strings.ContainsRune(include+exclude, 0) {
+			t.Skip("DuckDB strings are valid UTF-8 without NUL")
+		}
+		q := fmt.Sprintf("SELECT run_id, eco_id, selected, coalesce(decided_by, '-') FROM eco_selection(%s, %s)",
+			sqlList([]string{include}), sqlList([]string{exclude}))
+		got, selErr := queryAll(db.SQL(), q)
+		_, marksErr := queryAll(db.SQL(), fmt.Sprintf("SELECT * FROM eco_marks(%s, %s)", sqlList([]string{include}), sqlList([]string{exclude})))
+		if (selErr == nil) != (marksErr == nil) {
+			t.Fatalf("eco_selection: %v; eco_marks: %v", selErr, marksErr)
+		}
+		if selErr != nil {
+			if !strings.Contains(selErr.Error(), "Invalid Input Error: mark ") {
+				t.Fatalf("%q, %q: %v", include, exclude, selErr)
+			}
+			return
+		}
+		if !plain.MatchString(include) || !plain.MatchString(exclude) {
+			return
+		}
+		marks := []refMark{parseRefMark(1, true, include), parseRefMark(2, false, exclude)}
+		var want []string
+		for _, l := range leaves {
+			sel, by := refSelect(marks, l)
+			want = append(want, fmt.Sprintf("%d | %d | %v | %s", l.run, l.eco, sel, by))
+		}
+		sort.Strings(want)
+		sort.Strings(got)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%q, %q:\n%s\nwant\n%s", include, exclude, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
+
+// queryAll returns the rows of q as lines of values joined by " | ".
+func queryAll(db *sql.DB, q string) ([]string, error) {
+	rows, err := db.Query(q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var out []string
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(parts, " | "))
+	}
+	return out, rows.Err()
 }
