@@ -130,3 +130,46 @@ func TestEventsGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestEventsThenAggregations: an output whose script prints events and,
+// at its END, aggregations (as syscalls.d with an @ added would) gives
+// both: the event lines to events and state intervals, the blocks after
+// them to aggregations and histograms, through the dtrace ingester.
+func TestEventsThenAggregations(t *testing.T) {
+	text := `#traceduck-events 1 unit=ns timestamp cpu pid tid probe
+100 0 7 1 syscall::read:entry arg0=3 execname="app"
+150 0 7 1 syscall::read:return ret=1 errno=0 execname="app"
+200 1 7 2 syscall::read:entry arg0=4 execname="app"
+290 1 7 2 syscall::read:return ret=1 errno=0 execname="app"
+^C
+
+  read                                                              2
+
+  read
+           value  ------------- Distribution ------------- count
+              16 |                                         0
+              32 |@@@@@@@@@@@@@@@@@@@@                     1
+              64 |@@@@@@@@@@@@@@@@@@@@                     1
+             128 |                                         0
+
+`
+	path := filepath.Join(t.TempDir(), "both.out")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := dbtest.Open(t)
+	res := dbtest.Ingest(t, db, path, ingest.Options{})
+	if res.Format != "dtrace" || res.Events != 4 {
+		t.Fatalf("%+v", res)
+	}
+	for _, c := range []struct{ q, want string }{
+		{"SELECT state, start_ts, end_ts, dur FROM state_intervals ORDER BY start_ts", "read | 100 | 150 | 50\nread | 200 | 290 | 90\n"},
+		{"SELECT key, value FROM aggregations", "read | 2\n"},
+		{"SELECT key, bucket_lo, bucket_hi, count FROM histograms WHERE count > 0 ORDER BY bucket_lo", "read | 32 | 64 | 1\nread | 64 | 128 | 1\n"},
+		{"SELECT count(*) FROM diagnostics", "0\n"},
+	} {
+		if got := dbtest.Query(t, db.SQL(), c.q); got != c.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", c.q, got, c.want)
+		}
+	}
+}
