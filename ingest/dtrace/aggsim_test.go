@@ -62,7 +62,11 @@ func simQuantize(v int64) int {
 // newSimQuantize counts values as quantize does. A bucket's bounds are
 // the smallest and largest values that go to it, found by the kernel's
 // own rule (simQuantize) rather than by a formula.
-func newSimQuantize(values []int64) simDist {
+func newSimQuantize(values []int64) simDist { return simQuantizeDist(values, true) }
+
+// simQuantizeDist is newSimQuantize; without bounds (quick) for input
+// that is only printed.
+func simQuantizeDist(values []int64, bounds bool) simDist {
 	d := simDist{counts: make([]int64, simQuantizeBuckets)}
 	for _, v := range values {
 		d.counts[simQuantize(v)]++
@@ -70,6 +74,9 @@ func newSimQuantize(values []int64) simDist {
 	d.row = func(i int) simRow {
 		v := simQuantizeVal(i)
 		r := simRow{label: fmt.Sprint(v), count: d.counts[i]}
+		if !bounds {
+			return r
+		}
 		// the bucket's extreme values, searched from v
 		lo, hi := simBisectDown(v, i), simBisectUp(v, i)
 		r.lo, r.hasLo = lo, lo != math.MinInt64
