@@ -152,3 +152,30 @@ SELECT run_id, object_id, any_value(kind) AS kind, any_value(object) AS object,
 FROM waits
 GROUP BY run_id, object_id, instance, wait_no
 HAVING count(*) FILTER (WHERE next_class = 'running' AND next_start = end_ts) = 1;
+
+-- sched_stats: per run, task/ISR/thread and scheduling class (running,
+-- ready, waiting, blocked: see sched_class), the statistics of its
+-- intervals, the same words for every format (state_stats has them by each
+-- format's own state names). Truncated intervals are left out and
+-- counted. Columns: run_id, kind, object_id, object, class, count,
+-- total_ns, mean_ns, max_ns, p50_ns, p90_ns, p99_ns (nearest rank, as
+-- state_stats), share (of the object's known time), truncated.
+-- Example: SELECT object, total_ns, p99_ns FROM sched_stats
+--          WHERE class = 'running' ORDER BY total_ns DESC
+CREATE OR REPLACE VIEW sched_stats AS
+WITH g AS (
+  SELECT run_id, any_value(kind) AS kind, object_id, any_value(object) AS object, class,
+         count(*) FILTER (WHERE NOT truncated) AS count,
+         coalesce(sum(dur) FILTER (WHERE NOT truncated), 0)::BIGINT AS total_ns,
+         avg(dur) FILTER (WHERE NOT truncated) AS mean_ns,
+         max(dur) FILTER (WHERE NOT truncated) AS max_ns,
+         quantile_disc(dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT truncated) AS pct,
+         count(*) FILTER (WHERE truncated) AS truncated
+  FROM sched_intervals
+  GROUP BY run_id, object_id, class
+)
+SELECT run_id, kind, object_id, object, class, count, total_ns, mean_ns, max_ns,
+       pct[1] AS p50_ns, pct[2] AS p90_ns, pct[3] AS p99_ns,
+       total_ns / nullif(sum(total_ns) OVER (PARTITION BY run_id, object_id), 0) AS share,
+       truncated
+FROM g;

@@ -55,6 +55,16 @@ func TestSchedViewsByHand(t *testing.T) {
 	if got != want {
 		t.Errorf("task_instances:\n%s\nwant:\n%s", got, want)
 	}
+	// A ran 10..30 and 55..70, B 30..50: nearest-rank percentiles of 20
+	// and 15 are 15 (p50) and 20 (p90, p99).
+	got = dbtest.Query(t, db.SQL(), `SELECT object, class, count, total_ns, max_ns, p50_ns, p90_ns, p99_ns, share FROM sched_stats ORDER BY object, class`)
+	want = "A | ready | 2 | 35 | 25 | 10 | 25 | 25 | 0.5\n" +
+		"A | running | 2 | 35 | 20 | 15 | 20 | 20 | 0.5\n" +
+		"B | ready | 1 | 0 | 0 | 0 | 0 | 0 | 0\n" +
+		"B | running | 1 | 20 | 20 | 20 | 20 | 20 | 1\n"
+	if got != want {
+		t.Errorf("sched_stats:\n%s\nwant:\n%s", got, want)
+	}
 	got = dbtest.Query(t, db.SQL(), `SELECT object, ready_ts, run_ts, latency, cpu, after, truncated FROM sched_latency ORDER BY object, ready_ts`)
 	want = "A | 0 | 10 | 10 | 0 | wakeup | false\n" +
 		"A | 30 | 55 | 25 | 1 | preemption | false\n" +
