@@ -96,8 +96,10 @@ CASE WHEN b = -9223372036854775808 THEN '< ' || lower
 -- llquantize_powers: (llquantize_powers(factor, high)) the list [factor^0,
 -- factor^1, ..., factor^(h+2)] with h = least(high, 64), exact (HUGEINT),
 -- each power saturating at 2^100 so that a huge factor cannot overflow.
--- Constant for constant arguments, so DuckDB computes it once per query.
--- Element k+1 is factor^k. Example: llquantize_powers(10, 1) = [1, 10, 100, 1000].
+-- Element k+1 is factor^k. DuckDB does not fold lambdas into constants:
+-- the macros that need the powers for every row take them from a scalar
+-- subquery, (SELECT llquantize_ipowers(...)), which DuckDB computes once.
+-- Example: llquantize_powers(10, 1) = [1, 10, 100, 1000].
 CREATE OR REPLACE MACRO llquantize_powers(factor, high) AS
 list_transform(range(least(high, 64) + 3),
     k -> list_reduce(list_transform(range(k + 1), i -> CASE WHEN i = 0 THEN 1::HUGEINT ELSE factor::HUGEINT END),
@@ -162,25 +164,26 @@ CAST(p[o + 1] AS BIGINT)
 -- -9223372036854775808 for v < factor^low (printed "< factor^low",
 -- negative values included); factor^(high+1) for the overflow bucket.
 -- Invalid arguments raise DTrace's compiler error (see llquantize_check).
--- Example: llquantize_bucket(37, 10, 0, 1, 20) = 35;
+-- hist_llquantize gives the same buckets several times faster for a large
+-- relation. Example: llquantize_bucket(37, 10, 0, 1, 20) = 35;
 -- llquantize_bucket(2500, 10, 2, 3, 10) = 2000.
 CREATE OR REPLACE MACRO llquantize_bucket(v, factor, low, high, nsteps) AS
-CASE WHEN llquantize_check(factor, low, high, nsteps) IS NOT NULL THEN error(llquantize_check(factor, low, high, nsteps))
-     WHEN trunc(v) < llquantize_ipowers(factor, high)[low + 1] THEN CAST(-9223372036854775808 AS BIGINT)
-     WHEN trunc(v) >= llquantize_ipowers(factor, high)[high + 2] THEN llquantize_ipowers(factor, high)[high + 2]
+CASE WHEN (SELECT llquantize_check(factor, low, high, nsteps)) IS NOT NULL THEN error((SELECT llquantize_check(factor, low, high, nsteps)))
+     WHEN trunc(v) < (SELECT llquantize_ipowers(factor, high))[low + 1] THEN CAST(-9223372036854775808 AS BIGINT)
+     WHEN trunc(v) >= (SELECT llquantize_ipowers(factor, high))[high + 2] THEN (SELECT llquantize_ipowers(factor, high))[high + 2]
      ELSE llquantize_in_order(CAST(trunc(v) AS BIGINT),
             llquantize_fix(CAST(trunc(v) AS BIGINT),
                            llquantize_estimate(CAST(trunc(v) AS BIGINT), factor, low, high),
-                           llquantize_ipowers(factor, high)),
-            nsteps, llquantize_ipowers(factor, high)) END;
+                           (SELECT llquantize_ipowers(factor, high))),
+            nsteps, (SELECT llquantize_ipowers(factor, high))) END;
 
 -- llquantize_label: (llquantize_label(b, factor, low, high, nsteps)) the
 -- text DTrace prints for the llquantize bucket b: "< factor^low",
 -- ">= factor^(high+1)" or the number. Example:
 -- llquantize_label(100, 10, 0, 1, 20) = '>= 100'.
 CREATE OR REPLACE MACRO llquantize_label(b, factor, low, high, nsteps) AS
-CASE WHEN b = -9223372036854775808 THEN '< ' || llquantize_ipowers(factor, high)[low + 1]
-     WHEN b >= llquantize_ipowers(factor, high)[high + 2] THEN '>= ' || llquantize_ipowers(factor, high)[high + 2]
+CASE WHEN b = -9223372036854775808 THEN '< ' || (SELECT llquantize_ipowers(factor, high))[low + 1]
+     WHEN b >= (SELECT llquantize_ipowers(factor, high))[high + 2] THEN '>= ' || (SELECT llquantize_ipowers(factor, high))[high + 2]
      ELSE CAST(b AS VARCHAR) END;
 
 -- linear_bucket: (linear_bucket(v, lower, width, n)) the bucket of v among
@@ -209,7 +212,7 @@ CASE WHEN edges IS NULL OR len(edges) < 2 THEN 'bucket edges: give at least two 
 -- -9223372036854775808 for v < e0 (printed "< e0"). Example:
 -- edges_bucket(50000, [0, 10000, 100000, 1000000]) = 10000.
 CREATE OR REPLACE MACRO edges_bucket(v, edges) AS
-CASE WHEN edges_check(edges) IS NOT NULL THEN error(edges_check(edges))
+CASE WHEN (SELECT edges_check(edges)) IS NOT NULL THEN error((SELECT edges_check(edges)))
      WHEN trunc(v) < edges[1] THEN CAST(-9223372036854775808 AS BIGINT)
      ELSE CAST(list_last(list_filter(edges, e -> e <= trunc(v))) AS BIGINT) END;
 
