@@ -13,6 +13,7 @@ import (
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/queries/dtracefmt"
 	"github.com/traceduck/traceduck/queries/dtracefmt/toolkit"
 )
@@ -423,5 +424,57 @@ func TestDurationMacros(t *testing.T) {
 		if got := dbtest.Query(t, db.SQL(), tc.q); got != tc.want {
 			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", tc.q, got, tc.want)
 		}
+	}
+}
+
+// TestDurationsAgainstGeneratorTruth recomputes, from a generated BTF run,
+// what the generator knows independently: each process's total running
+// time (complete intervals) and number of terminated instances, and
+// checks the duration macros and the histogram counts against them.
+func TestDurationsAgainstGeneratorTruth(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gen.btf")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := tracegen.WriteBTF(f, tracegen.Config{Events: 20000, Cores: 2, Tasks: 5, Seed: 3})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dbtest.Open(t)
+	dbtest.Ingest(t, db, path, ingest.Options{Format: "btf"})
+	rows, err := db.SQL().Query(`
+		SELECT r.key, r.total, r.n, h.n, coalesce(i.n, 0)
+		FROM (SELECT key, sum(value) AS total, count(*) AS n FROM durations_in_state('running') WHERE kind IN ('task', 'isr') GROUP BY key) r
+		JOIN (SELECT key, sum(count) AS n FROM hist_quantize('SELECT key, value FROM durations_in_state(''running'') WHERE kind IN (''task'', ''isr'')') GROUP BY key) h USING (key)
+		LEFT JOIN (SELECT key, count(*) AS n FROM durations_between_events('activate', 'terminate', by_instance := true) GROUP BY key) i USING (key)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var key string
+		var total, n, histN, instances int64
+		if err := rows.Scan(&key, &total, &n, &histN, &instances); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if total != truth.Running[key] {
+			t.Errorf("%s: running %d ns by durations_in_state, %d by the generator", key, total, truth.Running[key])
+		}
+		if histN != n {
+			t.Errorf("%s: hist_quantize counts %d intervals of %d", key, histN, n)
+		}
+		if instances != int64(truth.Terminated[key]) {
+			t.Errorf("%s: %d activate..terminate intervals, the generator terminated %d instances", key, instances, truth.Terminated[key])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if seen != len(truth.Running) {
+		t.Errorf("%d processes ran, the generator has %d", seen, len(truth.Running))
 	}
 }
