@@ -15,7 +15,7 @@ import (
 // the hand-written BTF trace of state_stats_test.go.
 func TestStateAtAndOverlapping(t *testing.T) {
 	db := dbtest.Open(t)
-	stateIngestText(t, db, "hand.btf", stateHandBTF, ingest.Options{})
+	dbtest.Ingest(t, db, stateHandBTF, ingest.Options{})
 	for _, c := range []struct {
 		t    int64
 		want string
@@ -87,7 +87,7 @@ func TestIntervalIntersect(t *testing.T) {
 	}
 	// While B was blocked ([80,97) at level 1), the core was idle the whole
 	// time: its busy periods [10,80) and [97,100) only touch it.
-	stateIngestText(t, db, "hand.btf", stateHandBTF, ingest.Options{})
+	dbtest.Ingest(t, db, stateHandBTF, ingest.Options{})
 	// It plans a range join (on small tables a piecewise merge join, on
 	// large ones an IE_JOIN), not a comparison of every pair.
 	plan := dbtest.Query(t, db.SQL(), `EXPLAIN SELECT * FROM interval_intersect('state_intervals', 'state_intervals')`)

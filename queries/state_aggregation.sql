@@ -23,6 +23,14 @@ FROM state_levels
 WHERE coalesce(parent_state, '') <> ''
 GROUP BY run_id, kind;
 
+-- state_level_at: (state_level_at(lvl, depth)) the level that lvl names
+-- for a kind whose deepest level is depth (NULL: none, only level 0):
+-- lvl itself, at most depth; a negative lvl counts from the top, -1 being
+-- depth, never below 0. Example: state_level_at(-1, 2) = 2,
+-- state_level_at(5, 2) = 2, state_level_at(-4, 2) = 0.
+CREATE OR REPLACE MACRO state_level_at(lvl, depth) AS
+CASE WHEN lvl < 0 THEN greatest(coalesce(depth, 0) + 1 + lvl, 0) ELSE least(lvl, coalesce(depth, 0)) END;
+
 -- state_level_map: per run and kind, every state named in state_levels
 -- taken as a level-0 state, and what it is at each level 0..depth.
 -- Columns: run_id, kind, atomic (the state at level 0), level, state (its
@@ -87,9 +95,7 @@ WITH sti_mapped AS (
     JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
     LEFT JOIN state_level_depth d ON d.run_id = s.run_id AND d.kind = o.kind
     CROSS JOIN LATERAL (
-        SELECT unnest(range(
-            CASE WHEN lo < 0 THEN greatest(coalesce(d.depth, 0) + 1 + lo, 0) ELSE least(lo, coalesce(d.depth, 0)) END,
-            CASE WHEN hi < 0 THEN greatest(coalesce(d.depth, 0) + 1 + hi, 0) ELSE least(hi, coalesce(d.depth, 0)) END + 1)) AS level) lv
+        SELECT unnest(range(state_level_at(lo, d.depth), state_level_at(hi, d.depth) + 1)) AS level) lv
     LEFT JOIN state_level_map m
            ON m.run_id = s.run_id AND m.kind = o.kind AND m.atomic = s.state AND m.level = lv.level),
 sti_multi AS (

@@ -19,8 +19,9 @@ import (
 	"github.com/traceduck/traceduck/schema"
 )
 
-// stateHandBTF is one core running tasks A and B and the ISR IRQ, whose
-// intervals are worked out by hand in the comments (times in ns):
+// stateHandBTF is a BTF trace of one core running tasks A and B and the
+// ISR IRQ, whose intervals are worked out by hand here (times in ns; the
+// CLI test of 'traceduck states' reads it too):
 //
 //	Core_0: idle [0,10) A [10,30) idle [30,30) IRQ [30,35) idle [35,35)
 //	        A [35,60) idle [60,60) B [60,80) idle [80,97) B [97,100)
@@ -35,39 +36,7 @@ import (
 //	     polling [95,97) running [97,100)
 //	B#1: active [250,260) running [260,300) (truncated)
 //	IRQ#0: active [30,30) running [30,35)
-const stateHandBTF = `#version 2.2.0
-#creator traceduck test
-#timeScale ns
-0,Core_0,0,C,Core_0,0,set_frequency,1000
-0,Stim,0,T,A,0,activate
-10,Core_0,0,T,A,0,start
-30,Stim,0,I,IRQ,0,activate
-30,Core_0,0,T,A,0,preempt
-30,Core_0,0,I,IRQ,0,start
-35,Core_0,0,I,IRQ,0,terminate
-35,Core_0,0,T,A,0,resume
-60,Core_0,0,T,A,0,terminate
-60,Stim,0,T,B,0,activate
-60,Core_0,0,T,B,0,start
-80,Core_0,0,T,B,0,poll
-90,Core_0,0,T,B,0,park
-95,Core_0,0,T,B,0,poll_parking
-97,Core_0,0,T,B,0,run
-100,Core_0,0,T,B,0,terminate
-150,Stim,0,T,A,1,activate
-160,Core_0,0,T,A,1,start
-170,Core_0,0,T,A,1,poll
-172,Stim,0,T,A,2,activate
-175,Core_0,0,T,A,1,park
-185,Core_0,0,T,A,1,poll_parking
-190,Core_0,0,T,A,1,run
-200,Core_0,0,T,A,1,terminate
-200,Core_0,0,T,A,2,start
-230,Core_0,0,T,A,2,terminate
-250,Stim,0,T,B,1,activate
-260,Core_0,0,T,B,1,start
-300,Stim,0,STI,Stim,0,trigger
-`
+const stateHandBTF = "testdata/states-hand.btf"
 
 // ingestText writes text to a file in a temporary directory and ingests it.
 func stateIngestText(t *testing.T, db *schema.DB, name, text string, opt ingest.Options) ingest.Result {
@@ -85,7 +54,7 @@ func stateIngestText(t *testing.T, db *schema.DB, name, text string, opt ingest.
 // level 2 (busy/idle) leave out 0 ns intervals and merge what meets.
 func TestStateStatsByHand(t *testing.T) {
 	db := dbtest.Open(t)
-	stateIngestText(t, db, "hand.btf", stateHandBTF, ingest.Options{})
+	dbtest.Ingest(t, db, stateHandBTF, ingest.Options{})
 
 	// Durations by hand (non-truncated), then count, total, min, p50, p90,
 	// p99, max (nearest rank: the value of rank ceil(q * count)), the
@@ -209,6 +178,10 @@ busy | 260 | 300 | 40 | 1 | true | 0 | 0 | 28 | NULL
 	if got, want := dbtest.Query(t, db.SQL(), `SELECT DISTINCT kind, level FROM state_trace(-2) WHERE kind IN ('cpu', 'task') ORDER BY kind`),
 		"cpu | 1\ntask | 0\n"; got != want {
 		t.Errorf("state_trace(-2):\n%s\nwant\n%s", got, want)
+	}
+	if got, want := dbtest.Query(t, db.SQL(), `SELECT state_level_at(-1, 2), state_level_at(5, 2), state_level_at(-4, 2), state_level_at(1, NULL), state_level_at(-1, NULL)`),
+		"2 | 2 | 0 | 0 | 0\n"; got != want {
+		t.Errorf("state_level_at: %s, want %s", got, want)
 	}
 	// state_summary is level 0 of state_stats, truncated intervals left out.
 	got = dbtest.Query(t, db.SQL(), `SELECT * FROM state_summary WHERE object = 'B' ORDER BY state`)
@@ -467,7 +440,7 @@ func stateStatsBySQL(t *testing.T, db *sql.DB) []string {
 // a generated Baget log; it returns the QNX and Baget truths.
 func stateRuns(t *testing.T, db *schema.DB) (tracegen.QNXConfig, tracegen.QNXTruth, []qnxenc.Event, tracegen.BagetTruth) {
 	t.Helper()
-	stateIngestText(t, db, "hand.btf", stateHandBTF, ingest.Options{})
+	dbtest.Ingest(t, db, stateHandBTF, ingest.Options{})
 	dbtest.Ingest(t, db, "../samples/btf/rtos-2core.btf", ingest.Options{})
 	dbtest.Ingest(t, db, "../samples/tlv/tiny.log", ingest.Options{Format: "tlv", Params: map[string]string{
 		"resources": "../samples/tlv/tiny.res", "rules": "../samples/tlv/tiny.cnv", "headers": "../samples/tlv/tiny.resh"}})

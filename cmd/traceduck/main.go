@@ -114,6 +114,7 @@ that any DuckDB client can query.`,
 		newOverheadCmd(),
 		newStatsCmd(), newEventsCmd(),
 		newHistCmd(),
+		newStatesCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

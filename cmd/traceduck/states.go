@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newStatesCmd() *cobra.Command {
+	var (
+		dbPath string
+		run    int32
+		kind   string
+		object string
+		state  string
+		level  = "0"
+		output = outTable
+	)
+	cmd := &cobra.Command{
+		Use:   "states --db FILE [--run N] [--kind K] [--object NAME] [--state S] [--level L|all]",
+		Short: "State statistics: how often and how long each object was in each state, p99 included",
+		Long: `States prints the state statistics of the view state_stats: per run, object
+and state, how many times the object was in the state and for how long (total,
+mean, min, the 50th, 90th and 99th percentiles, max, standard deviation, in
+ns), and how many intervals were cut by the start or the end of the trace and
+left out (truncated).
+
+--level picks the aggregation level of the states (table state_levels):
+0, the default, is the atomic states as the trace gives them (a task's
+running, ready, ...; the task a core runs); each level above maps them up
+(BTF: running -> on_cpu, the task a core runs -> tasks -> busy) and merges
+consecutive intervals that meet in the same state, so a core's busy period
+is one interval however many tasks ran in it. A negative level counts from
+the top: -1 is each kind's coarsest level (a core's busy/idle). A level
+above a kind's deepest is its top. --level all prints every level.
+
+Percentiles are nearest-rank (DuckDB's quantile_disc): the duration of rank
+ceil(p/100 * count), a duration that occurred. The standard deviation is the
+sample one (n - 1), empty for a single interval.
+
+Rows are sorted by run, kind, object, level, then the longest total first.`,
+		Example: `  traceduck states --db t.duckdb --kind task
+  traceduck states --db t.duckdb --kind cpu --level -1
+  traceduck states --db t.duckdb --run 2 --object Core_0 --level all
+  traceduck states --db t.duckdb --kind thread --state RUNNING --output csv > running.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lvl, all, err := parseStateLevel(level)
+			if err != nil {
+				return err
+			}
+			return runStates(cmd.Context(), dbPath, statesSQL(run, kind, object, state, lvl, all), run, output, cmd.OutOrStdout())
+		},
+	}
+	addDBFlag(cmd, &dbPath, true, "database file (must exist)")
+	addRunFlag(cmd, &run)
+	cmd.Flags().StringVar(&kind, "kind", "", "only objects of this kind (task, thread, cpu, ...)")
+	cmd.Flags().StringVar(&object, "object", "", "only the objects of this name")
+	cmd.Flags().StringVar(&state, "state", "", "only this state (a name at the chosen level)")
+	cmd.Flags().StringVar(&level, "level", "0", "aggregation level: 0 atomic, 1, 2, ... coarser; -1 the top; all")
+	cmd.Flags().VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
+	return cmd
+}
+
+// parseStateLevel reads --level: an integer, or all.
+func parseStateLevel(s string) (level int, all bool, err error) {
+	if s == "all" {
+		return 0, true, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+	if err != nil {
+		return 0, false, usagef("--level %q: want an integer (0 atomic, -1 the top) or all", s)
+	}
+	return int(n), false, nil
+}
+
+// statesSQL is the query of the statistics: the checked level is written
+// into the text, names as SQL string literals.
+func statesSQL(run int32, kind, object, state string, level int, all bool) string {
+	var where []string
+	if run != 0 {
+		where = append(where, fmt.Sprintf("s.run_id = %d", run))
+	}
+	if kind != "" {
+		where = append(where, "s.kind = "+sqlLit(kind))
+	}
+	if object != "" {
+		where = append(where, "s.object = "+sqlLit(object))
+	}
+	if state != "" {
+		where = append(where, "s.state = "+sqlLit(state))
+	}
+	if !all {
+		where = append(where, fmt.Sprintf("s.level = state_level_at(%d, d.depth)", level))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = "\nWHERE " + strings.Join(where, " AND ")
+	}
+	return `SELECT s.run_id, s.kind, s.object, s.level, s.state, s.count, s.total_ns,
+       round(s.mean_ns, 1) AS mean_ns, s.min_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.max_ns,
+       round(s.stddev_ns, 1) AS stddev_ns, s.truncated
+FROM state_stats s
+LEFT JOIN state_level_depth d ON d.run_id = s.run_id AND d.kind = s.kind` + cond + `
+ORDER BY s.run_id, s.kind, s.object, s.object_id, s.level, s.total_ns DESC, s.state`
+}
+
+func runStates(ctx context.Context, dbPath, text string, run int32, output string, w io.Writer) error {
+	db, err := openExistingDB(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := checkRunExists(ctx, conn, run); err != nil {
+		return err
+	}
+	return queryTo(ctx, conn, text, newResultWriter(output, w))
+}

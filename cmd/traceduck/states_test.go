@@ -1,0 +1,87 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// statesHand is the hand-written BTF trace whose state statistics
+// queries/state_stats_test.go works out by hand.
+var statesHand = filepath.Join("..", "..", "queries", "testdata", "states-hand.btf")
+
+// TestStatesByHand prints the statistics of the hand-written trace; the
+// numbers are those worked out in queries/state_stats_test.go, means and
+// standard deviations rounded to 0.1 ns (idle at level 0: 137/9 = 15.2,
+// sqrt(28832/72) = 20.0; busy at level 2: 3 10 40 70, mean 30.75 ->
+// 30.8, sqrt(2826.75/3) = 30.7; A's runnable at level 1: 5 10 10 28, mean
+// 13.25 -> 13.3, sqrt(306.75/3) = 10.1).
+func TestStatesByHand(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	trace, err := filepath.Abs(statesHand) // the commands run in dir
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", db, trace)
+
+	got := mustRun(t, dir, nil, "states", "--db", db, "--kind", "cpu", "--level", "all")
+	want := `run_id  kind  object  level  state  count  total_ns  mean_ns  min_ns  p50_ns  p90_ns  p99_ns  max_ns  stddev_ns  truncated
+------  ----  ------  -----  -----  -----  --------  -------  ------  ------  ------  ------  ------  ---------  ---------
+     1  cpu   Core_0      0  idle       9       137     15.2       0      10      60      60      60         20          0
+     1  cpu   Core_0      0  A          5        95       19      10      20      30      30      30        8.9          0
+     1  cpu   Core_0      0  B          2        23     11.5       3       3      20      20      20         12          1
+     1  cpu   Core_0      0  IRQ        1         5        5       5       5       5       5       5       NULL          0
+     1  cpu   Core_0      1  idle       5       137     27.4      10      20      60      60      60       19.6          0
+     1  cpu   Core_0      1  tasks      5       118     23.6       3      20      45      45      45       18.4          1
+     1  cpu   Core_0      1  isrs       1         5        5       5       5       5       5       5       NULL          0
+     1  cpu   Core_0      2  idle       5       137     27.4      10      20      60      60      60       19.6          0
+     1  cpu   Core_0      2  busy       4       123     30.8       3      10      70      70      70       30.7          1
+`
+	if got != want {
+		t.Errorf("states --kind cpu --level all:\n%s\nwant\n%s", got, want)
+	}
+
+	// -1 is each kind's top; a level past the deepest is the top too.
+	top := `run_id,kind,object,level,state,count,total_ns,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,max_ns,stddev_ns,truncated
+1,cpu,Core_0,2,idle,5,137,27.4,10,20,60,60,60,19.6,0
+1,cpu,Core_0,2,busy,4,123,30.8,3,10,70,70,70,30.7,1
+1,task,A,1,on_cpu,5,95,19,10,20,30,30,30,8.9,0
+1,task,A,1,runnable,4,53,13.3,5,10,28,28,28,10.1,0
+1,task,A,1,blocked,1,20,20,20,20,20,20,20,,0
+`
+	for _, level := range []string{"-1", "9"} {
+		got = mustRun(t, dir, nil, "states", "--db", db, "--run", "1", "--level", level, "--output", "csv", "--object", "Core_0")
+		got += mustRun(t, dir, nil, "states", "--db", db, "--run", "1", "--level="+level, "-o", "csv", "--object", "A", "--kind", "task")[len("run_id,kind,object,level,state,count,total_ns,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,max_ns,stddev_ns,truncated\r\n"):]
+		if got != crlf(top) {
+			t.Errorf("--level %s:\n%q\nwant\n%q", level, got, crlf(top))
+		}
+	}
+
+	got = mustRun(t, dir, nil, "states", "--db", db, "--object", "B", "--state", "running", "--output", "json")
+	want = `[
+  {"run_id": 1, "kind": "task", "object": "B", "level": 0, "state": "running", "count": 2, "total_ns": 23, "mean_ns": 11.5, "min_ns": 3, "p50_ns": 3, "p90_ns": 20, "p99_ns": 20, "max_ns": 20, "stddev_ns": 12, "truncated": 1}
+]
+`
+	if got != want {
+		t.Errorf("states --object B --state running --output json:\n%s\nwant\n%s", got, want)
+	}
+
+	expectExit(t, runIn(t, dir, nil, "states", "--db", db, "--level", "top"), 2,
+		`traceduck: --level "top": want an integer (0 atomic, -1 the top) or all`)
+	expectExit(t, runIn(t, dir, nil, "states", "--db", db, "--run", "7"), 1,
+		"traceduck: --run 7: no such run")
+	expectExit(t, runIn(t, dir, nil, "states", "--db", filepath.Join(dir, "none.duckdb")), 1,
+		"none.duckdb: no such database")
+}
+
+// crlf turns the line ends of s into CRLF, as the csv output writes them.
+func crlf(s string) string {
+	out := make([]byte, 0, len(s)+16)
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, '\r')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

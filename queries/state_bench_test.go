@@ -1,0 +1,89 @@
+package queries_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/tracegen"
+	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// BenchmarkStateViews times the state statistics, the aggregated traces
+// and the interval helpers over a generated BTF run of 10 million events
+// on 4 cores (generated and ingested once, outside the timings; about a
+// minute):
+//
+//	go test -run XXX -bench StateViews -benchtime 3x ./queries/
+//
+// TRACEDUCK_BENCH_DB=FILE keeps that database in FILE and uses it again on
+// the next run (its views are installed afresh).
+func BenchmarkStateViews(b *testing.B) {
+	ctx := context.Background()
+	path := os.Getenv("TRACEDUCK_BENCH_DB")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "big.duckdb")
+	}
+	_, statErr := os.Stat(path)
+	db, err := schema.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if err := queries.Install(ctx, db.SQL()); err != nil {
+		b.Fatal(err)
+	}
+	if statErr != nil {
+		btf := filepath.Join(b.TempDir(), "big.btf")
+		f, err := os.Create(btf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tracegen.WriteBTF(f, tracegen.Config{Events: 10_000_000, Cores: 4, Tasks: 12, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		if _, err := ingest.Path(ctx, db, btf, ingest.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, q := range []struct{ name, sql string }{
+		// Every row, every column: all objects at every level.
+		{"state_stats_all", `SELECT * FROM state_stats`},
+		// What 'traceduck states --kind task' asks (level 0).
+		{"state_stats_tasks_level0", `SELECT * FROM state_stats WHERE kind = 'task' AND level = 0`},
+		// What 'traceduck states --kind cpu --level -1' asks.
+		{"state_stats_cpu_top", `SELECT s.* FROM state_stats s LEFT JOIN state_level_depth d USING (run_id, kind)
+			WHERE s.kind = 'cpu' AND s.level = state_level_at(-1, d.depth)`},
+		// The busy/idle trace of the cores, every interval read.
+		{"state_trace_cpu_busy_idle", `SELECT count(*), sum(dur), max(start_ts), sum(parts) FROM state_trace(-1) WHERE kind = 'cpu'`},
+		{"state_at", `SELECT * FROM state_at(5000000000)`},
+		{"intervals_overlapping_10ms", `SELECT object, state, sum(clip_dur) FROM intervals_overlapping(5000000000, 5010000000) GROUP BY ALL`},
+		// What each core was running when each task was activated: every
+		// activation (a point) against every core interval.
+		{"interval_intersect_activations", `
+			WITH act AS (SELECT run_id, ts AS start_ts, ts AS end_ts, object_id FROM events WHERE class = 'T' AND event = 'activate'),
+			     core AS (SELECT * FROM state_trace(0) WHERE kind = 'cpu')
+			SELECT count(*), count(DISTINCT b.state) FROM interval_intersect('act', 'core')`},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				rows, err := db.SQL().QueryContext(ctx, q.sql)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for rows.Next() {
+					n++
+				}
+				if err := rows.Err(); err != nil || n == 0 {
+					b.Fatalf("%d rows, %v", n, err)
+				}
+				rows.Close()
+			}
+		})
+	}
+}
