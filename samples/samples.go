@@ -12,7 +12,7 @@ import (
 
 // FS holds the sample traces, one directory per format.
 //
-//go:embed btf/*.btf qnx/*.txt tlv/*
+//go:embed btf/*.btf qnx/*.txt tlv/* baget/* dtrace/*
 var FS embed.FS
 
 // Sample is one bundled trace.
@@ -38,8 +38,17 @@ func List() []Sample {
 		{Path: "tlv/tiny.log", Format: "tlv", Name: "tlv-tiny-rtos",
 			Description: "a made-up RTOS log supported by three TLV files (rules, types, resources), no Go: threads, a semaphore, an interrupt",
 			Params:      map[string]string{"resources": "tlv/tiny.res", "rules": "tlv/tiny.cnv", "headers": "tlv/tiny.resh"}},
+		{Path: "baget/minirtos-2cpu.blog", Format: "baget", Name: "baget-minirtos-2cpu",
+			Description: "a simulated 2-CPU minirtos (64-bit PowerPC) binary log read through its XML description: threads, semaphores, mutexes, message queues, interrupts, user events",
+			Params:      map[string]string{"description": "baget/minirtos-2.1-ppc64.xml"}},
+		{Path: "dtrace/sched-syscalls.txt", Format: "dtrace", Name: "dtrace-sched-syscalls",
+			Description: "what the shipped D scripts print on a simulated 2-CPU system: on-cpu/off-cpu, system calls, pid-provider calls, interrupts"},
 	}
 }
+
+// bagetSample is the configuration of the Baget sample: its log and its
+// description are written by the generator from it.
+var bagetSample = tracegen.BagetConfig{Events: 3000, CPUs: 2, Seed: 3, ABI: "be64"}
 
 // GeneratedSample is a sample written by the trace generator; the test
 // checks that the committed file is what the generator writes, and
@@ -62,6 +71,24 @@ func Generated() []GeneratedSample {
 				return err
 			}
 			return qnxenc.WriteText(w, h, events)
+		}},
+		{Path: "baget/minirtos-2cpu.blog", Write: func(w io.Writer) error {
+			log, _, _, err := tracegen.GenerateBaget(bagetSample)
+			if err == nil {
+				_, err = w.Write(log)
+			}
+			return err
+		}},
+		{Path: "dtrace/sched-syscalls.txt", Write: func(w io.Writer) error {
+			_, err := tracegen.WriteDTrace(w, tracegen.DTraceConfig{Lines: 3000, CPUs: 2, Processes: 3, Threads: 2, Seed: 9, Gap: true})
+			return err
+		}},
+		{Path: "baget/minirtos-2.1-ppc64.xml", Write: func(w io.Writer) error {
+			_, desc, _, err := tracegen.GenerateBaget(bagetSample)
+			if err == nil {
+				_, err = w.Write(desc)
+			}
+			return err
 		}},
 	}
 }

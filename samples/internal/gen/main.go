@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"log"
 	"os"
+	"path/filepath"
 
 	"github.com/traceduck/traceduck/samples"
 )
@@ -15,6 +16,9 @@ func main() {
 	for _, g := range samples.Generated() {
 		var b bytes.Buffer
 		if err := g.Write(&b); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir("samples/"+g.Path), 0o755); err != nil {
 			log.Fatal(err)
 		}
 		if err := os.WriteFile("samples/"+g.Path, b.Bytes(), 0o644); err != nil {
