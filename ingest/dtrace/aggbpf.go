@@ -178,6 +178,9 @@ func (r *aggReader) bpfPrintout() schema.Sym {
 		clear(m.keys)
 		r.curMap = string(r.bpfName)
 	}
+	if len(m.keys) >= maxGroupKeys {
+		clear(m.keys)
+	}
 	m.keys[h] = struct{}{}
 	return m.agg
 }

@@ -86,6 +86,9 @@ func (r *aggReader) startDist(no int64) error {
 			return err
 		}
 	}
+	if len(r.group.keys) >= maxGroupKeys {
+		clear(r.group.keys)
+	}
 	r.group.keys[h] = struct{}{}
 	r.cur = distBlock{header: no, agg: r.group.agg, title: r.group.title}
 	r.cur.key[0] = len(r.blockText)

@@ -23,6 +23,7 @@ const (
 	maxParaLines  = 1 << 16   // lines of one paragraph held while it is classified
 	maxParaBytes  = 16 << 20  // and their bytes
 	maxHeldParas  = 4096      // paragraphs of scalar aggregations held until the end of the output
+	maxGroupKeys  = 1 << 20   // keys remembered per aggregation to see one repeat; past it, forgotten
 )
 
 // DTrace's distribution bar: 40 characters, '@' and ' ', and one '|'.
