@@ -2,19 +2,12 @@ package queries_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/traceduck/traceduck/ingest"
-	"github.com/traceduck/traceduck/internal/tracegen"
-	"github.com/traceduck/traceduck/queries"
-	"github.com/traceduck/traceduck/schema"
 )
 
 // BenchmarkEcoViews times the event statistics tree and the selection by
 // marks over a generated BTF run of 10 million events on 4 cores
-// (generated and ingested once, outside the timings; about a minute):
+// (bigRunDB):
 //
 //	go test -run XXX -bench EcoViews -benchtime 3x ./queries/
 //
@@ -23,27 +16,7 @@ import (
 // scans events once, joined by eco_id.
 func BenchmarkEcoViews(b *testing.B) {
 	ctx := context.Background()
-	dir := b.TempDir()
-	path := filepath.Join(dir, "big.btf")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := tracegen.WriteBTF(f, tracegen.Config{Events: 10_000_000, Cores: 4, Tasks: 12, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	db, err := schema.Open(ctx, filepath.Join(dir, "big.duckdb"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := queries.Install(ctx, db.SQL()); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := ingest.Path(ctx, db, path, ingest.Options{}); err != nil {
-		b.Fatal(err)
-	}
+	db := bigRunDB(b)
 	for _, q := range []struct{ name, sql string }{
 		{"eco_tree_eco", `SELECT * FROM eco_tree('eco')`},
 		{"eco_tree_oce_by_count", `SELECT * FROM eco_tree('oce', sort_by := 'count')`},

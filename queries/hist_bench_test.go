@@ -2,14 +2,7 @@ package queries_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/traceduck/traceduck/ingest"
-	"github.com/traceduck/traceduck/internal/tracegen"
-	"github.com/traceduck/traceduck/queries"
-	"github.com/traceduck/traceduck/schema"
 )
 
 // BenchmarkHist times the histograms of state durations over a generated
@@ -21,27 +14,7 @@ import (
 // It reports the number of intervals histogrammed (intervals/op).
 func BenchmarkHist(b *testing.B) {
 	ctx := context.Background()
-	dir := b.TempDir()
-	path := filepath.Join(dir, "big.btf")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := tracegen.WriteBTF(f, tracegen.Config{Events: 10_000_000, Cores: 4, Tasks: 12, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	db, err := schema.Open(ctx, filepath.Join(dir, "big.duckdb"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := queries.Install(ctx, db.SQL()); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := ingest.Path(ctx, db, path, ingest.Options{}); err != nil {
-		b.Fatal(err)
-	}
+	db := bigRunDB(b)
 	var intervals float64
 	if err := db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM state_intervals WHERE NOT truncated").Scan(&intervals); err != nil {
 		b.Fatal(err)

@@ -2,14 +2,7 @@ package queries_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/traceduck/traceduck/ingest"
-	"github.com/traceduck/traceduck/internal/tracegen"
-	"github.com/traceduck/traceduck/queries"
-	"github.com/traceduck/traceduck/schema"
 )
 
 // BenchmarkSchedViews times the scheduling views over a generated BTF run
@@ -19,27 +12,7 @@ import (
 //	go test -run XXX -bench SchedViews -benchtime 1x ./queries/
 func BenchmarkSchedViews(b *testing.B) {
 	ctx := context.Background()
-	dir := b.TempDir()
-	path := filepath.Join(dir, "big.btf")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := tracegen.WriteBTF(f, tracegen.Config{Events: 10_000_000, Cores: 4, Tasks: 12, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	db, err := schema.Open(ctx, filepath.Join(dir, "big.duckdb"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := queries.Install(ctx, db.SQL()); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := ingest.Path(ctx, db, path, ingest.Options{}); err != nil {
-		b.Fatal(err)
-	}
+	db := bigRunDB(b)
 	for _, q := range []struct{ name, sql string }{
 		{"task_instances", `SELECT object, count(*), quantile_cont(response, 0.99) FROM task_instances WHERE NOT truncated GROUP BY object`},
 		{"sched_latency", `SELECT object, after, max(latency) FROM sched_latency GROUP BY ALL`},
