@@ -52,16 +52,21 @@ WITH RECURSIVE up(run_id, kind, atomic, level, state) AS (
     WHERE u.level < d.depth)
 SELECT run_id, kind, atomic, level, state FROM up;
 
--- state_trace_levels: (state_trace_levels(lo, hi)) the state traces of
--- every object at each level lo..hi (levels as above: negative from the
--- top, clamped to each kind's 0..depth). Columns: run_id, kind, object_id,
--- object (name), instance (NULL when the merged intervals came from
--- several), level, state (the state at that level), start_ts, end_ts, dur,
--- cpu (NULL when the merged intervals ran on several CPUs), start_seq
--- (event that opened the first part), end_seq (event that closed the last;
--- NULL when cut by the end of the trace), parts (how many state_intervals
--- rows it is made of), truncated (some part was cut by the start or the
--- end of the trace, so the true length is unknown).
+-- state_trace_levels: (state_trace_levels(lo, hi, run := NULL,
+-- object_kind := NULL, object_name := NULL)) the state traces of every
+-- object at each level lo..hi (levels as above: negative from the top,
+-- clamped to each kind's 0..depth); run, object_kind and object_name, when
+-- given, keep one run, the objects of one kind, of one name (filtering
+-- here, before the merge, is much faster on a large run than a WHERE on
+-- the result, which DuckDB cannot push below the merge's window). Columns:
+-- run_id, kind, object_id, object (name), instance (NULL when the merged
+-- intervals came from several), level, state (the state at that level),
+-- start_ts, end_ts, dur, cpu (NULL when the merged intervals ran on
+-- several CPUs), start_seq (event that opened the first part), end_seq
+-- (event that closed the last; NULL when cut by the end of the trace),
+-- parts (how many state_intervals rows it is made of), truncated (some
+-- part was cut by the start or the end of the trace, so the true length
+-- is unknown).
 --
 -- Level 0 is state_intervals as the format recorded them, one row each.
 -- At every level above, the intervals are mapped up and merged:
@@ -74,64 +79,77 @@ SELECT run_id, kind, atomic, level, state FROM up;
 --     whose instances follow one another, a Baget CPU whose instance is
 --     the object it runs); when some do (a QNX thread's state and its
 --     kernel call, a BTF task activated again before its last instance
---     ended), each instance is its own sequence.
---  3. In each sequence, in time order (start_ts, then start_seq), an
---     interval continues the previous one when it has the same state at
---     the level and starts exactly where the previous one ended; a gap or
---     another state in between starts a new one.
---  4. Number the runs of continuing intervals (a running sum of starts)
---     and collapse each run into one interval.
+--     ended), each instance is its own sequence. Only objects whose
+--     instances' spans overlap are checked interval by interval.
+--  3. In each sequence, intervals of the same state at the level that
+--     meet (one starts where the other ended) are one. The intervals of a
+--     sequence do not overlap and none is 0 ns, so nothing lies between
+--     two that meet; a gap or another state in between keeps them apart.
+--  4. Find the runs of intervals that meet with one running sum per
+--     sequence and state, in time order: start_ts minus the total
+--     duration of the earlier intervals is the same for intervals that
+--     meet and grows at every gap. Collapse each run into one interval.
 -- So at level L a state's count is how often the object entered it (no
 -- more than the sum of the counts of the states below it at L - 1), and
 -- its total is the sum of the durations of the intervals mapped to it.
 -- Example: SELECT level, state, start_ts, dur, parts FROM
 -- state_trace_levels(0, -1) WHERE object = 'Core_0' ORDER BY level, start_ts.
-CREATE OR REPLACE MACRO state_trace_levels(lo, hi) AS TABLE
-WITH sti_mapped AS (
-    SELECT s.run_id, o.kind, s.object_id, o.name AS object, s.instance,
-           lv.level, coalesce(m.state, s.state) AS state,
+CREATE OR REPLACE MACRO state_trace_levels(lo, hi, run := NULL, object_kind := NULL, object_name := NULL) AS TABLE
+WITH sti_objects AS (
+    SELECT o.run_id, o.object_id, o.kind, o.name, d.depth
+    FROM objects o
+    LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
+    WHERE (run IS NULL OR o.run_id = run)
+      AND (object_kind IS NULL OR o.kind = object_kind)
+      AND (object_name IS NULL OR o.name = object_name)),
+sti_levels AS (
+    SELECT run_id, object_id, kind, name,
+           unnest(range(state_level_at(lo, depth), state_level_at(hi, depth) + 1)) AS level
+    FROM sti_objects),
+sti_mapped AS (
+    SELECT s.run_id, l.kind, s.object_id, l.name AS object, s.instance,
+           l.level, coalesce(m.state, s.state) AS state,
            s.start_ts, s.end_ts, s.dur, s.cpu, s.start_seq, s.end_seq, s.truncated
     FROM state_intervals s
-    JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
-    LEFT JOIN state_level_depth d ON d.run_id = s.run_id AND d.kind = o.kind
-    CROSS JOIN LATERAL (
-        SELECT unnest(range(state_level_at(lo, d.depth), state_level_at(hi, d.depth) + 1)) AS level) lv
+    JOIN sti_levels l ON l.run_id = s.run_id AND l.object_id = s.object_id
     LEFT JOIN state_level_map m
-           ON m.run_id = s.run_id AND m.kind = o.kind AND m.atomic = s.state AND m.level = lv.level),
-sti_multi AS (
-    SELECT run_id, object_id
-    FROM state_intervals
-    GROUP BY run_id, object_id
-    HAVING min(instance) <> max(instance)),
+           ON m.run_id = s.run_id AND m.kind = l.kind AND m.atomic = s.state AND m.level = l.level
+    WHERE run IS NULL OR s.run_id = run),
+sti_spans AS (
+    SELECT s.run_id, s.object_id, s.instance, min(s.start_ts) AS first_ts, max(s.end_ts) AS last_ts
+    FROM state_intervals s SEMI JOIN sti_objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
+    WHERE run IS NULL OR s.run_id = run
+    GROUP BY s.run_id, s.object_id, s.instance),
+sti_span_overlap AS (
+    SELECT DISTINCT run_id, object_id
+    FROM (SELECT run_id, object_id,
+                 first_ts < max(last_ts) OVER (PARTITION BY run_id, object_id ORDER BY first_ts, last_ts
+                                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS overlapping
+          FROM sti_spans)
+    WHERE overlapping),
 sti_overlap AS (
     SELECT DISTINCT run_id, object_id
     FROM (SELECT s.run_id, s.object_id,
                  s.start_ts < max(s.end_ts) OVER (PARTITION BY s.run_id, s.object_id
-                                                 ORDER BY s.start_ts, s.start_seq NULLS FIRST, s.end_ts
+                                                 ORDER BY s.start_ts, s.end_ts
                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS overlapping
-          FROM state_intervals s SEMI JOIN sti_multi m ON m.run_id = s.run_id AND m.object_id = s.object_id)
+          FROM state_intervals s SEMI JOIN sti_span_overlap m ON m.run_id = s.run_id AND m.object_id = s.object_id)
     WHERE overlapping),
-sti_flagged AS (
+sti_keyed AS (
     SELECT x.*,
            CASE WHEN ov.object_id IS NULL THEN 0 ELSE x.instance END AS timeline,
-           CASE WHEN lag(x.state) OVER w = x.state AND lag(x.end_ts) OVER w = x.start_ts THEN 0 ELSE 1 END AS starts
+           x.start_ts - coalesce(sum(x.dur) OVER (
+               PARTITION BY x.run_id, x.object_id, timeline, x.level, x.state ORDER BY x.start_ts
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS run_key
     FROM sti_mapped x
     LEFT JOIN sti_overlap ov ON ov.run_id = x.run_id AND ov.object_id = x.object_id
-    WHERE x.level > 0 AND x.dur > 0
-    WINDOW w AS (PARTITION BY x.run_id, x.object_id, timeline, x.level
-                 ORDER BY x.start_ts, x.start_seq NULLS FIRST, x.end_ts)),
-sti_numbered AS (
-    SELECT *,
-           sum(starts) OVER (PARTITION BY run_id, object_id, timeline, level
-                             ORDER BY start_ts, start_seq NULLS FIRST, end_ts
-                             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS run_no
-    FROM sti_flagged)
+    WHERE x.level > 0 AND x.dur > 0)
 SELECT run_id, kind, object_id, object, instance, level, state, start_ts, end_ts, dur, cpu,
        start_seq, end_seq, 1::BIGINT AS parts, truncated
 FROM sti_mapped
 WHERE level = 0
 UNION ALL
-SELECT run_id, kind, object_id, object,
+SELECT run_id, any_value(kind) AS kind, object_id, any_value(object) AS object,
        CASE WHEN min(instance) = max(instance) THEN min(instance) END AS instance,
        level, state,
        min(start_ts) AS start_ts, max(end_ts) AS end_ts, max(end_ts) - min(start_ts) AS dur,
@@ -140,15 +158,16 @@ SELECT run_id, kind, object_id, object,
        arg_max_null(end_seq, end_ts) AS end_seq,
        count(*) AS parts,
        bool_or(truncated) AS truncated
-FROM sti_numbered
-GROUP BY run_id, kind, object_id, object, timeline, level, run_no, state;
+FROM sti_keyed
+GROUP BY run_id, object_id, timeline, level, state, run_key;
 
--- state_trace: (state_trace(level)) the state trace of every object at one
--- aggregation level: state_trace_levels(level, level). Level 0 is
--- state_intervals with names; -1 the top.
--- Columns as state_trace_levels. Examples:
---   CPU busy/idle:        SELECT object, state, start_ts, dur FROM state_trace(-1) WHERE kind = 'cpu'
---   threads/interrupts:   SELECT * FROM state_trace(1) WHERE kind = 'cpu' AND run_id = 1   (BTF: tasks/isrs/idle)
---   per process (QNX):    SELECT * FROM state_trace(1) WHERE kind = 'cpu' AND run_id = 3   (procnto, usr/bin/app_1, ...)
-CREATE OR REPLACE MACRO state_trace(lvl) AS TABLE
-SELECT * FROM state_trace_levels(lvl, lvl);
+-- state_trace: (state_trace(level, run := NULL, object_kind := NULL,
+-- object_name := NULL)) the state trace of every object (or of those
+-- selected as in state_trace_levels) at one aggregation level:
+-- state_trace_levels(level, level). Level 0 is state_intervals with
+-- names; -1 the top. Columns as state_trace_levels. Examples:
+--   CPU busy/idle:        SELECT object, state, start_ts, dur FROM state_trace(-1, object_kind := 'cpu')
+--   threads/interrupts:   SELECT * FROM state_trace(1, run := 1, object_kind := 'cpu')   (BTF: tasks/isrs/idle)
+--   per process (QNX):    SELECT * FROM state_trace(1, run := 3, object_kind := 'cpu')   (procnto, usr/bin/app_1, ...)
+CREATE OR REPLACE MACRO state_trace(lvl, run := NULL, object_kind := NULL, object_name := NULL) AS TABLE
+SELECT * FROM state_trace_levels(lvl, lvl, run := run, object_kind := object_kind, object_name := object_name);

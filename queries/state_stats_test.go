@@ -487,6 +487,30 @@ func TestStateStatsRecomputed(t *testing.T) {
 	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
 		t.Errorf("state_stats differs from the Go recomputation (%d vs %d rows):\n%s", len(got), len(want), stateFirstDiff(got, want))
 	}
+	// The filtered macros give the rows of the views with the same WHERE.
+	for _, c := range []struct{ args, where string }{
+		{"run := 2", "run_id = 2"},
+		{"object_kind := 'cpu'", "kind = 'cpu'"},
+		{"object_name := 'Task_1ms_1'", "object = 'Task_1ms_1'"},
+		{"run := 4, object_kind := 'thread'", "run_id = 4 AND kind = 'thread'"},
+		{"object_kind := 'none'", "false"},
+	} {
+		// (Means and deviations summed in another order differ in the
+		// last bits.)
+		const cols = "* EXCLUDE (mean_ns, stddev_ns), round(mean_ns, 6), round(stddev_ns, 6)"
+		for _, q := range [][2]string{
+			{"SELECT " + cols + " FROM state_stats_of(" + c.args + ")", "SELECT " + cols + " FROM state_stats WHERE " + c.where},
+			{"SELECT * FROM state_trace(-1, " + c.args + ")", "SELECT * FROM state_trace(-1) WHERE " + c.where},
+		} {
+			got := dbtest.Query(t, db.SQL(), q[0]+" ORDER BY ALL")
+			if want := dbtest.Query(t, db.SQL(), q[1]+" ORDER BY ALL"); got != want {
+				t.Errorf("%s:\n%s\nwant (%s)\n%s", q[0], got, q[1], want)
+			}
+			if c.where != "false" && got == "" {
+				t.Errorf("%s: no rows", q[0])
+			}
+		}
+	}
 	// Every format has aggregated levels that merge something.
 	if got := dbtest.Query(t, db.SQL(), `SELECT r.format, count(DISTINCT s.level) > 1, bool_or(s.level > 0 AND s.parts > 1)
 		FROM state_trace_levels(0, -1) s JOIN runs r USING (run_id) WHERE r.format <> 'tlv' GROUP BY ALL ORDER BY ALL`); got != "baget | true | true\nbtf | true | true\nqnx | true | true\n" {

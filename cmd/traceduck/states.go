@@ -79,18 +79,21 @@ func parseStateLevel(s string) (level int, all bool, err error) {
 }
 
 // statesSQL is the query of the statistics: the checked level is written
-// into the text, names as SQL string literals.
+// into the text, names as SQL string literals. The run, kind and object
+// go to state_stats_of, which computes the statistics of those objects
+// alone.
 func statesSQL(run int32, kind, object, state string, level int, all bool) string {
-	var where []string
+	lit := func(s string) string {
+		if s == "" {
+			return "NULL"
+		}
+		return sqlLit(s)
+	}
+	runArg := "NULL"
 	if run != 0 {
-		where = append(where, fmt.Sprintf("s.run_id = %d", run))
+		runArg = fmt.Sprint(run)
 	}
-	if kind != "" {
-		where = append(where, "s.kind = "+sqlLit(kind))
-	}
-	if object != "" {
-		where = append(where, "s.object = "+sqlLit(object))
-	}
+	var where []string
 	if state != "" {
 		where = append(where, "s.state = "+sqlLit(state))
 	}
@@ -104,7 +107,7 @@ func statesSQL(run int32, kind, object, state string, level int, all bool) strin
 	return `SELECT s.run_id, s.kind, s.object, s.level, s.state, s.count, s.total_ns,
        round(s.mean_ns, 1) AS mean_ns, s.min_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.max_ns,
        round(s.stddev_ns, 1) AS stddev_ns, s.truncated
-FROM state_stats s
+FROM state_stats_of(run := ` + runArg + `, object_kind := ` + lit(kind) + `, object_name := ` + lit(object) + `) s
 LEFT JOIN state_level_depth d ON d.run_id = s.run_id AND d.kind = s.kind` + cond + `
 ORDER BY s.run_id, s.kind, s.object, s.object_id, s.level, s.total_ns DESC, s.state`
 }
