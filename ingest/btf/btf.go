@@ -68,7 +68,7 @@ func (Ingester) Sniff(head []byte) bool {
 			f[j] = trim(rest[:k])
 			rest = rest[min(k+1, len(rest)):]
 		}
-		if _, ok := parseUint(f[0]); !ok || len(f[3]) == 0 || len(f[6]) == 0 {
+		if _, ok := ingest.ParseUint(f[0]); !ok || len(f[3]) == 0 || len(f[6]) == 0 {
 			return false
 		}
 		for _, c := range f[3] {
@@ -275,7 +275,7 @@ func (p *parser) data(line []byte, n int64) error {
 	}
 
 	// 2. Fields.
-	raw, ok := parseUint(f[0])
+	raw, ok := ingest.ParseUint(f[0])
 	if !ok {
 		return p.w.BadLine(n, "time: expected a non-negative integer, found %q", f[0])
 	}
@@ -667,7 +667,7 @@ func (p *parser) findOnce(k onceKey, sev schema.Severity, n int64, seq schema.Se
 
 // resolve maps an id of a BTF 1.x entity table to its name.
 func (p *parser) resolve(field []byte, ids map[string]string) []byte {
-	if len(ids) == 0 || !isDigits(field) {
+	if len(ids) == 0 || !ingest.IsDigits(field) {
 		return field
 	}
 	if name, ok := ids[string(field)]; ok {
@@ -715,37 +715,6 @@ func cutSpace(b []byte) (name, rest []byte) {
 	return b[:i], trim(b[i+1:])
 }
 
-func isDigits(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// parseUint parses a non-negative decimal integer without allocating.
-func parseUint(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	return v, true
-}
-
 // parseInstance parses an instance field: empty is NULL.
 func parseInstance(b []byte) (int64, bool) {
 	if len(b) == 0 {
@@ -755,7 +724,7 @@ func parseInstance(b []byte) (int64, bool) {
 	if neg || b[0] == '+' {
 		b = b[1:]
 	}
-	v, ok := parseUint(b)
+	v, ok := ingest.ParseUint(b)
 	if !ok || v > math.MaxInt64 {
 		return 0, false
 	}

@@ -283,7 +283,7 @@ func (r *eventReader) isEventLine(line []byte) bool {
 	if r.lay.cols[0] == colProbe {
 		return bytes.Count(tok, []byte(":")) == 3
 	}
-	return isDigits(tok)
+	return ingest.IsDigits(tok)
 }
 
 // header reads "#traceduck-events 1 [name=value]... column...".
@@ -502,7 +502,7 @@ func (r *eventReader) parse(line []byte) string {
 		}
 		switch c {
 		case colTimestamp:
-			v, ok := parseUint(tok)
+			v, ok := ingest.ParseUint(tok)
 			if !ok {
 				return r.colErr(i, "an unsigned integer", tok)
 			}
@@ -512,13 +512,13 @@ func (r *eventReader) parse(line []byte) string {
 			}
 			f.tsRaw, f.ts = v, ns
 		case colCPU:
-			v, ok := parseUint(tok)
+			v, ok := ingest.ParseUint(tok)
 			if !ok || v > math.MaxInt32 {
 				return r.colErr(i, "a CPU number", tok)
 			}
 			f.cpu, f.hasCPU = int64(v), true
 		case colPID, colTID:
-			v, ok := parseUint(tok)
+			v, ok := ingest.ParseUint(tok)
 			if !ok || v > math.MaxInt64 {
 				return r.colErr(i, "an unsigned integer", tok)
 			}
@@ -612,7 +612,7 @@ func special(f *lineFields, key, val []byte) string {
 		}
 		f.idle, f.hasIdle = v != 0, true
 	case "ppid":
-		v, ok := parseUint(val)
+		v, ok := ingest.ParseUint(val)
 		if !ok || v > math.MaxInt64 {
 			return fmt.Sprintf("key \"ppid\": expected an unsigned integer, found %q", val)
 		}
@@ -695,7 +695,7 @@ func className(provider []byte, pid int64, hasPID bool) []byte {
 	if i == 0 || i == len(provider) || (provider[i] == '0' && i < len(provider)-1) {
 		return provider
 	}
-	if v, ok := parseUint(provider[i:]); ok && v == uint64(pid) {
+	if v, ok := ingest.ParseUint(provider[i:]); ok && v == uint64(pid) {
 		return provider[:i]
 	}
 	return provider
@@ -1332,44 +1332,13 @@ func closingQuote(b []byte) int {
 	return -1
 }
 
-func isDigits(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// parseUint reads a decimal unsigned integer.
-func parseUint(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	return v, true
-}
-
 // parseInt reads a decimal integer with an optional sign.
 func parseInt(b []byte) (int64, bool) {
 	neg := false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg, b = b[0] == '-', b[1:]
 	}
-	v, ok := parseUint(b)
+	v, ok := ingest.ParseUint(b)
 	if !ok || v > math.MaxInt64 {
 		return 0, false
 	}
