@@ -31,26 +31,37 @@ GROUP BY run_id, kind;
 CREATE OR REPLACE MACRO state_level_at(lvl, depth) AS
 CASE WHEN lvl < 0 THEN greatest(coalesce(depth, 0) + 1 + lvl, 0) ELSE least(lvl, coalesce(depth, 0)) END;
 
--- state_level_map: per run and kind, every state named in state_levels
--- taken as a level-0 state, and what it is at each level 0..depth.
--- Columns: run_id, kind, atomic (the state at level 0), level, state (its
--- aggregate at that level). A state that state_levels never names keeps
--- its name at every level (the macros below use coalesce for it).
+-- state_level_map: per run and kind with levels, every state named in
+-- state_levels taken as a level-0 state, and what it is at each level
+-- 0..depth. Columns: run_id, kind, atomic (the state at level 0), level,
+-- state (its aggregate at that level). A state that state_levels never
+-- names keeps its name at every level (the macros below use coalesce for
+-- it). Each kind's rows become one map from 'level:state' to the parent,
+-- which the state is passed through once per level (list_reduce), not a
+-- recursive CTE: a plan with a recursive CTE gets no IE_JOIN from DuckDB
+-- 1.1, and interval_intersect over state_trace needs one.
 -- Example: SELECT level, state FROM state_level_map WHERE run_id = 1 AND
 -- kind = 'cpu' AND atomic = 'Task_1ms_1' ORDER BY level (BTF: Task_1ms_1,
 -- tasks, busy).
 CREATE OR REPLACE VIEW state_level_map AS
-WITH RECURSIVE up(run_id, kind, atomic, level, state) AS (
-    SELECT DISTINCT l.run_id, l.kind, l.state, 0, l.state
-    FROM state_levels l
-    UNION ALL
-    SELECT u.run_id, u.kind, u.atomic, u.level + 1, coalesce(nullif(p.parent_state, ''), u.state)
-    FROM up u
-    JOIN state_level_depth d ON d.run_id = u.run_id AND d.kind = u.kind
-    LEFT JOIN state_levels p
-           ON p.run_id = u.run_id AND p.kind = u.kind AND p.level = u.level AND p.state = u.state
-    WHERE u.level < d.depth)
-SELECT run_id, kind, atomic, level, state FROM up;
+WITH slm_parent AS (
+    SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS parent
+    FROM state_levels
+    GROUP BY run_id, kind, level, state),
+slm_kind AS (
+    SELECT p.run_id, p.kind, d.depth,
+           map_from_entries(list({'k': p.level || ':' || p.state, 'v': p.parent})) AS up,
+           list_distinct(list(p.state)) AS states
+    FROM slm_parent p
+    JOIN state_level_depth d ON d.run_id = p.run_id AND d.kind = p.kind
+    GROUP BY p.run_id, p.kind, d.depth),
+slm_rows AS (
+    SELECT run_id, kind, up, atomic, unnest(range(depth + 1)) AS level
+    FROM (SELECT run_id, kind, depth, up, unnest(states) AS atomic FROM slm_kind))
+SELECT run_id, kind, atomic, level,
+       list_reduce(list_concat([atomic], list_transform(range(level), l -> CAST(l AS VARCHAR))),
+                   (s, l) -> coalesce(up[l || ':' || s][1], s)) AS state
+FROM slm_rows;
 
 -- state_trace_levels: (state_trace_levels(lo, hi, run := NULL,
 -- object_kind := NULL, object_name := NULL)) the state traces of every
@@ -86,9 +97,9 @@ SELECT run_id, kind, atomic, level, state FROM up;
 --     sequence do not overlap and none is 0 ns, so nothing lies between
 --     two that meet; a gap or another state in between keeps them apart.
 --  4. Find the runs of intervals that meet with one running sum per
---     sequence and state, in time order: start_ts minus the total
---     duration of the earlier intervals is the same for intervals that
---     meet and grows at every gap. Collapse each run into one interval.
+--     sequence and state, in time order: end_ts minus the total duration
+--     of the intervals so far is the same for intervals that meet and
+--     grows at every gap. Collapse each run into one interval.
 -- So at level L a state's count is how often the object entered it (no
 -- more than the sum of the counts of the states below it at L - 1), and
 -- its total is the sum of the durations of the intervals mapped to it.
@@ -103,11 +114,11 @@ WITH sti_objects AS (
       AND (object_kind IS NULL OR o.kind = object_kind)
       AND (object_name IS NULL OR o.name = object_name)),
 sti_levels AS (
-    SELECT run_id, object_id, kind, name,
+    SELECT run_id, object_id, kind,
            unnest(range(state_level_at(lo, depth), state_level_at(hi, depth) + 1)) AS level
     FROM sti_objects),
 sti_mapped AS (
-    SELECT s.run_id, l.kind, s.object_id, l.name AS object, s.instance,
+    SELECT s.run_id, s.object_id, s.instance,
            l.level, coalesce(m.state, s.state) AS state,
            s.start_ts, s.end_ts, s.dur, s.cpu, s.start_seq, s.end_seq, s.truncated
     FROM state_intervals s
@@ -138,28 +149,33 @@ sti_overlap AS (
 sti_keyed AS (
     SELECT x.*,
            CASE WHEN ov.object_id IS NULL THEN 0 ELSE x.instance END AS timeline,
-           x.start_ts - coalesce(sum(x.dur) OVER (
+           x.end_ts - sum(x.dur) OVER (
                PARTITION BY x.run_id, x.object_id, timeline, x.level, x.state ORDER BY x.start_ts
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS run_key
+               ROWS UNBOUNDED PRECEDING) AS run_key
     FROM sti_mapped x
     LEFT JOIN sti_overlap ov ON ov.run_id = x.run_id AND ov.object_id = x.object_id
-    WHERE x.level > 0 AND x.dur > 0)
-SELECT run_id, kind, object_id, object, instance, level, state, start_ts, end_ts, dur, cpu,
-       start_seq, end_seq, 1::BIGINT AS parts, truncated
-FROM sti_mapped
-WHERE level = 0
-UNION ALL
-SELECT run_id, any_value(kind) AS kind, object_id, any_value(object) AS object,
-       CASE WHEN min(instance) = max(instance) THEN min(instance) END AS instance,
-       level, state,
-       min(start_ts) AS start_ts, max(end_ts) AS end_ts, max(end_ts) - min(start_ts) AS dur,
-       CASE WHEN min(cpu) = max(cpu) AND count(cpu) = count(*) THEN min(cpu) END AS cpu,
-       arg_min_null(start_seq, start_ts) AS start_seq,
-       arg_max_null(end_seq, end_ts) AS end_seq,
-       count(*) AS parts,
-       bool_or(truncated) AS truncated
-FROM sti_keyed
-GROUP BY run_id, object_id, timeline, level, state, run_key;
+    WHERE x.level > 0 AND x.dur > 0),
+sti_traces AS (
+    SELECT run_id, object_id, instance, level, state, start_ts, end_ts, dur, cpu,
+           start_seq, end_seq, 1::BIGINT AS parts, truncated
+    FROM sti_mapped
+    WHERE level = 0
+    UNION ALL
+    SELECT run_id, object_id,
+           CASE WHEN min(instance) = max(instance) THEN min(instance) END AS instance,
+           level, state,
+           min(start_ts) AS start_ts, max(end_ts) AS end_ts, max(end_ts) - min(start_ts) AS dur,
+           CASE WHEN min(cpu) = max(cpu) AND count(cpu) = count(*) THEN min(cpu) END AS cpu,
+           arg_min_null(start_seq, start_ts) AS start_seq,
+           arg_max_null(end_seq, end_ts) AS end_seq,
+           count(*) AS parts,
+           bool_or(truncated) AS truncated
+    FROM sti_keyed
+    GROUP BY run_id, object_id, timeline, level, state, run_key)
+SELECT t.run_id, o.kind, t.object_id, o.name AS object, t.instance, t.level, t.state,
+       t.start_ts, t.end_ts, t.dur, t.cpu, t.start_seq, t.end_seq, t.parts, t.truncated
+FROM sti_traces t
+JOIN sti_objects o ON o.run_id = t.run_id AND o.object_id = t.object_id;
 
 -- state_trace: (state_trace(level, run := NULL, object_kind := NULL,
 -- object_name := NULL)) the state trace of every object (or of those

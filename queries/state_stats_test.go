@@ -435,15 +435,16 @@ func stateStatsBySQL(t *testing.T, db *sql.DB) []string {
 	return out
 }
 
-// stateRuns ingests runs of four formats into db: the hand-written BTF
-// trace, the bundled BTF and TLV samples, a generated QNX trace (text) and
-// a generated Baget log; it returns the QNX and Baget truths.
+// stateRuns ingests runs of five formats into db: the hand-written BTF
+// trace, the bundled BTF, TLV and DTrace samples, a generated QNX trace
+// (text) and a generated Baget log; it returns the QNX and Baget truths.
 func stateRuns(t *testing.T, db *schema.DB) (tracegen.QNXConfig, tracegen.QNXTruth, []qnxenc.Event, tracegen.BagetTruth) {
 	t.Helper()
 	dbtest.Ingest(t, db, stateHandBTF, ingest.Options{})
 	dbtest.Ingest(t, db, "../samples/btf/rtos-2core.btf", ingest.Options{})
 	dbtest.Ingest(t, db, "../samples/tlv/tiny.log", ingest.Options{Format: "tlv", Params: map[string]string{
 		"resources": "../samples/tlv/tiny.res", "rules": "../samples/tlv/tiny.cnv", "headers": "../samples/tlv/tiny.resh"}})
+	dbtest.Ingest(t, db, "../samples/dtrace/sched-syscalls.txt", ingest.Options{Format: "dtrace"})
 
 	qcfg := tracegen.QNXConfig{Events: 20000, CPUs: 2, Procs: 3, Seed: 11}
 	h, events, qtruth, err := tracegen.GenerateQNX(qcfg)
@@ -473,7 +474,7 @@ func stateRuns(t *testing.T, db *schema.DB) (tracegen.QNXConfig, tracegen.QNXTru
 }
 
 // TestStateStatsRecomputed checks every row of state_stats, at every
-// level, of runs of four formats against the same statistics recomputed
+// level, of runs of five formats against the same statistics recomputed
 // in Go from state_intervals and state_levels; and level 0 of the
 // generated QNX and Baget runs against the generators' ground truth.
 func TestStateStatsRecomputed(t *testing.T) {
@@ -513,7 +514,7 @@ func TestStateStatsRecomputed(t *testing.T) {
 	}
 	// Every format has aggregated levels that merge something.
 	if got := dbtest.Query(t, db.SQL(), `SELECT r.format, count(DISTINCT s.level) > 1, bool_or(s.level > 0 AND s.parts > 1)
-		FROM state_trace_levels(0, -1) s JOIN runs r USING (run_id) WHERE r.format <> 'tlv' GROUP BY ALL ORDER BY ALL`); got != "baget | true | true\nbtf | true | true\nqnx | true | true\n" {
+		FROM state_trace_levels(0, -1) s JOIN runs r USING (run_id) WHERE r.format <> 'tlv' GROUP BY ALL ORDER BY ALL`); got != "baget | true | true\nbtf | true | true\ndtrace | true | true\nqnx | true | true\n" {
 		t.Errorf("levels and merges per format:\n%s", got)
 	}
 
