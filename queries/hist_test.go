@@ -345,64 +345,24 @@ func TestHistTableMacros(t *testing.T) {
 	}
 }
 
-// writeTrace writes a trace file into a temporary directory.
-func writeTrace(t *testing.T, name, text string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// histBTF: task A (core 0) is activated at 0, 1000 and 5000; it runs
+// histBTF (testdata/hist-hand.btf): task A (core 0) is activated at 0, 1000 and 5000; it runs
 // 100..600 (500), 1000..1200 (200, preempted by B), 1400..3000 (1600),
 // 5000..5030 (30). B runs 1200..1400 (200). Response times (activate to
 // terminate of each instance): A 600, 2000, 30; B 200.
-const histBTF = `#version 2.1.4
-#timeScale ns
-0,S1,0,STI,S1,0,trigger
-0,S1,0,T,A,0,activate
-100,Core_0,0,T,A,0,start
-600,Core_0,0,T,A,0,terminate
-1000,S1,0,T,A,1,activate
-1000,Core_0,0,T,A,1,start
-1200,S1,0,T,B,0,activate
-1200,Core_0,0,T,A,1,preempt
-1200,Core_0,0,T,B,0,start
-1400,Core_0,0,T,B,0,terminate
-1400,Core_0,0,T,A,1,resume
-3000,Core_0,0,T,A,1,terminate
-5000,S1,0,T,A,2,activate
-5000,Core_0,0,T,A,2,start
-5030,Core_0,0,T,A,2,terminate
-6000,S1,0,STI,S1,0,trigger
-`
+const histBTF = "testdata/hist-hand.btf"
 
-// histQNX: thread 1/1 of proc/boot/app (1 cycle = 1 ns) is READY at
+// histQNX (testdata/hist-hand.txt): thread 1/1 of proc/boot/app (1 cycle = 1 ns) is READY at
 // 0x100, RUNNING at 0x180 (ready 128), RECEIVE at 0x380 (running 512),
 // READY at 0x400, RUNNING at 0x420 (ready 32), READY at 0x4a0 (running
 // 128), RUNNING at 0x4c0 (ready 32) and RECEIVE at 0x5c0 (running 256).
-const histQNX = "TRACEPRINTER version 1.02\n -- HEADER FILE INFORMATION -- \n  TRACE_CYCLES_PER_SEC:: 1000000000\n -- KERNEL EVENTS -- \n" +
-	"t:0x00000010 CPU:00 CONTROL :TIME msb:0x00000000 lsb(offset):0x00000000\n" +
-	"t:0x00000020 CPU:00 PROCESS :PROCCREATE_NAME\n                      ppid:0\n                       pid:1\n                      name:proc/boot/app\n" +
-	"t:0x00000030 CPU:00 THREAD  :THCREATE      pid:1 tid:1\n" +
-	"t:0x00000100 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n" +
-	"t:0x00000180 CPU:00 THREAD  :THRUNNING     pid:1 tid:1 \n" +
-	"t:0x00000380 CPU:00 THREAD  :THRECEIVE     pid:1 tid:1 \n" +
-	"t:0x00000400 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n" +
-	"t:0x00000420 CPU:00 THREAD  :THRUNNING     pid:1 tid:1 \n" +
-	"t:0x000004a0 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n" +
-	"t:0x000004c0 CPU:00 THREAD  :THRUNNING     pid:1 tid:1 \n" +
-	"t:0x000005c0 CPU:00 THREAD  :THRECEIVE     pid:1 tid:1 \n" +
-	"t:0x00000600 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n"
+const histQNX = "testdata/hist-hand.txt"
 
 // TestDurationMacros histograms durations of a BTF and a QNX trace whose
 // intervals are known by hand (see histBTF and histQNX).
 func TestDurationMacros(t *testing.T) {
 	db := dbtest.Open(t)
-	dbtest.Ingest(t, db, writeTrace(t, "h.btf", histBTF), ingest.Options{Format: "btf"})
-	dbtest.Ingest(t, db, writeTrace(t, "h.txt", histQNX), ingest.Options{Format: "qnx"})
+	dbtest.Ingest(t, db, histBTF, ingest.Options{Format: "btf"})
+	dbtest.Ingest(t, db, histQNX, ingest.Options{Format: "qnx"})
 	for _, tc := range []struct{ q, want string }{
 		{"SELECT run_id, kind, object, value FROM durations_in_state('running', object_kind := 'task') ORDER BY run_id, object, start_ts",
 			"1 | task | A | 500\n1 | task | A | 200\n1 | task | A | 1600\n1 | task | A | 30\n1 | task | B | 200\n"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,53 +108,23 @@ func TestHistAsDTracePrinted(t *testing.T) {
 	}
 }
 
-// histBTF: task A on core 0 runs 100..600 (500), 1000..1200 (200),
-// 1400..3000 (1600) and 5000..5030 (30); task B runs 1200..1400 (200).
-const histBTF = `#version 2.1.4
-#timeScale ns
-0,S1,0,STI,S1,0,trigger
-0,S1,0,T,A,0,activate
-100,Core_0,0,T,A,0,start
-600,Core_0,0,T,A,0,terminate
-1000,S1,0,T,A,1,activate
-1000,Core_0,0,T,A,1,start
-1200,S1,0,T,B,0,activate
-1200,Core_0,0,T,A,1,preempt
-1200,Core_0,0,T,B,0,start
-1400,Core_0,0,T,B,0,terminate
-1400,Core_0,0,T,A,1,resume
-3000,Core_0,0,T,A,1,terminate
-5000,S1,0,T,A,2,activate
-5000,Core_0,0,T,A,2,start
-5030,Core_0,0,T,A,2,terminate
-6000,S1,0,STI,S1,0,trigger
-`
-
-// histQNX: thread 1 of proc/boot/app (1 cycle = 1 ns) runs 0x180..0x380
-// (512), 0x420..0x4a0 (128) and 0x4c0..0x5c0 (256).
-const histQNX = "TRACEPRINTER version 1.02\n -- HEADER FILE INFORMATION -- \n  TRACE_CYCLES_PER_SEC:: 1000000000\n -- KERNEL EVENTS -- \n" +
-	"t:0x00000010 CPU:00 CONTROL :TIME msb:0x00000000 lsb(offset):0x00000000\n" +
-	"t:0x00000020 CPU:00 PROCESS :PROCCREATE_NAME\n                      ppid:0\n                       pid:1\n                      name:proc/boot/app\n" +
-	"t:0x00000030 CPU:00 THREAD  :THCREATE      pid:1 tid:1\n" +
-	"t:0x00000100 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n" +
-	"t:0x00000180 CPU:00 THREAD  :THRUNNING     pid:1 tid:1 \n" +
-	"t:0x00000380 CPU:00 THREAD  :THRECEIVE     pid:1 tid:1 \n" +
-	"t:0x00000400 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n" +
-	"t:0x00000420 CPU:00 THREAD  :THRUNNING     pid:1 tid:1 \n" +
-	"t:0x000004a0 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n" +
-	"t:0x000004c0 CPU:00 THREAD  :THRUNNING     pid:1 tid:1 \n" +
-	"t:0x000005c0 CPU:00 THREAD  :THRECEIVE     pid:1 tid:1 \n" +
-	"t:0x00000600 CPU:00 THREAD  :THREADY       pid:1 tid:1 \n"
+// The hand-made traces of the histogram tests, shared with
+// queries/hist_test.go, which says what they hold.
+var (
+	histBTF = filepath.Join("..", "..", "queries", "testdata", "hist-hand.btf")
+	histQNX = filepath.Join("..", "..", "queries", "testdata", "hist-hand.txt")
+)
 
 // histDB ingests histBTF (run 1) and histQNX (run 2) into a database.
 func histDB(t *testing.T, dir string) string {
 	t.Helper()
 	db := filepath.Join(dir, "h.duckdb")
-	btf, qnx := filepath.Join(dir, "h.btf"), filepath.Join(dir, "h.txt")
-	if err := os.WriteFile(btf, []byte(histBTF), 0o644); err != nil {
+	btf, err := filepath.Abs(histBTF)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(qnx, []byte(histQNX), 0o644); err != nil {
+	qnx, err := filepath.Abs(histQNX)
+	if err != nil {
 		t.Fatal(err)
 	}
 	mustRun(t, dir, nil, "ingest", "--db", db, btf)

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/ingest/baget"
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/schema"
@@ -71,10 +71,6 @@ func BenchmarkIndex(b *testing.B) {
 	b.ReportMetric(float64(benchLog.events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
-type discard struct{}
-
-func (discard) Put(string, arrow.Record) error { return nil }
-
 func benchFiles(b *testing.B) (logPath, descPath string) {
 	dir := b.TempDir()
 	logPath, descPath = filepath.Join(dir, "bench.blog"), filepath.Join(dir, "minirtos.xml")
@@ -102,7 +98,7 @@ func BenchmarkParseOnly(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "bench", Source: logPath, Format: "baget"}, discard{}, memory.DefaultAllocator)
+		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "bench", Source: logPath, Format: "baget"}, dbtest.Discard{}, memory.DefaultAllocator)
 		if err := ing.Ingest(ctx, src, w); err != nil {
 			b.Fatal(err)
 		}

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/ingest/btf"
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/schema"
@@ -90,11 +90,6 @@ func BenchmarkIngest(b *testing.B) {
 	reportRates(b, events)
 }
 
-// discard is a Sink that drops every batch.
-type discard struct{}
-
-func (discard) Put(string, arrow.Record) error { return nil }
-
 // BenchmarkParseOnly runs the BTF ingester into a RunWriter whose sink
 // drops the batches: reading, parsing, state machines and building the
 // Arrow batches, without DuckDB. BenchmarkIngest minus this is the cost of
@@ -110,7 +105,7 @@ func BenchmarkParseOnly(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "bench", Source: path, Format: "btf"}, discard{}, memory.DefaultAllocator)
+		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "bench", Source: path, Format: "btf"}, dbtest.Discard{}, memory.DefaultAllocator)
 		if err := (btf.Ingester{}).Ingest(ctx, src, w); err != nil {
 			b.Fatal(err)
 		}

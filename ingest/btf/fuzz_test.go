@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -199,7 +198,7 @@ type ingestOutcome struct {
 }
 
 func runIngest(t *testing.T, data []byte, skipBad bool) ingestOutcome {
-	mem := memory.NewCheckedAllocator(fuzzPool)
+	mem := memory.NewCheckedAllocator(dbtest.RecyclingAllocator)
 	defer mem.AssertSize(t, 0)
 	sink := &checkSink{t: t, badLines: map[int64]bool{}}
 	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "fuzz", Source: fuzzName, Format: "btf", SkipBad: skipBad}, sink, mem)
@@ -223,51 +222,6 @@ func runIngest(t *testing.T, data []byte, skipBad bool) ingestOutcome {
 	}
 	out.badLines, out.overflow = sink.badLines, sink.overflow
 	return out
-}
-
-// fuzzPool recycles the buffers of the run writers of successive fuzz
-// inputs: a RunWriter reserves a full-size events batch (DefaultBatchRows
-// rows, megabytes) before it sees the first line, and allocating and
-// clearing that afresh for every input made fuzzing ten times slower.
-var fuzzPool = &poolAllocator{inner: memory.NewGoAllocator(), free: map[int][][]byte{}}
-
-// poolAllocator is an Arrow allocator that keeps freed buffers by size and
-// hands them out again cleared, as a fresh allocation would be.
-type poolAllocator struct {
-	inner memory.Allocator
-	mu    sync.Mutex
-	free  map[int][][]byte
-}
-
-func (p *poolAllocator) Allocate(size int) []byte {
-	p.mu.Lock()
-	if l := p.free[size]; len(l) > 0 {
-		b := l[len(l)-1]
-		p.free[size] = l[:len(l)-1]
-		p.mu.Unlock()
-		clear(b)
-		return b
-	}
-	p.mu.Unlock()
-	return p.inner.Allocate(size)
-}
-
-func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
-	if size == len(b) {
-		return b
-	}
-	nb := p.Allocate(size)
-	copy(nb, b)
-	p.Free(b)
-	return nb
-}
-
-func (p *poolAllocator) Free(b []byte) {
-	p.mu.Lock()
-	if l := p.free[len(b)]; len(l) < 16 {
-		p.free[len(b)] = append(l, b)
-	}
-	p.mu.Unlock()
 }
 
 // checkSink checks the batches a run writer sends and keeps a few figures.
@@ -383,7 +337,7 @@ func TestFuzzSeedsLoad(t *testing.T) {
 	for i, s := range fuzzSeeds {
 		t.Run(fmt.Sprintf("seed%d", i), func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			probe := schema.NewRunWriter(schema.RunInfo{Source: fuzzName}, discard{}, mem)
+			probe := schema.NewRunWriter(schema.RunInfo{Source: fuzzName}, dbtest.Discard{}, mem)
 			src := ingest.NewSource(fuzzName, bytes.NewReader([]byte(s)), int64(len(s)))
 			err := btf.Ingester{}.Ingest(context.Background(), src, probe)
 			probe.Abort()

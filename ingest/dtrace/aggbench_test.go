@@ -11,12 +11,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/schema"
 )
-
-type aggDiscard struct{}
-
-func (aggDiscard) Put(string, arrow.Record) error { return nil }
 
 // aggBenchInput is a large synthetic output: after ^C, 20000 quantize
 // distributions of 20 rows under printa keys, an lquantize aggregation
@@ -59,7 +56,7 @@ func BenchmarkAggregations(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bench"}, aggDiscard{}, memory.DefaultAllocator)
+		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bench"}, dbtest.Discard{}, memory.DefaultAllocator)
 		if err := aggFeed(w, data, ScalarsAuto); err != nil {
 			b.Fatal(err)
 		}

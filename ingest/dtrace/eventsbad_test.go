@@ -5,15 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/schema"
 )
-
-// discard is a Sink that drops every batch.
-type discard struct{}
-
-func (discard) Put(string, arrow.Record) error { return nil }
 
 const sched5 = "#traceduck-events 1 timestamp cpu pid tid probe\n"
 
@@ -75,7 +69,7 @@ func manyKeys(n int) string {
 // with FILE:LINE: what was expected, what was found.
 func TestEventsBadLines(t *testing.T) {
 	for _, tc := range badLines {
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bad.txt"}, discard{}, nil)
+		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bad.txt"}, dbtest.Discard{}, nil)
 		_, err := readEvents(context.Background(), w, []byte(tc.text+"\n"))
 		w.Abort()
 		if err == nil || err.Error() != tc.err {
@@ -146,7 +140,7 @@ func TestEventsLeft(t *testing.T) {
 		"[0, 1)   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|",
 		"-8 0 1 1 a:b:c:d",
 	}, "\n")
-	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "left.txt"}, discard{}, nil)
+	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "left.txt"}, dbtest.Discard{}, nil)
 	defer w.Abort()
 	left, err := readEvents(context.Background(), w, []byte(text))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/schema"
 )
@@ -32,7 +33,7 @@ func BenchmarkEvents(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bench.txt"}, discard{}, memory.DefaultAllocator)
+		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bench.txt"}, dbtest.Discard{}, memory.DefaultAllocator)
 		r := newEventReader(w, "bench.txt")
 		err := ingest.NewLineReader(bytes.NewReader(text)).Each(ctx, "bench.txt", "DTrace", func(line []byte, n int64) error {
 			_, err := r.Line(n, line)
@@ -59,7 +60,7 @@ func BenchmarkEvents(b *testing.B) {
 // event line allocates nothing (the writer's batches, filled in place,
 // are not counted: the sink here is never reached within the lines).
 func TestEventLineAllocs(t *testing.T) {
-	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "a.txt"}, discard{}, memory.DefaultAllocator)
+	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "a.txt"}, dbtest.Discard{}, memory.DefaultAllocator)
 	defer w.Abort()
 	r := newEventReader(w, "a.txt")
 	if _, err := r.Line(1, []byte("#traceduck-events 1 timestamp cpu pid tid probe")); err != nil {

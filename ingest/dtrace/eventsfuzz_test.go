@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/schema"
 	"golang.org/x/tools/txtar"
 )
@@ -77,7 +77,7 @@ func FuzzEvents(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, skip := range []bool{false, true} {
-			mem := memory.NewCheckedAllocator(fuzzPool)
+			mem := memory.NewCheckedAllocator(dbtest.RecyclingAllocator)
 			sink := &intervalCheck{}
 			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "fuzz.txt", SkipBad: skip}, sink, mem)
 			r := newEventReader(w, "fuzz.txt")
@@ -112,49 +112,4 @@ func FuzzEvents(f *testing.F) {
 			mem.AssertSize(t, 0)
 		}
 	})
-}
-
-// fuzzPool recycles the Arrow buffers of the run writers of successive
-// inputs: a RunWriter reserves full-size batches before the first line,
-// and allocating them afresh for every input made the fuzzer's
-// minimization of each new input take minutes (as in ingest/btf).
-var fuzzPool = &poolAllocator{inner: memory.NewGoAllocator(), free: map[int][][]byte{}}
-
-// poolAllocator keeps freed buffers by size and hands them out again
-// cleared, as a fresh allocation would be.
-type poolAllocator struct {
-	inner memory.Allocator
-	mu    sync.Mutex
-	free  map[int][][]byte
-}
-
-func (p *poolAllocator) Allocate(size int) []byte {
-	p.mu.Lock()
-	if l := p.free[size]; len(l) > 0 {
-		b := l[len(l)-1]
-		p.free[size] = l[:len(l)-1]
-		p.mu.Unlock()
-		clear(b)
-		return b
-	}
-	p.mu.Unlock()
-	return p.inner.Allocate(size)
-}
-
-func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
-	if size == len(b) {
-		return b
-	}
-	nb := p.Allocate(size)
-	copy(nb, b)
-	p.Free(b)
-	return nb
-}
-
-func (p *poolAllocator) Free(b []byte) {
-	p.mu.Lock()
-	if l := p.free[len(b)]; len(l) < 16 {
-		p.free[len(b)] = append(l, b)
-	}
-	p.mu.Unlock()
 }

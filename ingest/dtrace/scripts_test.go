@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/schema"
 )
 
@@ -49,7 +50,7 @@ func TestScriptsPrintTheLayout(t *testing.T) {
 			}
 			text.WriteString(render(format, convs, i))
 		}
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: path}, discard{}, nil)
+		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: path}, dbtest.Discard{}, nil)
 		left, err := readEvents(context.Background(), w, []byte(text.String()))
 		w.Abort()
 		if err != nil || len(left) > 0 {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/traceduck/traceduck/ingest"
@@ -79,10 +78,6 @@ func TestTextSkipBad(t *testing.T) {
 
 var glued = regexp.MustCompile(`[^ "]t:0x[0-9a-fA-F]+ CPU:`)
 
-type discard struct{}
-
-func (discard) Put(string, arrow.Record) error { return nil }
-
 // FuzzText: any input either ingests or fails with FILE:LINE; no panic,
 // no leak, and an ingested trace has as many events as lines starting
 // with "t:" after the header.
@@ -97,7 +92,7 @@ func FuzzText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "fuzz.txt"}, discard{}, mem)
+		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "fuzz.txt"}, dbtest.Discard{}, mem)
 		err := (qnx.TextIngester{}).Ingest(context.Background(), ingest.NewSource("fuzz.txt", bytes.NewReader(data), int64(len(data))), w)
 		if err != nil {
 			w.Abort()
