@@ -52,6 +52,24 @@ JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
 WHERE sched_class(r.format, o.kind, s.state) IS NOT NULL
   AND NOT (r.format IN ('qnx', 'kev', 'dtrace') AND s.instance <> 0);
 
+-- sched_neighbours: sched_intervals with what comes before and after each
+-- interval of the same object and instance (the sequence task_instances
+-- and sched_latency walk): prev_class, prev_state, prev_end, next_class,
+-- next_start, next_cpu (NULL at the ends). Intervals are ordered by
+-- start_ts, then end_ts (a zero-length interval at a time comes before
+-- the one that replaced it), then start_seq.
+-- Example: SELECT object, state, prev_state FROM sched_neighbours WHERE prev_end <> start_ts
+CREATE OR REPLACE VIEW sched_neighbours AS
+SELECT *,
+       lag(class) OVER w AS prev_class,
+       lag(state) OVER w AS prev_state,
+       lag(end_ts) OVER w AS prev_end,
+       lead(class) OVER w AS next_class,
+       lead(start_ts) OVER w AS next_start,
+       lead(cpu) OVER w AS next_cpu
+FROM sched_intervals
+WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq);
+
 -- task_instances: one row per process instance (job) of a task, ISR or
 -- thread: from its activation until it ends.
 --   BTF: the instance the trace numbers (activate .. terminate).
@@ -75,14 +93,7 @@ WHERE sched_class(r.format, o.kind, s.state) IS NOT NULL
 --          WHERE NOT truncated GROUP BY object
 CREATE OR REPLACE VIEW task_instances AS
 WITH seq AS (
-  SELECT *,
-         lag(class) OVER w AS prev_class,
-         lag(state) OVER w AS prev_state,
-         lag(end_ts) OVER w AS prev_end
-  FROM sched_intervals
-  -- end_ts second: a zero-length interval at a time comes before the one
-  -- that replaced it
-  WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq)
+  SELECT * FROM sched_neighbours
 ), jobs AS (
   -- BTF numbers its instances; elsewhere an instance starts after a
   -- blocked state or a gap (a running count of the starts numbers them)
@@ -125,14 +136,7 @@ GROUP BY run_id, object_id, instance, job;
 -- Example: SELECT object, after, max(latency) FROM sched_latency GROUP BY ALL
 CREATE OR REPLACE VIEW sched_latency AS
 WITH seq AS (
-  SELECT *,
-         lag(class) OVER w AS prev_class,
-         lag(end_ts) OVER w AS prev_end,
-         lead(class) OVER w AS next_class,
-         lead(start_ts) OVER w AS next_start,
-         lead(cpu) OVER w AS next_cpu
-  FROM sched_intervals
-  WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq)
+  SELECT * FROM sched_neighbours
 ), waits AS (
   -- number the runs of contiguous ready intervals
   SELECT *,
