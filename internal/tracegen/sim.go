@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // kind is a BTF target type.
@@ -299,6 +300,24 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 		f := 0.6 + 0.4*rng.Float64()
 		u := coreBudget / float64(perCore[p.core]) * f
 		p.execMax = int64(u * float64(p.period) / float64(len(p.runs)))
+	}
+	// Slowed-down tasks (after every draw above, so that the rest of the
+	// configuration is the same as without ExecScale).
+	for name, f := range cfg.ExecScale {
+		var p *proc
+		for _, t := range tasks {
+			if string(t.name) == name {
+				p = t
+			}
+		}
+		if p == nil || !(f > 0) {
+			names := make([]string, len(tasks))
+			for i, t := range tasks {
+				names[i] = string(t.name)
+			}
+			return nil, fmt.Errorf("tracegen: ExecScale[%q] = %g: want a task of this configuration (%s) and a factor > 0", name, f, strings.Join(names, ", "))
+		}
+		p.execMax = int64(float64(p.execMax) * f)
 	}
 	// Roles.
 	tasks[0].sigWriter = true

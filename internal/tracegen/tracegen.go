@@ -111,6 +111,11 @@ type Config struct {
 	Tasks     int    // number of periodic tasks (default 6 when 0)
 	Seed      int64  // seed of math/rand; identical configs produce identical bytes
 	TimeScale string // "ns" (default), "us" or "ps": the #timeScale header; timestamps are written in that unit
+	// ExecScale multiplies the execution times of the named tasks (1.3:
+	// 30% slower), so that two runs of one configuration differ by a known
+	// regression. The task names follow from Seed, Cores and Tasks; a name
+	// that is not one of them, or a factor <= 0, is an error.
+	ExecScale map[string]float64
 }
 
 // Truth is what the generator knows, independent of any parser.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -543,4 +544,60 @@ func BenchmarkWriteBTF(b *testing.B) {
 		lines += tr.Lines
 	}
 	b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// ExecScale makes one task slower by a known factor and leaves the
+// system otherwise the same; a name that is no task is refused.
+func TestExecScale(t *testing.T) {
+	cfg := Config{Events: 60_000, Cores: 2, Tasks: 5, Seed: 7}
+	_, base := gen(t, cfg)
+	slow := "Task_10ms_3" // a task of this seed
+	if _, ok := base.Running[slow]; !ok {
+		t.Fatalf("%s is not a task of %+v: %v", slow, cfg, base.Running)
+	}
+	cfg.ExecScale = map[string]float64{slow: 1.5}
+	out, scaled := gen(t, cfg)
+	check(t, out, scaled, "ns").compare()
+	if !reflect.DeepEqual(keys(base.Running), keys(scaled.Running)) {
+		t.Errorf("the tasks changed: %v, then %v", keys(base.Running), keys(scaled.Running))
+	}
+	// Mean running time per terminated instance grows by about the factor
+	// (execution times are drawn from [0.35, 1] x the scaled budget).
+	perInst := func(tr Truth, name string) float64 {
+		return float64(tr.Running[name]) / float64(tr.Terminated[name])
+	}
+	if r := perInst(scaled, slow) / perInst(base, slow); r < 1.35 || r > 1.65 {
+		t.Errorf("%s: running time per instance x%.3f, want about x1.5", slow, r)
+	}
+	for name := range base.Running {
+		if name == slow || name == "ISR_Tick" || base.Terminated[name] < 20 {
+			continue
+		}
+		if r := perInst(scaled, name) / perInst(base, name); r < 0.85 || r > 1.15 {
+			t.Errorf("%s: running time per instance x%.3f, want about the same", name, r)
+		}
+	}
+
+	for _, tc := range []struct {
+		scale map[string]float64
+		want  string
+	}{
+		{map[string]float64{"Task_nope": 2}, `tracegen: ExecScale["Task_nope"] = 2: want a task of this configuration (Task_5ms_0, Task_1ms_1, Task_50ms_2, Task_10ms_3, Task_2ms_4) and a factor > 0`},
+		{map[string]float64{slow: 0}, `tracegen: ExecScale["Task_10ms_3"] = 0: want a task of this configuration (Task_5ms_0, Task_1ms_1, Task_50ms_2, Task_10ms_3, Task_2ms_4) and a factor > 0`},
+	} {
+		c := cfg
+		c.ExecScale = tc.scale
+		if _, err := WriteBTF(io.Discard, c); err == nil || err.Error() != tc.want {
+			t.Errorf("ExecScale %v: got error %v, want %s", tc.scale, err, tc.want)
+		}
+	}
+}
+
+func keys(m map[string]int64) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
