@@ -3,9 +3,9 @@
 -- ISR, thread or interrupt on it; 'idle' when idle), holder_id (its object,
 -- NULL when idle or not known as an object), busy, start_ts, end_ts, dur,
 -- truncated.
---   btf, qnx, kev, dtrace: the intervals of the cpu objects; their state
---         is the holder's name, 'idle' when idle (dtrace: 'switching', the
---         dispatcher between two threads, is busy).
+--   btf, qnx, kev, dtrace, ftrace: the intervals of the cpu objects; their
+--         state is the holder's name, 'idle' when idle (dtrace:
+--         'switching', the dispatcher between two threads, is busy).
 --   baget: the intervals of the cpu objects; cpuThr/cpuIntr with the
 --         holder's object_id as instance, cpuIdle.
 --   tlv, toppers-*: the objects of kind Context (TOPPERS: the running
@@ -23,7 +23,7 @@ WITH cpu_states AS (
   FROM state_intervals s
   JOIN runs r ON r.run_id = s.run_id
   JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
-  WHERE (c.kind = 'cpu' AND r.format IN ('btf', 'qnx', 'kev', 'baget', 'dtrace'))
+  WHERE (c.kind = 'cpu' AND r.format IN ('btf', 'qnx', 'kev', 'baget', 'dtrace', 'ftrace'))
      OR (lower(c.kind) = 'context' AND r.format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') AND lower(s.state) LIKE 'name=%')
 ), by_name AS (
   -- holders named by a state: the first object of that name that is not a CPU

@@ -12,6 +12,9 @@
 --   baget thread: thrRun; thrReady, thrInterrupted; thrNotReady
 --   dtrace thread: running; runnable; any other (off_cpu, sleeping, ...;
 --         call intervals of instance >= 1 are left out by sched_intervals)
+--   ftrace thread: running; runnable (woken, or preempted: R, R+); any
+--         other (sleeping, uninterruptible, I, T, ...; system-call
+--         intervals of instance >= 1 are left out by sched_intervals)
 --   tlv, toppers-asp, toppers-fmp: state=RUNNING or state=ACTIVE (an
 --         interrupt handler); state=RUNNABLE or state=READY; any other
 --         state=... (case ignored)
@@ -24,7 +27,7 @@ CASE
                WHEN 'waiting' THEN 'waiting' WHEN 'polling' THEN 'waiting' WHEN 'parking' THEN 'waiting' END
   WHEN format IN ('qnx', 'kev') AND kind = 'thread' THEN
     CASE state WHEN 'RUNNING' THEN 'running' WHEN 'READY' THEN 'ready' ELSE 'blocked' END
-  WHEN format = 'dtrace' AND kind = 'thread' THEN
+  WHEN format IN ('dtrace', 'ftrace') AND kind = 'thread' THEN
     CASE state WHEN 'running' THEN 'running' WHEN 'runnable' THEN 'ready' ELSE 'blocked' END
   WHEN format = 'baget' AND kind = 'thread' THEN
     CASE state WHEN 'thrRun' THEN 'running' WHEN 'thrReady' THEN 'ready'
@@ -39,8 +42,8 @@ END;
 -- their scheduling class (see sched_class): run_id, object_id, kind,
 -- object (name), format, instance, state, class, start_ts, end_ts, dur,
 -- cpu, truncated, start_seq, end_seq. QNX kernel-call intervals (instance
--- 1) and DTrace call intervals (instance = depth >= 1) are not scheduling
--- states and are left out.
+-- 1), DTrace call intervals (instance = depth >= 1) and ftrace system-call
+-- intervals (instance 1, 2) are not scheduling states and are left out.
 -- Example: SELECT object, class, sum(dur) FROM sched_intervals GROUP BY ALL
 CREATE OR REPLACE VIEW sched_intervals AS
 SELECT s.run_id, s.object_id, o.kind, o.name AS object, r.format, s.instance, s.state,
@@ -50,7 +53,7 @@ FROM state_intervals s
 JOIN runs r ON r.run_id = s.run_id
 JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
 WHERE sched_class(r.format, o.kind, s.state) IS NOT NULL
-  AND NOT (r.format IN ('qnx', 'kev', 'dtrace') AND s.instance <> 0);
+  AND NOT (r.format IN ('qnx', 'kev', 'dtrace', 'ftrace') AND s.instance <> 0);
 
 -- sched_neighbours: sched_intervals with what comes before and after each
 -- interval of the same object and instance (the sequence task_instances
