@@ -1,0 +1,113 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Run is one row of the runs table, as the commands over several runs
+// (report, export) list them.
+type Run struct {
+	ID     int32
+	Name   string
+	Format string
+	Source string
+	Tags   map[string]string
+}
+
+// SelectRuns returns the runs a selector names, in run_id order. The
+// selector is a comma-separated list of items, each of which is
+//
+//	N        the run with run_id N
+//	N-M      the runs with run_id N to M (both included)
+//	K=V      the runs tagged K=V at ingest (--tag K=V; system=NAME too)
+//	NAME     the runs named NAME (--name at ingest)
+//
+// An empty selector selects every run. An item that selects no run is an
+// error that names it: a selector in a CI script that silently matched
+// nothing would compare nothing.
+func SelectRuns(ctx context.Context, db *sql.DB, selector string) ([]Run, error) {
+	all, err := ListRuns(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(selector) == "" {
+		return all, nil
+	}
+	chosen := make(map[int32]bool)
+	for i, item := range strings.Split(selector, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return nil, fmt.Errorf("runs selector %q: item %d is empty", selector, i+1)
+		}
+		match, err := runMatcher(item)
+		if err != nil {
+			return nil, fmt.Errorf("runs selector %q: %v", selector, err)
+		}
+		n := 0
+		for _, r := range all {
+			if match(r) {
+				chosen[r.ID] = true
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("runs selector %q: %q selects no run (see 'SELECT run_id, name, tags FROM runs')", selector, item)
+		}
+	}
+	var out []Run
+	for _, r := range all {
+		if chosen[r.ID] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// runMatcher compiles one selector item.
+func runMatcher(item string) (func(Run) bool, error) {
+	if id, err := strconv.ParseInt(item, 10, 32); err == nil {
+		return func(r Run) bool { return int64(r.ID) == id }, nil
+	}
+	if lo, hi, ok := strings.Cut(item, "-"); ok {
+		a, errA := strconv.ParseInt(lo, 10, 32)
+		b, errB := strconv.ParseInt(hi, 10, 32)
+		if errA == nil && errB == nil {
+			if a > b {
+				return nil, fmt.Errorf("range %q: expected FIRST-LAST with FIRST <= LAST", item)
+			}
+			return func(r Run) bool { return int64(r.ID) >= a && int64(r.ID) <= b }, nil
+		}
+	}
+	if k, v, ok := strings.Cut(item, "="); ok {
+		return func(r Run) bool { tv, has := r.Tags[k]; return has && tv == v }, nil
+	}
+	return func(r Run) bool { return r.Name == item }, nil
+}
+
+// ListRuns returns every run in run_id order.
+func ListRuns(ctx context.Context, db *sql.DB) ([]Run, error) {
+	rows, err := db.QueryContext(ctx, `SELECT run_id, coalesce(name, ''), coalesce(format, ''), coalesce(source, ''), coalesce(CAST(tags AS VARCHAR), '{}') FROM runs ORDER BY run_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		var r Run
+		var tags string
+		if err := rows.Scan(&r.ID, &r.Name, &r.Format, &r.Source, &tags); err != nil {
+			return nil, err
+		}
+		r.Tags = map[string]string{}
+		if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
+			return nil, fmt.Errorf("run %d: tags %s: %v", r.ID, tags, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,59 @@
+package queries_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/queries"
+)
+
+func TestSelectRuns(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.Open(t)
+	if err := queries.Install(ctx, db.SQL()); err != nil {
+		t.Fatal(err)
+	}
+	path := writeTemp(t, "tiny.btf", []byte("#version 2.1.4\n#timeScale ns\n0, Sim, 0, STI, S_1MS, 0, trigger\n"))
+	for _, r := range []struct {
+		name string
+		tags [][2]string
+	}{
+		{"v1", [][2]string{{"build", "100"}}},
+		{"v2", [][2]string{{"build", "101"}}},
+		{"v2", [][2]string{{"build", "102"}, {"branch", "x"}}},
+		{"other", nil},
+	} {
+		dbtest.Ingest(t, db, path, ingest.Options{Name: r.name, Tags: r.tags, Force: true})
+	}
+	ids := func(sel string) string {
+		runs, err := queries.SelectRuns(ctx, db.SQL(), sel)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		var s []string
+		for _, r := range runs {
+			s = append(s, fmt.Sprint(r.ID))
+		}
+		return strings.Join(s, ",")
+	}
+	for _, c := range []struct{ sel, want string }{
+		{"", "1,2,3,4"},
+		{"2", "2"},
+		{"2-3", "2,3"},
+		{"v2", "2,3"},
+		{"v1, 4", "1,4"},
+		{"build=101,branch=x", "2,3"},
+		{"4,1", "1,4"},
+		{"v9", `error: runs selector "v9": "v9" selects no run (see 'SELECT run_id, name, tags FROM runs')`},
+		{"3-2", `error: runs selector "3-2": range "3-2": expected FIRST-LAST with FIRST <= LAST`},
+		{"1,,2", `error: runs selector "1,,2": item 2 is empty`},
+	} {
+		if got := ids(c.sel); got != c.want {
+			t.Errorf("SelectRuns(%q) = %s, want %s", c.sel, got, c.want)
+		}
+	}
+}
