@@ -1,0 +1,481 @@
+package export
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	_ "embed"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/traceduck/traceduck/ingest"
+)
+
+var (
+	//go:embed chrome_tracks.sql
+	chromeTracksSQL string
+	//go:embed chrome_slices.sql
+	chromeSlicesSQL string
+	//go:embed chrome_events.sql
+	chromeEventsSQL string
+	//go:embed chrome_load.sql
+	chromeLoadSQL string
+)
+
+// ChromeOptions says what the Chrome export writes.
+type ChromeOptions struct {
+	Run int32
+	// From and To bound the time window [From, To) in ns; a nil bound is
+	// the run's start or end. Intervals are clipped to the window.
+	From, To *int64
+	// LoadWindow is the width of the CPU load counter's windows in ns; 0
+	// chooses about 1000 windows over the exported time.
+	LoadWindow int64
+}
+
+// ChromeResult counts what the export wrote.
+type ChromeResult struct {
+	Slices, Instants, Counters, Tracks int
+}
+
+// Chrome process ids: the CPUs, then the real processes keep their pid,
+// the groups by kind get ids above every 32-bit pid (kindPidBase + n).
+const (
+	cpusPid     = 0x7fff_0000
+	kindPidBase = 0x7fff_0001
+)
+
+// laneShift makes the tid of an object's extra lane: intervals of one
+// object that overlap without nesting (several instances of a BTF task)
+// would break the nesting of complete events on one track, so they go to
+// lane 1, 2... shown as threads "NAME #lane".
+const laneShift = 24
+
+// track is where one object's events go.
+type track struct {
+	pid, tid int64
+	name     string
+	kind     string
+	counter  bool
+	lanes    [][]int64 // per lane, the end times of the open slices (a stack)
+}
+
+// Chrome writes run opt.Run in the Trace Event Format (the JSON object
+// form), which Perfetto UI and chrome://tracing open: state intervals as
+// complete events ("X") on one thread track per object, grouped into a
+// process per real process, per object kind, and one for the CPUs (whose
+// intervals say what ran on them); events of objects without intervals as
+// instant events ("i"); the states of numeric signals and counters, and
+// the load of each CPU, as counter events ("C"); names as metadata ("M").
+// Timestamps are µs with ns digits. The output is written as the rows
+// stream from the database; nothing is held per event.
+func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (ChromeResult, error) {
+	var res ChromeResult
+	var name, format, source string
+	var first, last sql.NullInt64
+	err := db.QueryRowContext(ctx, `SELECT coalesce(name, ''), format, coalesce(source, ''), first_ts, last_ts FROM runs WHERE run_id = ?`, opt.Run).
+		Scan(&name, &format, &source, &first, &last)
+	if err == sql.ErrNoRows {
+		return res, fmt.Errorf("run %d: no such run (see 'SELECT run_id, name FROM runs')", opt.Run)
+	}
+	if err != nil {
+		return res, err
+	}
+	from, to := int64(math.MinInt64), int64(math.MaxInt64)
+	if opt.From != nil {
+		from = *opt.From
+	}
+	if opt.To != nil {
+		to = *opt.To
+	}
+	if from >= to {
+		return res, fmt.Errorf("time window [%d, %d): expected --from before --to", from, to)
+	}
+	span := func(lo, hi int64) int64 {
+		if first.Valid && lo < first.Int64 {
+			lo = first.Int64
+		}
+		if last.Valid && hi > last.Int64 {
+			hi = last.Int64
+		}
+		return hi - lo
+	}(from, to)
+	window := opt.LoadWindow
+	if window <= 0 {
+		window = niceWindow(span / 1000)
+	}
+	args := []any{sql.Named("run", opt.Run), sql.Named("from", from), sql.Named("to", to)}
+
+	out := &chromeWriter{w: bufio.NewWriterSize(w, 1<<16)}
+	out.raw(`{"displayTimeUnit":"ns","otherData":{"traceduck_run":`)
+	out.int(int64(opt.Run))
+	out.raw(`,"name":`)
+	out.str(name)
+	out.raw(`,"format":`)
+	out.str(format)
+	out.raw(`,"source":`)
+	out.str(source)
+	out.raw(`},"traceEvents":[`)
+
+	// 1. Tracks: one thread per object, one process per group, named by
+	//    metadata events.
+	tracks, err := chromeTracks(ctx, db, opt.Run, out)
+	if err != nil {
+		return res, err
+	}
+	res.Tracks = len(tracks)
+	cpuByName := map[string]*track{}
+	for _, t := range tracks {
+		if t.pid == cpusPid {
+			cpuByName[t.name] = t
+		}
+	}
+
+	// 2. Slices, sorted by start (the longer first): each goes to the
+	//    first lane of its object where it nests (every open slice that
+	//    ended by its start is closed first); counters' states become
+	//    counter events.
+	rows, err := db.QueryContext(ctx, chromeSlicesSQL, args...)
+	if err != nil {
+		return res, err
+	}
+	for rows.Next() {
+		var (
+			obj                int64
+			instance           sql.NullInt64
+			state              string
+			cpu                sql.NullInt64
+			start, end         int64
+			truncated, clipped bool
+		)
+		if err := rows.Scan(&obj, &state, &instance, &cpu, &start, &end, &truncated, &clipped); err != nil {
+			rows.Close()
+			return res, err
+		}
+		t := tracks[obj]
+		if t == nil {
+			continue
+		}
+		if t.counter {
+			v, _ := strconv.ParseFloat(state, 64)
+			out.counter(t.pid, t.name, start, t.name, v)
+			res.Counters++
+			continue
+		}
+		tid := t.tid + int64(t.lane(start, end))<<laneShift
+		if tid != t.tid && !out.named[tid] {
+			out.threadName(t.pid, tid, fmt.Sprintf("%s #%d", t.name, tid>>laneShift))
+		}
+		out.sep()
+		out.raw(`{"ph":"X","name":`)
+		out.str(state)
+		out.raw(`,"cat":`)
+		out.str(t.kind)
+		out.raw(`,"ts":`)
+		out.us(start)
+		out.raw(`,"dur":`)
+		out.us(end - start)
+		out.ids(t.pid, tid)
+		out.raw(`,"args":{`)
+		comma := ""
+		if instance.Valid {
+			out.raw(`"instance":`)
+			out.int(instance.Int64)
+			comma = ","
+		}
+		if cpu.Valid {
+			out.raw(comma + `"cpu":`)
+			out.int(cpu.Int64)
+			comma = ","
+		}
+		if truncated {
+			out.raw(comma + `"truncated":true`)
+			comma = ","
+		}
+		if clipped {
+			out.raw(comma + `"clipped":true`)
+		}
+		out.raw(`}}`)
+		res.Slices++
+	}
+	if err := rows.Close(); err != nil {
+		return res, err
+	}
+	if err := rows.Err(); err != nil {
+		return res, err
+	}
+
+	// 3. The events no slice shows, as instants on their object's track
+	//    (or the whole process's when they have none).
+	rows, err = db.QueryContext(ctx, chromeEventsSQL, args...)
+	if err != nil {
+		return res, err
+	}
+	for rows.Next() {
+		var (
+			ts                 int64
+			class, event       string
+			obj, cpu           sql.NullInt64
+			context, value, js sql.NullString
+		)
+		if err := rows.Scan(&ts, &class, &event, &obj, &context, &value, &js, &cpu); err != nil {
+			rows.Close()
+			return res, err
+		}
+		out.sep()
+		out.raw(`{"ph":"i","name":`)
+		out.str(event)
+		out.raw(`,"cat":`)
+		out.str(class)
+		out.raw(`,"ts":`)
+		out.us(ts)
+		if t := tracks[obj.Int64]; obj.Valid && t != nil {
+			out.ids(t.pid, t.tid)
+			out.raw(`,"s":"t"`)
+		} else {
+			out.ids(cpusPid, 0)
+			out.raw(`,"s":"p"`)
+		}
+		out.raw(`,"args":{`)
+		comma := ""
+		if context.Valid {
+			out.raw(`"context":`)
+			out.str(context.String)
+			comma = ","
+		}
+		if value.Valid {
+			out.raw(comma + `"value":`)
+			out.str(value.String)
+			comma = ","
+		}
+		if cpu.Valid {
+			out.raw(comma + `"cpu":`)
+			out.int(cpu.Int64)
+			comma = ","
+		}
+		if js.Valid && js.String != "" {
+			// args is JSON already (the tables hold valid JSON only).
+			out.raw(comma + `"args":`)
+			out.raw(js.String)
+		}
+		out.raw(`}}`)
+		res.Instants++
+	}
+	if err := rows.Close(); err != nil {
+		return res, err
+	}
+	if err := rows.Err(); err != nil {
+		return res, err
+	}
+
+	// 4. CPU load per window, one counter track per CPU.
+	if len(cpuByName) > 0 {
+		rows, err = db.QueryContext(ctx, chromeLoadSQL, append(args, sql.Named("window", window))...)
+		if err != nil {
+			return res, err
+		}
+		for rows.Next() {
+			var cpu string
+			var ws int64
+			var load float64
+			if err := rows.Scan(&cpu, &ws, &load); err != nil {
+				rows.Close()
+				return res, err
+			}
+			out.counter(cpusPid, "load "+cpu, ws, "load", load)
+			res.Counters++
+		}
+		if err := rows.Close(); err != nil {
+			return res, err
+		}
+		if err := rows.Err(); err != nil {
+			return res, err
+		}
+	}
+	out.raw("]}\n")
+	return res, out.w.Flush()
+}
+
+// chromeTracks reads the tracks and writes their names.
+func chromeTracks(ctx context.Context, db *sql.DB, run int32, out *chromeWriter) (map[int64]*track, error) {
+	rows, err := db.QueryContext(ctx, chromeTracksSQL, sql.Named("run", run))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	tracks := map[int64]*track{}
+	groups := map[string]int64{}
+	nextKindPid := int64(kindPidBase)
+	for rows.Next() {
+		var (
+			obj, order             int64
+			kind, name, key, gname string
+			native                 sql.NullInt64
+			counter                bool
+		)
+		if err := rows.Scan(&obj, &kind, &name, &native, &key, &gname, &order, &counter); err != nil {
+			return nil, err
+		}
+		pid, seen := groups[key]
+		if !seen {
+			switch {
+			case key == "cpus":
+				pid = cpusPid
+			case order == 1:
+				pid, _ = strconv.ParseInt(key[len("pid:"):], 10, 64)
+			default:
+				pid = nextKindPid
+				nextKindPid++
+			}
+			groups[key] = pid
+			out.meta("process_name", pid, 0, "name", gname)
+			out.metaInt("process_sort_index", pid, 0, len(groups))
+		}
+		t := &track{pid: pid, tid: obj, name: name, kind: kind, counter: counter}
+		tracks[obj] = t
+		if !counter {
+			label := name
+			if native.Valid && kind != "cpu" {
+				label = fmt.Sprintf("%s (%d)", name, native.Int64)
+			}
+			out.threadName(pid, obj, label)
+			out.metaInt("thread_sort_index", pid, obj, int(obj))
+		}
+	}
+	return tracks, rows.Err()
+}
+
+// lane returns the lane of the object's track where [start, end) nests.
+func (t *track) lane(start, end int64) int {
+	for i := range t.lanes {
+		s := t.lanes[i]
+		for len(s) > 0 && s[len(s)-1] <= start {
+			s = s[:len(s)-1]
+		}
+		t.lanes[i] = s
+		if len(s) == 0 || end <= s[len(s)-1] {
+			t.lanes[i] = append(s, end)
+			return i
+		}
+	}
+	t.lanes = append(t.lanes, []int64{end})
+	return len(t.lanes) - 1
+}
+
+// niceWindow rounds a width up to 1, 2 or 5 times a power of ten ns, at
+// least 1 µs.
+func niceWindow(ns int64) int64 {
+	w := int64(1000)
+	for w < ns {
+		switch {
+		case w*2 >= ns:
+			return w * 2
+		case w*5 >= ns:
+			return w * 5
+		}
+		w *= 10
+	}
+	return w
+}
+
+// chromeWriter appends JSON to a buffered writer; the first write error
+// is the one Flush returns.
+type chromeWriter struct {
+	w     *bufio.Writer
+	buf   []byte
+	n     int // events written
+	named map[int64]bool
+}
+
+func (c *chromeWriter) raw(s string) { c.w.WriteString(s) }
+
+func (c *chromeWriter) str(s string) {
+	c.buf = ingest.AppendJSONString(c.buf[:0], []byte(s))
+	c.w.Write(c.buf)
+}
+
+func (c *chromeWriter) int(v int64) {
+	c.buf = strconv.AppendInt(c.buf[:0], v, 10)
+	c.w.Write(c.buf)
+}
+
+// us writes ns as µs with three decimals: exact, no float rounding.
+func (c *chromeWriter) us(ns int64) {
+	b := c.buf[:0]
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	b = strconv.AppendUint(b, uint64(ns)/1000, 10)
+	if frac := uint64(ns) % 1000; frac != 0 {
+		b = append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+	}
+	c.buf = b
+	c.w.Write(b)
+}
+
+func (c *chromeWriter) sep() {
+	if c.n > 0 {
+		c.w.WriteString(",\n")
+	} else {
+		c.w.WriteString("\n")
+	}
+	c.n++
+}
+
+func (c *chromeWriter) ids(pid, tid int64) {
+	c.raw(`,"pid":`)
+	c.int(pid)
+	c.raw(`,"tid":`)
+	c.int(tid)
+}
+
+func (c *chromeWriter) meta(what string, pid, tid int64, key, value string) {
+	c.sep()
+	c.raw(`{"ph":"M","name":`)
+	c.str(what)
+	c.ids(pid, tid)
+	c.raw(`,"args":{`)
+	c.str(key)
+	c.raw(`:`)
+	c.str(value)
+	c.raw(`}}`)
+}
+
+func (c *chromeWriter) metaInt(what string, pid, tid int64, v int) {
+	c.sep()
+	c.raw(`{"ph":"M","name":`)
+	c.str(what)
+	c.ids(pid, tid)
+	c.raw(`,"args":{"sort_index":`)
+	c.int(int64(v))
+	c.raw(`}}`)
+}
+
+func (c *chromeWriter) threadName(pid, tid int64, name string) {
+	if c.named == nil {
+		c.named = map[int64]bool{}
+	}
+	c.named[tid] = true
+	c.meta("thread_name", pid, tid, "name", name)
+}
+
+func (c *chromeWriter) counter(pid int64, name string, ts int64, series string, v float64) {
+	c.sep()
+	c.raw(`{"ph":"C","name":`)
+	c.str(name)
+	c.raw(`,"ts":`)
+	c.us(ts)
+	c.ids(pid, 0)
+	c.raw(`,"args":{`)
+	c.str(series)
+	c.raw(`:`)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		v = 0
+	}
+	c.buf = strconv.AppendFloat(c.buf[:0], v, 'g', -1, 64)
+	c.w.Write(c.buf)
+	c.raw(`}}`)
+}

@@ -1,0 +1,220 @@
+package export_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/queries/export"
+)
+
+// chromeEvent is one entry of traceEvents, as the Trace Event Format
+// defines it.
+type chromeEvent struct {
+	Ph   string                     `json:"ph"`
+	Name string                     `json:"name"`
+	Cat  string                     `json:"cat"`
+	Ts   *json.Number               `json:"ts"`
+	Dur  *json.Number               `json:"dur"`
+	Pid  *int64                     `json:"pid"`
+	Tid  *int64                     `json:"tid"`
+	S    string                     `json:"s"`
+	Args map[string]json.RawMessage `json:"args"`
+}
+
+// parseChrome checks the output is one JSON object in the Trace Event
+// Format and returns its events.
+func parseChrome(t *testing.T, data []byte) []chromeEvent {
+	t.Helper()
+	var doc struct {
+		TraceEvents     []chromeEvent  `json:"traceEvents"`
+		DisplayTimeUnit string         `json:"displayTimeUnit"`
+		OtherData       map[string]any `json:"otherData"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("not the JSON object form of the Trace Event Format: %v", err)
+	}
+	if dec.More() {
+		t.Fatal("data after the JSON object")
+	}
+	if doc.DisplayTimeUnit != "ns" {
+		t.Errorf("displayTimeUnit = %q", doc.DisplayTimeUnit)
+	}
+	for i, e := range doc.TraceEvents {
+		if e.Pid == nil || e.Tid == nil || e.Name == "" {
+			t.Fatalf("event %d: pid, tid and name are required: %+v", i, e)
+		}
+		switch e.Ph {
+		case "X":
+			if e.Ts == nil || e.Dur == nil {
+				t.Fatalf("event %d: X without ts or dur", i)
+			}
+		case "i", "C":
+			if e.Ts == nil {
+				t.Fatalf("event %d: %s without ts", i, e.Ph)
+			}
+		case "M":
+		default:
+			t.Fatalf("event %d: phase %q", i, e.Ph)
+		}
+	}
+	return doc.TraceEvents
+}
+
+// ns reads a µs timestamp written with three decimals back into ns.
+func ns(t *testing.T, n *json.Number) int64 {
+	t.Helper()
+	s := n.String()
+	whole, frac, _ := strings.Cut(s, ".")
+	for len(frac) < 3 {
+		frac += "0"
+	}
+	v, err := strconv.ParseInt(whole+frac, 10, 64)
+	if err != nil || len(frac) != 3 {
+		t.Fatalf("timestamp %s: expected µs with at most 3 decimals", s)
+	}
+	return v
+}
+
+// TestChromeRuns exports each sample run and checks the output against
+// the database: every state interval is one complete event with its
+// times, on a track where complete events nest; every other event is an
+// instant; each track is named.
+func TestChromeRuns(t *testing.T) {
+	ctx := context.Background()
+	db := sampleDB(t)
+	for run := int32(1); run <= 4; run++ {
+		t.Run(fmt.Sprint(run), func(t *testing.T) {
+			var buf bytes.Buffer
+			res, err := export.Chrome(ctx, db.SQL(), &buf, export.ChromeOptions{Run: run})
+			if err != nil {
+				t.Fatal(err)
+			}
+			events := parseChrome(t, buf.Bytes())
+
+			// The intervals, as the database has them (counters' are
+			// counter events).
+			var want []string
+			for _, line := range strings.Split(strings.TrimSpace(dbtest.Query(t, db.SQL(), `
+				SELECT s.state, s.start_ts, s.end_ts - s.start_ts FROM state_intervals s JOIN objects o USING (run_id, object_id)
+				WHERE run_id = ? AND NOT (lower(o.kind) IN ('signal', 'counter')) ORDER BY ALL`, run)), "\n") {
+				want = append(want, line)
+			}
+			named := map[[2]int64]bool{}
+			var got []string
+			type span struct{ start, end int64 }
+			open := map[[2]int64][]span{}
+			instants := 0
+			for _, e := range events {
+				key := [2]int64{*e.Pid, *e.Tid}
+				switch e.Ph {
+				case "M":
+					if e.Name == "thread_name" {
+						named[key] = true
+					}
+				case "X":
+					if !named[key] {
+						t.Fatalf("X on track %v before its thread_name", key)
+					}
+					start, dur := ns(t, e.Ts), ns(t, e.Dur)
+					got = append(got, fmt.Sprintf("%s | %d | %d", e.Name, start, dur))
+					// Complete events on a track must nest: each starts
+					// after, or ends within, the ones still open.
+					s := open[key]
+					for len(s) > 0 && s[len(s)-1].end <= start {
+						s = s[:len(s)-1]
+					}
+					if len(s) > 0 && start+dur > s[len(s)-1].end {
+						t.Fatalf("track %v: %s [%d, %d) overlaps [%d, %d) without nesting", key, e.Name, start, start+dur, s[len(s)-1].start, s[len(s)-1].end)
+					}
+					open[key] = append(s, span{start, start + dur})
+				case "i":
+					instants++
+				}
+			}
+			sort.Strings(got)
+			sort.Strings(want)
+			if len(got) != len(want) || res.Slices != len(want) {
+				t.Fatalf("%d complete events (result says %d), want %d intervals", len(got), res.Slices, len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("interval %d: got %s, want %s", i, got[i], want[i])
+				}
+			}
+			if instants != res.Instants {
+				t.Errorf("%d instants, result says %d", instants, res.Instants)
+			}
+			var wantInstants int
+			if err := db.SQL().QueryRow(`SELECT count(*) FROM events e WHERE run_id = ?
+				AND NOT EXISTS (SELECT 1 FROM state_intervals s WHERE s.run_id = e.run_id AND s.object_id = e.object_id)`, run).Scan(&wantInstants); err != nil {
+				t.Fatal(err)
+			}
+			if instants != wantInstants {
+				t.Errorf("%d instants, want %d events of objects without intervals", instants, wantInstants)
+			}
+			if res.Counters == 0 {
+				t.Errorf("no counter (CPU load)")
+			}
+		})
+	}
+}
+
+// TestChromeWindow: a window clips the intervals that cross it and keeps
+// only what overlaps it.
+func TestChromeWindow(t *testing.T) {
+	ctx := context.Background()
+	db := sampleDB(t)
+	var lo, hi int64
+	if err := db.SQL().QueryRow(`SELECT first_ts + (last_ts - first_ts) // 3, first_ts + 2 * (last_ts - first_ts) // 3 FROM runs WHERE run_id = 1`).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	res, err := export.Chrome(ctx, db.SQL(), &buf, export.ChromeOptions{Run: 1, From: &lo, To: &hi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM state_intervals s JOIN objects o USING (run_id, object_id)
+		WHERE run_id = 1 AND NOT lower(o.kind) IN ('signal', 'counter') AND (end_ts > ? AND start_ts < ? OR start_ts = end_ts AND start_ts >= ? AND start_ts < ?)`, lo, hi, lo, hi).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if res.Slices != want || want == 0 {
+		t.Errorf("%d slices in the window, want %d", res.Slices, want)
+	}
+	clipped := 0
+	for _, e := range parseChrome(t, buf.Bytes()) {
+		if e.Ph == "X" || e.Ph == "i" || e.Ph == "C" {
+			if s, d := ns(t, e.Ts), int64(0); s < lo || s >= hi {
+				t.Fatalf("%s %s at %d outside [%d, %d)", e.Ph, e.Name, s, lo, hi)
+			} else if e.Dur != nil {
+				if d = ns(t, e.Dur); s+d > hi {
+					t.Fatalf("%s ends at %d after %d", e.Name, s+d, hi)
+				}
+			}
+		}
+		if _, ok := e.Args["clipped"]; ok {
+			clipped++
+		}
+	}
+	if clipped == 0 {
+		t.Error("no interval was clipped by a window in the middle of the run")
+	}
+	if _, err := export.Chrome(ctx, db.SQL(), &buf, export.ChromeOptions{Run: 1, From: &hi, To: &lo}); err == nil ||
+		err.Error() != fmt.Sprintf("time window [%d, %d): expected --from before --to", hi, lo) {
+		t.Errorf("reversed window: %v", err)
+	}
+	if _, err := export.Chrome(ctx, db.SQL(), &buf, export.ChromeOptions{Run: 99}); err == nil ||
+		err.Error() != "run 99: no such run (see 'SELECT run_id, name FROM runs')" {
+		t.Errorf("unknown run: %v", err)
+	}
+}
