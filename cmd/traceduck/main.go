@@ -115,6 +115,7 @@ that any DuckDB client can query.`,
 		newStatsCmd(), newEventsCmd(),
 		newHistCmd(),
 		newStatesCmd(),
+		newExportCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/queries/export"
+)
+
+func newExportCmd() *cobra.Command {
+	var (
+		dbPath, parquetDir, chromePath, runsSel, from, to, loadWindow string
+		run                                                           int32
+	)
+	cmd := &cobra.Command{
+		Use:   "export --db FILE (--parquet DIR [--runs SELECTOR] | --chrome FILE --run N [--from TS] [--to TS])",
+		Short: "Write runs as a Parquet dataset, or one run as Chrome trace JSON for Perfetto UI",
+		Long: `Export writes what a database holds for other tools.
+
+--parquet DIR writes a Hive-partitioned Parquet dataset: one folder per
+table and one per run (DIR/events/run_id=3/part-0.parquet), and DIR/views.sql,
+which recreates the tables as views over the files and installs every
+traceduck view and macro. DuckDB, Spark, Trino or any Parquet engine read
+the dataset in place (docs/export.md). A run already in DIR is replaced;
+--runs picks the runs (default all): ids (3), ranges (2-5), names (v1) or
+tags (build=42), comma-separated.
+
+--chrome FILE writes run --run (required when the database holds several)
+in the Trace Event Format, which Perfetto UI (ui.perfetto.dev, opened
+locally) and chrome://tracing open: state intervals as slices on one track
+per object, CPUs on CPU tracks, other events as instants, numeric signals
+and CPU load as counters. --from and --to keep [from, to) (ns on the
+trace's time base, or with a unit: 10ms), intervals clipped to it.
+--load-window sets the CPU load counter's window (default: about 1000
+windows). "-" writes to standard output.`,
+		Example: `  traceduck export --db runs.duckdb --parquet dataset/
+  traceduck export --db runs.duckdb --parquet dataset/ --runs 'v1,build=42'
+  traceduck export --db t.duckdb --run 1 --chrome run1.json
+  traceduck export --db t.duckdb --run 1 --chrome window.json --from 100ms --to 200ms`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (parquetDir == "") == (chromePath == "") {
+				return usagef("give --parquet DIR or --chrome FILE (one of them)")
+			}
+			if parquetDir != "" {
+				for _, f := range []string{"run", "from", "to", "load-window"} {
+					if cmd.Flags().Changed(f) {
+						return usagef("--%s is a flag of --chrome; --parquet takes --runs", f)
+					}
+				}
+				return runExportParquet(cmd.Context(), cmd.OutOrStdout(), dbPath, parquetDir, runsSel)
+			}
+			if cmd.Flags().Changed("runs") {
+				return usagef("--runs is a flag of --parquet; --chrome writes one run (--run N)")
+			}
+			opt := export.ChromeOptions{Run: run}
+			for _, f := range []struct {
+				name, value string
+				p           **int64
+			}{{"from", from, &opt.From}, {"to", to, &opt.To}} {
+				if f.value == "" {
+					continue
+				}
+				ns, err := parseEventsTime(f.value)
+				if err != nil {
+					return usagef("--%s %s: %v", f.name, f.value, err)
+				}
+				*f.p = &ns
+			}
+			if loadWindow != "" {
+				ns, err := parseEventsTime(loadWindow)
+				if err != nil || ns <= 0 {
+					return usagef("--load-window %s: expected a positive duration (ns, or with a unit: 1ms)", loadWindow)
+				}
+				opt.LoadWindow = ns
+			}
+			return runExportChrome(cmd.Context(), cmd, dbPath, chromePath, opt)
+		},
+	}
+	addDBFlag(cmd, &dbPath, true, "database file (must exist)")
+	f := cmd.Flags()
+	f.StringVar(&parquetDir, "parquet", "", "write a Parquet dataset into this folder")
+	f.StringVar(&runsSel, "runs", "", "with --parquet: the runs to write (ids, ranges, names, key=value tags; comma-separated)")
+	f.StringVar(&chromePath, "chrome", "", "write one run as Chrome trace event JSON to this file (- for standard output)")
+	addRunFlag(cmd, &run)
+	f.StringVar(&from, "from", "", "with --chrome: from this time (ns, or with a unit: 10ms)")
+	f.StringVar(&to, "to", "", "with --chrome: up to this time")
+	f.StringVar(&loadWindow, "load-window", "", "with --chrome: window of the CPU load counters (default: about 1000 windows)")
+	return cmd
+}
+
+func runExportParquet(ctx context.Context, out io.Writer, dbPath, dir, selector string) error {
+	db, err := openExistingDB(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	runs, err := queries.SelectRuns(ctx, db.SQL(), selector)
+	if err != nil {
+		return usagef("--runs: %v", err)
+	}
+	if len(runs) == 0 {
+		return fmt.Errorf("%s: no run to export", dbPath)
+	}
+	var maps []export.Mapping
+	for _, r := range runs {
+		maps = append(maps, export.Mapping{From: r.ID, To: r.ID})
+	}
+	res, err := export.Parquet(ctx, db.SQL(), dir, maps)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d runs written to %s: %d Parquet files, %d bytes; read them with %s\n",
+		len(runs), dir, res.Files, res.Bytes, filepath.Join(dir, export.ViewsFile))
+	return nil
+}
+
+func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path string, opt export.ChromeOptions) error {
+	db, err := openExistingDB(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if opt.Run == 0 {
+		runs, err := queries.ListRuns(ctx, db.SQL())
+		if err != nil {
+			return err
+		}
+		if len(runs) != 1 {
+			return usagef("--chrome writes one run: give --run N (the database holds %d runs)", len(runs))
+		}
+		opt.Run = runs[0].ID
+	}
+	if path == "-" {
+		_, err := export.Chrome(ctx, db.SQL(), cmd.OutOrStdout(), opt)
+		return err
+	}
+	// Written beside the target and renamed: a failed export leaves no
+	// half file under the name a viewer would open.
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	res, err := export.Chrome(ctx, db.SQL(), tmp, opt)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values on %d tracks\n",
+		opt.Run, path, res.Slices, res.Instants, res.Counters, res.Tracks)
+	return nil
+}
