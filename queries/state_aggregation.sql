@@ -59,8 +59,10 @@ slm_rows AS (
     SELECT run_id, kind, up, atomic, unnest(range(depth + 1)) AS level
     FROM (SELECT run_id, kind, depth, up, unnest(states) AS atomic FROM slm_kind))
 SELECT run_id, kind, atomic, level,
+       -- map_extract, not up[key]: up[key] is a list of the values in DuckDB
+       -- 1.1 but the value itself from 1.2 on, whose [1] is its first letter.
        list_reduce(list_concat([atomic], list_transform(range(level), l -> CAST(l AS VARCHAR))),
-                   (s, l) -> coalesce(up[l || ':' || s][1], s)) AS state
+                   (s, l) -> coalesce(map_extract(up, l || ':' || s)[1], s)) AS state
 FROM slm_rows;
 
 -- state_trace_levels: (state_trace_levels(lo, hi, run := NULL,
