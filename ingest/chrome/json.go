@@ -355,6 +355,32 @@ func unquote(dst, raw []byte) []byte {
 	return dst
 }
 
+// appendCompact appends a valid JSON value without the blanks between its
+// tokens.
+func appendCompact(dst, v []byte) []byte {
+	inStr, esc := false, false
+	lo := 0
+	for i, c := range v {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			dst = append(dst, v[lo:i]...)
+			lo = i + 1
+		}
+	}
+	return append(dst, v[lo:]...)
+}
+
 // fixSurrogates rewrites, in place, every \u escape of a UTF-16 surrogate
 // that is not part of a high-low pair as \ufffd (same length), so that
 // the text is JSON DuckDB accepts. b is valid JSON.

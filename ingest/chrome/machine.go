@@ -483,7 +483,8 @@ func (m *machine) ident(kind int, val []byte) (ident, bool) {
 }
 
 // buildArgs writes events.args: the event's members that no column holds
-// (ph, args, dur, id, s, bp, tts, ...), as written, in their order.
+// (ph, args, dur, id, s, bp, tts, ...), as written (blanks between tokens
+// left out), in their order.
 func (m *machine) buildArgs(v []byte) {
 	b := append(m.args[:0], '{')
 	n := 0
@@ -501,7 +502,7 @@ func (m *machine) buildArgs(v []byte) {
 		n++
 		b = append(b, v[mb.keyLo-1:mb.keyHi+1]...)
 		b = append(b, ':')
-		b = append(b, v[mb.valLo:mb.valHi]...)
+		b = appendCompact(b, v[mb.valLo:mb.valHi])
 	}
 	b = append(b, '}')
 	if m.surrogate {
@@ -559,6 +560,10 @@ func (m *machine) track(pid, tid ident) *track {
 		t.obj = m.proc(pid).obj
 		t.kind = m.kindProcess
 	} else {
+		var proc *process
+		if pid.set {
+			proc = m.proc(pid) // the process first: objects in order of appearance
+		}
 		name := pid.String() + "/" + tid.String()
 		if !pid.set {
 			name = tid.String()
@@ -567,11 +572,11 @@ func (m *machine) track(pid, tid ident) *track {
 		if tid.s == "" {
 			m.w.SetNativeID(t.obj, tid.n)
 		}
-		if pid.set {
+		if proc != nil {
 			if pid.s == "" {
 				m.w.SetPID(t.obj, pid.n)
 			}
-			m.w.SetParent(t.obj, m.proc(pid).obj)
+			m.w.SetParent(t.obj, proc.obj)
 		}
 	}
 	m.threads[k] = t
@@ -610,6 +615,9 @@ func (m *machine) setIDAttrs(obj schema.ObjectID) {
 	}
 	if f.pid.set {
 		m.w.SetParent(obj, m.proc(f.pid).obj)
+		if f.pid.s == "" {
+			m.w.SetPID(obj, f.pid.n)
+		}
 	}
 }
 
