@@ -12,7 +12,7 @@ import (
 
 // FS holds the sample traces, one directory per format.
 //
-//go:embed btf/*.btf qnx/*.txt tlv/* baget/* dtrace/*
+//go:embed btf/*.btf qnx/*.txt tlv/* baget/* dtrace/* ftrace/*
 var FS embed.FS
 
 // Sample is one bundled trace.
@@ -81,6 +81,10 @@ func Generated() []GeneratedSample {
 		}},
 		{Path: "dtrace/sched-syscalls.txt", Write: func(w io.Writer) error {
 			_, err := tracegen.WriteDTrace(w, tracegen.DTraceConfig{Lines: 3000, CPUs: 2, Processes: 3, Threads: 2, Seed: 9, Gap: true})
+			return err
+		}},
+		{Path: "ftrace/sched-4cpu.txt", Write: func(w io.Writer) error {
+			_, err := tracegen.WriteFtrace(w, tracegen.FtraceConfig{Lines: 1600, CPUs: 4, Processes: 5, Threads: 3, Seed: 12, TGID: true, Waking: true})
 			return err
 		}},
 		{Path: "baget/minirtos-2.1-ppc64.xml", Write: func(w io.Writer) error {
