@@ -22,6 +22,8 @@ const (
 	exitOK    = 0
 	exitError = 1
 	exitUsage = 2
+	// exitRegression: traceduck report found a value beyond a threshold.
+	exitRegression = 3
 )
 
 // usageError is a mistake in how the command was called: exit code 2.
@@ -65,6 +67,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
+	}
+	var rg *regressionError
+	if errors.As(err, &rg) {
+		fmt.Fprintf(stderr, "traceduck: %s\n", err)
+		return exitRegression
 	}
 	var re *runError
 	var ue *usageError
@@ -116,6 +123,7 @@ that any DuckDB client can query.`,
 		newHistCmd(),
 		newStatesCmd(),
 		newExportCmd(),
+		newReportCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

@@ -1,0 +1,195 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Limits of the Markdown summary, which is meant for a CI comment.
+const (
+	mdMaxCrossings = 20 // rows of the crossed thresholds
+	mdMaxChanges   = 10 // rows of the largest changes
+	mdMaxRuns      = 6  // run columns besides the baseline (the last ones)
+)
+
+// WriteMarkdown writes a compact summary: the verdict, the crossed
+// thresholds, and the largest changes from the baseline.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	base := r.baselineRun()
+	fmt.Fprintf(&b, "## traceduck report: %s, baseline %s\n\n", plural(len(r.Runs), "run"), mdCell(base.label()))
+
+	switch {
+	case len(r.Thresholds) == 0:
+		b.WriteString("No thresholds given.\n\n")
+	case len(r.Crossings) == 0:
+		fmt.Fprintf(&b, "**No threshold crossed** (%s: %s).\n\n", plural(len(r.Thresholds), "threshold"), r.thresholdList())
+	default:
+		fmt.Fprintf(&b, "**%s crossed** (%s):\n\n", plural(len(r.Crossings), "value"), r.thresholdList())
+		b.WriteString("| threshold | run | metric | key | baseline | value | change |\n| --- | --- | --- | --- | ---: | ---: | ---: |\n")
+		for i, c := range r.Crossings {
+			if i == mdMaxCrossings {
+				fmt.Fprintf(&b, "\n%d more in the JSON report.\n", len(r.Crossings)-mdMaxCrossings)
+				break
+			}
+			m := r.metric(c.Metric)
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", strings.ReplaceAll(c.Threshold, "|", `\|`),
+				mdCell(c.Run), c.Metric, mdCell(keyLabel(c.Key)), optValue(m.Unit, c.Baseline), fmtValue(m.Unit, c.Value), changeText(m.Unit, c.Change, c.ChangePct))
+		}
+		b.WriteString("\n")
+	}
+
+	// The largest relative changes, each (metric, key) once.
+	cols := r.mdRuns()
+	changes := r.largestChanges(mdMaxChanges)
+	if len(changes) == 0 {
+		b.WriteString("No run is compared with the baseline (runs are compared with a baseline of the same format).\n")
+	} else {
+		fmt.Fprintf(&b, "### Largest changes from %s\n\n| metric | key | %s |", mdCell(base.label()), mdCell(base.label()))
+		for _, run := range cols {
+			fmt.Fprintf(&b, " %s |", mdCell(run.label()))
+		}
+		b.WriteString("\n| --- | --- | ---: |" + strings.Repeat(" ---: |", len(cols)) + "\n")
+		for _, c := range changes {
+			m := r.metric(c.metric)
+			bv, _ := r.Value(c.metric, c.key, base.ID)
+			fmt.Fprintf(&b, "| %s | %s | %s |", c.metric, mdCell(keyLabel(c.key)), fmtValue(m.Unit, bv.Value))
+			for _, run := range cols {
+				v, ok := r.Value(c.metric, c.key, run.ID)
+				switch {
+				case !ok:
+					b.WriteString(" |")
+				case v.ChangePct != nil:
+					mark := ""
+					if len(r.crossingsOf(c.metric, c.key, run.ID)) > 0 {
+						mark = " **!**"
+					}
+					fmt.Fprintf(&b, " %s (%s)%s |", fmtValue(m.Unit, v.Value), fmtPct(*v.ChangePct), mark)
+				default:
+					fmt.Fprintf(&b, " %s |", fmtValue(m.Unit, v.Value))
+				}
+			}
+			b.WriteString("\n")
+		}
+		if n := len(r.compared()) - len(cols); n > 0 {
+			fmt.Fprintf(&b, "\nThe table shows the last %d runs; %d more are in the HTML and JSON reports.\n", len(cols), n)
+		}
+	}
+	var others []string
+	for _, run := range r.Runs {
+		if !run.Baseline && !run.Compared {
+			others = append(others, mdCell(run.label())+" ("+run.Format+")")
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(&b, "\nNot compared, another format than the baseline's %s: %s.\n", base.Format, strings.Join(others, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdRuns are the run columns of the changes table: the runs compared
+// with the baseline, the last mdMaxRuns of them.
+func (r *Report) mdRuns() []Run {
+	out := r.compared()
+	if len(out) > mdMaxRuns {
+		out = out[len(out)-mdMaxRuns:]
+	}
+	return out
+}
+
+// compared returns the runs compared with the baseline.
+func (r *Report) compared() []Run {
+	var out []Run
+	for _, run := range r.Runs {
+		if run.Compared {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+type change struct {
+	metric, key string
+	score       float64 // the largest |change_pct| of any run
+	crossed     bool
+}
+
+// largestChanges returns the (metric, key) pairs with the largest
+// relative change in any compared run, those with a crossed threshold
+// first; pairs whose change is 0 everywhere are left out.
+func (r *Report) largestChanges(n int) []change {
+	at := map[[2]string]*change{}
+	var all []*change
+	for _, v := range r.Values {
+		if v.ChangePct == nil {
+			continue
+		}
+		k := [2]string{v.Metric, v.Key}
+		c := at[k]
+		if c == nil {
+			c = &change{metric: v.Metric, key: v.Key}
+			at[k] = c
+			all = append(all, c)
+		}
+		c.score = math.Max(c.score, math.Abs(*v.ChangePct))
+		if len(r.crossingsOf(v.Metric, v.Key, v.RunID)) > 0 {
+			c.crossed = true
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].crossed != all[j].crossed {
+			return all[i].crossed
+		}
+		return all[i].score > all[j].score
+	})
+	var out []change
+	for _, c := range all {
+		if len(out) == n || (c.score == 0 && !c.crossed) {
+			break
+		}
+		out = append(out, *c)
+	}
+	return out
+}
+
+func (r *Report) thresholdList() string {
+	var parts []string
+	for _, t := range r.Thresholds {
+		parts = append(parts, "`"+strings.ReplaceAll(t.Spec, "|", `\|`)+"`")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func optValue(unit string, v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return fmtValue(unit, *v)
+}
+
+// changeText is "+1.2 ms (+10.5%)", the percentage when there is one.
+func changeText(unit string, d, pct *float64) string {
+	switch {
+	case d == nil:
+		return ""
+	case pct == nil:
+		return fmtChange(unit, *d)
+	}
+	return fmtChange(unit, *d) + " (" + fmtPct(*pct) + ")"
+}
+
+// mdCell escapes text for a Markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "`", "\\`").Replace(s)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

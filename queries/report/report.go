@@ -1,0 +1,516 @@
+// Package report builds traceduck's batch regression reports: metrics
+// defined in SQL computed for many runs of one database, each run
+// compared with a baseline run, thresholds that fail a CI job, and the
+// report as JSON, Markdown (a CI comment) and one self-contained HTML page
+// with SVG plots.
+package report
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/traceduck/traceduck/queries"
+)
+
+// Version is the version of the JSON report's layout (docs/report.md); it
+// changes when a key is renamed or removed, not when one is added.
+const Version = 1
+
+// Options say what a report covers.
+type Options struct {
+	Database   string      // the database's name, as shown in the report
+	Runs       string      // --runs selector (see queries.SelectRuns); empty: every run
+	Order      string      // ingest (default), name or tag:KEY (see OrderRuns)
+	Baseline   string      // name or run_id; empty: the first run in order
+	Metrics    []Metric    // added to DefaultMetrics
+	Thresholds []Threshold // --fail-on conditions
+	Hists      []HistSpec  // --hist latency histograms
+	Top        int         // objects per run in the run tables; 0: 10
+}
+
+// Report is everything the outputs print. The JSON output is this struct
+// (docs/report.md documents its keys).
+type Report struct {
+	Version    int          `json:"version"`
+	Database   string       `json:"database"`
+	Baseline   RunRef       `json:"baseline"`
+	Runs       []Run        `json:"runs"`
+	Metrics    []Metric     `json:"metrics"`
+	Values     []Value      `json:"values"`
+	Thresholds []Threshold  `json:"thresholds"`
+	Crossings  []Crossing   `json:"crossings"`
+	Details    []RunDetails `json:"run_details"`
+	Hists      []Hist       `json:"histograms"`
+
+	index map[valueKey]int // into Values
+}
+
+// RunRef names a run.
+type RunRef struct {
+	ID   int32  `json:"run_id"`
+	Name string `json:"name"`
+}
+
+// Value is one metric's value for one key in one run, with the change
+// from the baseline's value for the same key when the run is compared
+// with the baseline and the baseline has that key.
+type Value struct {
+	Metric    string   `json:"metric"`
+	Key       string   `json:"key"`
+	RunID     int32    `json:"run_id"`
+	Value     float64  `json:"value"`
+	Baseline  *float64 `json:"baseline"`   // the baseline's value
+	Change    *float64 `json:"change"`     // value - baseline
+	ChangePct *float64 `json:"change_pct"` // 100 * change / |baseline|; null when the baseline is 0
+}
+
+// Crossing is a value beyond a threshold.
+type Crossing struct {
+	Threshold string   `json:"threshold"`
+	Metric    string   `json:"metric"`
+	Key       string   `json:"key"`
+	RunID     int32    `json:"run_id"`
+	Run       string   `json:"run"`
+	Value     float64  `json:"value"`
+	Baseline  *float64 `json:"baseline"`
+	Change    *float64 `json:"change"`
+	ChangePct *float64 `json:"change_pct"`
+}
+
+type valueKey struct {
+	metric, key string
+	run         int32
+}
+
+// Crossed tells whether any threshold was crossed.
+func (r *Report) Crossed() bool { return len(r.Crossings) > 0 }
+
+// Value returns the value of a metric for a key in a run.
+func (r *Report) Value(metric, key string, run int32) (Value, bool) {
+	i, ok := r.index[valueKey{metric, key, run}]
+	if !ok {
+		return Value{}, false
+	}
+	return r.Values[i], true
+}
+
+// metric returns the metric of that name.
+func (r *Report) metric(name string) *Metric {
+	for i := range r.Metrics {
+		if r.Metrics[i].Name == name {
+			return &r.Metrics[i]
+		}
+	}
+	return nil
+}
+
+// baselineRun returns the baseline among r.Runs.
+func (r *Report) baselineRun() *Run {
+	for i := range r.Runs {
+		if r.Runs[i].Baseline {
+			return &r.Runs[i]
+		}
+	}
+	return nil
+}
+
+// OptionError is a mistake in the options (a selector that selects
+// nothing, an unknown baseline, a threshold on an unknown metric), as
+// opposed to a failure of the work: a command line says so with its usage
+// exit code.
+type OptionError struct{ Err error }
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Build computes the report over the database behind db.
+func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
+	metrics, err := mergeMetrics(DefaultMetrics(), opt.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	for i := range opt.Thresholds {
+		t := &opt.Thresholds[i]
+		m := findMetric(metrics, t.Metric)
+		if m == nil {
+			var names []string
+			for _, m := range metrics {
+				names = append(names, m.Name)
+			}
+			return nil, &OptionError{fmt.Errorf("--fail-on %q: no metric %s (the metrics: %s)", t.Spec, t.Metric, strings.Join(names, ", "))}
+		}
+		if err := t.check(m); err != nil {
+			return nil, &OptionError{err}
+		}
+	}
+	if opt.Top <= 0 {
+		opt.Top = 10
+	}
+
+	// Temporary tables belong to one connection: the whole report runs on
+	// one.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+
+	all, err := loadRuns(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%s: no runs (ingest traces with 'traceduck ingest --db %s --name NAME TRACE')", opt.Database, opt.Database)
+	}
+	selected, err := queries.SelectRuns(ctx, db, opt.Runs)
+	if err != nil {
+		return nil, &OptionError{fmt.Errorf("--runs: %w", err)}
+	}
+	var runs []Run
+	for _, s := range selected {
+		for _, r := range all {
+			if r.ID == s.ID {
+				runs = append(runs, r)
+			}
+		}
+	}
+	if err := OrderRuns(runs, opt.Order); err != nil {
+		return nil, &OptionError{err}
+	}
+	base := runs[0]
+	if opt.Baseline != "" {
+		if base, err = findBaseline(all, opt.Baseline); err != nil {
+			return nil, &OptionError{err}
+		}
+		if !containsRun(runs, base.ID) {
+			// A baseline outside the selection joins the report, first.
+			runs = append([]Run{base}, runs...)
+		}
+	}
+	for i := range runs {
+		runs[i].Baseline = runs[i].ID == base.ID
+		runs[i].Compared = !runs[i].Baseline && runs[i].Format == base.Format
+	}
+
+	rep := &Report{
+		Version:    Version,
+		Database:   opt.Database,
+		Baseline:   RunRef{base.ID, base.Name},
+		Runs:       runs,
+		Metrics:    metrics,
+		Thresholds: opt.Thresholds,
+		Values:     []Value{},
+		Crossings:  []Crossing{},
+		Hists:      []Hist{},
+		index:      map[valueKey]int{},
+	}
+	if rep.Thresholds == nil {
+		rep.Thresholds = []Threshold{}
+	}
+	ids := runIDList(runs)
+
+	drop, err := materialize(ctx, conn, ids)
+	defer drop()
+	if err != nil {
+		return nil, err
+	}
+	for i := range metrics {
+		if err := rep.computeMetric(ctx, conn, &metrics[i], ids); err != nil {
+			return nil, err
+		}
+	}
+	rep.compare()
+	rep.checkThresholds()
+	rep.sortCrossings()
+	if err := rep.loadDetails(ctx, conn, ids, opt.Top); err != nil {
+		return nil, err
+	}
+	for _, h := range opt.Hists {
+		hist, err := loadHist(ctx, conn, h, ids)
+		if err != nil {
+			return nil, err
+		}
+		pos := rep.runPositions()
+		sort.SliceStable(hist.Runs, func(i, j int) bool { return pos[hist.Runs[i].RunID] < pos[hist.Runs[j].RunID] })
+		rep.Hists = append(rep.Hists, hist)
+	}
+	return rep, nil
+}
+
+// mergeMetrics appends the user's metrics to the defaults; a name defined
+// twice is an error.
+func mergeMetrics(defaults, user []Metric) ([]Metric, error) {
+	out := append([]Metric(nil), defaults...)
+	for _, m := range user {
+		if prev := findMetric(out, m.Name); prev != nil {
+			return nil, fmt.Errorf("%s: metric %s: already defined at %s", m.where(), m.Name, prev.where())
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func findMetric(ms []Metric, name string) *Metric {
+	for i := range ms {
+		if ms[i].Name == name {
+			return &ms[i]
+		}
+	}
+	return nil
+}
+
+func containsRun(runs []Run, id int32) bool {
+	for _, r := range runs {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// runIDList is the run_ids as a SQL list: (1, 2, 3).
+func runIDList(runs []Run) string {
+	ids := make([]int, len(runs))
+	for i, r := range runs {
+		ids[i] = int(r.ID)
+	}
+	sort.Ints(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(id)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// materializedViews are the views that several metrics and the run
+// details read: each is computed once, for the selected runs, into a
+// temporary table of the same name, which DuckDB finds before the view
+// (the temp catalog comes first in its search path).
+var materializedViews = []string{"task_instances", "sched_latency", "sched_stats"}
+
+// materialize creates the temporary tables; drop removes them, so that
+// the connection, back in its pool, sees the views again.
+func materialize(ctx context.Context, conn *sql.Conn, ids string) (drop func(), err error) {
+	drop = func() {
+		for _, v := range materializedViews {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.main."+v)
+		}
+	}
+	drop() // what an interrupted report left on this connection
+	var catalog string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&catalog); err != nil {
+		return drop, err
+	}
+	for _, v := range materializedViews {
+		q := fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s.main.%s WHERE run_id IN %s", v, quoteIdent(catalog), v, ids)
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return drop, fmt.Errorf("report: %s of the selected runs: %w", v, err)
+		}
+	}
+	return drop, nil
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// computeMetric runs one metric's query for the selected runs.
+func (r *Report) computeMetric(ctx context.Context, conn *sql.Conn, m *Metric, ids string) error {
+	// The columns first: a query that does not return run_id, key, value
+	// is named with its own columns.
+	rows, err := conn.QueryContext(ctx, "SELECT * FROM ("+m.SQL+"\n) AS metric LIMIT 0")
+	if err != nil {
+		return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
+	}
+	cols, err := rows.Columns()
+	rows.Close()
+	if err != nil {
+		return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
+	}
+	if strings.Join(cols, ", ") != "run_id, key, value" {
+		return fmt.Errorf("%s: metric %s: expected the columns run_id, key, value, found %s", m.where(), m.Name, strings.Join(cols, ", "))
+	}
+	q := "SELECT CAST(run_id AS INTEGER), coalesce(CAST(key AS VARCHAR), ''), CAST(value AS DOUBLE) FROM (" + m.SQL +
+		"\n) AS metric WHERE run_id IN " + ids + " AND value IS NOT NULL"
+	rows, err = conn.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v Value
+		if err := rows.Scan(&v.RunID, &v.Key, &v.Value); err != nil {
+			return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
+		}
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			continue // no JSON for it, and nothing to compare
+		}
+		v.Metric = m.Name
+		k := valueKey{m.Name, v.Key, v.RunID}
+		if _, dup := r.index[k]; dup {
+			return fmt.Errorf("%s: metric %s: expected one row per run and key, found two for run %d and key %q", m.where(), m.Name, v.RunID, v.Key)
+		}
+		r.index[k] = len(r.Values)
+		r.Values = append(r.Values, v)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
+	}
+	return nil
+}
+
+// runPositions maps a run_id to the run's place in the report.
+func (r *Report) runPositions() map[int32]int {
+	pos := map[int32]int{}
+	for i, run := range r.Runs {
+		pos[run.ID] = i
+	}
+	return pos
+}
+
+// compare fills in the changes from the baseline and puts the values in
+// a stable order: metric (as defined), key, run (report order).
+func (r *Report) compare() {
+	base := r.baselineRun()
+	pos := r.runPositions()
+	compared := map[int32]bool{}
+	for _, run := range r.Runs {
+		compared[run.ID] = run.Compared
+	}
+	for i := range r.Values {
+		v := &r.Values[i]
+		if !compared[v.RunID] {
+			continue
+		}
+		b, ok := r.Value(v.Metric, v.Key, base.ID)
+		if !ok {
+			continue
+		}
+		bv, change := b.Value, v.Value-b.Value
+		v.Baseline, v.Change = &bv, &change
+		if bv != 0 {
+			pct := 100 * change / math.Abs(bv)
+			v.ChangePct = &pct
+		}
+	}
+	order := map[string]int{}
+	for i, m := range r.Metrics {
+		order[m.Name] = i
+	}
+	sort.SliceStable(r.Values, func(i, j int) bool {
+		a, b := &r.Values[i], &r.Values[j]
+		if a.Metric != b.Metric {
+			return order[a.Metric] < order[b.Metric]
+		}
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		return pos[a.RunID] < pos[b.RunID]
+	})
+	for i, v := range r.Values {
+		r.index[valueKey{v.Metric, v.Key, v.RunID}] = i
+	}
+}
+
+// checkThresholds lists every value beyond a threshold. A value threshold
+// applies to every run; a change threshold to the runs compared with the
+// baseline, for the keys the baseline has. A relative change from a
+// baseline of 0 is infinite (crossing any limit in its direction).
+func (r *Report) checkThresholds() {
+	names := map[int32]string{}
+	for _, run := range r.Runs {
+		names[run.ID] = run.label()
+	}
+	for ti := range r.Thresholds {
+		t := &r.Thresholds[ti]
+		for _, v := range r.Values {
+			if v.Metric != t.Metric || !t.matches(v.Key) {
+				continue
+			}
+			var x float64
+			switch t.Mode {
+			case ModeValue:
+				x = v.Value
+			case ModeChange:
+				if v.Change == nil {
+					continue
+				}
+				x = *v.Change
+			case ModeRelative:
+				switch {
+				case v.Change == nil:
+					continue
+				case v.ChangePct != nil:
+					x = *v.ChangePct
+				case *v.Change == 0:
+					x = 0
+				default:
+					x = math.Inf(int(math.Copysign(1, *v.Change)))
+				}
+			}
+			if t.crossed(x) {
+				r.Crossings = append(r.Crossings, Crossing{
+					Threshold: t.Spec, Metric: v.Metric, Key: v.Key, RunID: v.RunID, Run: names[v.RunID],
+					Value: v.Value, Baseline: v.Baseline, Change: v.Change, ChangePct: v.ChangePct,
+				})
+			}
+		}
+	}
+}
+
+// Describe says what crossed in words: "response_p99 of Task_1 in v3:
+// 2.659 ms -> 3.672 ms (+1.013 ms (+38.1%))".
+func (r *Report) Describe(c Crossing) string {
+	m := r.metric(c.Metric)
+	s := fmt.Sprintf("%s of %s in %s: ", c.Metric, keyLabel(c.Key), c.Run)
+	if c.Baseline != nil {
+		s += fmtValue(m.Unit, *c.Baseline) + " -> "
+	}
+	s += fmtValue(m.Unit, c.Value)
+	if c.Change != nil {
+		s += " (" + changeText(m.Unit, c.Change, c.ChangePct) + ")"
+	}
+	return s
+}
+
+// sortCrossings orders the crossings by threshold (as given), run (report
+// order), metric (as defined) and key.
+func (r *Report) sortCrossings() {
+	pos := r.runPositions()
+	th := map[string]int{}
+	for i, t := range r.Thresholds {
+		if _, dup := th[t.Spec]; !dup {
+			th[t.Spec] = i
+		}
+	}
+	mi := map[string]int{}
+	for i, m := range r.Metrics {
+		mi[m.Name] = i
+	}
+	sort.SliceStable(r.Crossings, func(i, j int) bool {
+		a, b := &r.Crossings[i], &r.Crossings[j]
+		switch {
+		case th[a.Threshold] != th[b.Threshold]:
+			return th[a.Threshold] < th[b.Threshold]
+		case pos[a.RunID] != pos[b.RunID]:
+			return pos[a.RunID] < pos[b.RunID]
+		case mi[a.Metric] != mi[b.Metric]:
+			return mi[a.Metric] < mi[b.Metric]
+		}
+		return a.Key < b.Key
+	})
+}
+
+// crossingsOf returns the crossings of one metric, key and run.
+func (r *Report) crossingsOf(metric, key string, run int32) []Crossing {
+	var out []Crossing
+	for _, c := range r.Crossings {
+		if c.Metric == metric && c.Key == key && c.RunID == run {
+			out = append(out, c)
+		}
+	}
+	return out
+}
