@@ -308,13 +308,15 @@ func (p *parser) metaMember(key string) error {
 //  2. An event: stream.value finds its extent, then the machine reads it.
 //     A value that is not a whole valid event is a bad record: it stops
 //     the ingest, or with --skip-bad is recorded and skipped (after a
-//     fault in its brackets, reading resumes at the next ", {").
+//     fault in its brackets, reading resumes at the next ", {"; after a
+//     missing ',' it goes on with what follows).
 //  3. The end of the file inside an event drops that event (reported).
 func (p *parser) events(ctx context.Context) (complete bool, err error) {
 	s := p.s
 	m := p.m
 	needComma := false
 	trailing := false
+	comma := int64(0) // where the last ',' was
 	for n := 0; ; n++ {
 		if n&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -331,22 +333,22 @@ func (p *parser) events(ctx context.Context) (complete bool, err error) {
 		}
 		if c == ']' {
 			if trailing {
-				m.once(findTrailingComma, schema.Info, s.offset(), "a comma after the last event: ignored, as Chrome's viewer does")
+				m.once(findTrailingComma, schema.Info, comma, "a comma after the last event: ignored, as Chrome's viewer does")
 			}
 			s.skip(1)
 			return true, nil
 		}
 		if needComma {
 			if c != ',' {
+				// With --skip-bad, read on as if the comma were there:
+				// what follows is most likely the next event.
 				if err := p.w.BadOffset(s.offset(), "expected ',' or ']' after an event, found %s", p.excerpt()); err != nil {
 					return false, err
-				}
-				if !s.resync() {
-					return false, nil
 				}
 				needComma = false
 				continue
 			}
+			comma = s.offset()
 			s.skip(1)
 			needComma, trailing = false, true
 			continue
