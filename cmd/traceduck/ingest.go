@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,12 +16,14 @@ import (
 	"golang.org/x/term"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/queries/export"
 	"github.com/traceduck/traceduck/schema"
 )
 
 func newIngestCmd() *cobra.Command {
 	var (
 		dbPath  string
+		parquet string
 		system  string
 		opt     ingest.Options
 		tags    [][2]string
@@ -33,7 +36,7 @@ func newIngestCmd() *cobra.Command {
 		}()
 	)
 	cmd := &cobra.Command{
-		Use:   "ingest --db FILE [flags] PATH...",
+		Use:   "ingest (--db FILE | --parquet DIR) [flags] PATH...",
 		Short: "Ingest trace files into a database, one run per file",
 		Long: `Ingest reads each PATH ("-" is standard input) and writes it into the
 database as one run, in one transaction: a failed or interrupted ingest
@@ -55,11 +58,19 @@ Without --format the format is detected from the first bytes of the file
 (formats: ` + formats + `).
 A file already in the database (same sha256) is refused unless --force.
 
+--parquet DIR writes each run into a Parquet dataset instead of a database
+(the layout of 'traceduck export --parquet'), with no database file: a
+batch scheduler runs one such job per trace, all into one DIR at once. Each
+run takes the next free run_id of the dataset (a job claims it by creating
+its folder, so parallel jobs never share one); a file the dataset already
+holds is refused unless --force.
+
 A progress bar is shown on standard error when it is a terminal.`,
 		Example: `  traceduck ingest --db t.duckdb trace.btf
   traceduck ingest --db t.duckdb --tag build=42 --tag board=rev2 a.btf b.btf
   traceduck ingest --db t.duckdb --system rig node0.blog node1.blog
-  gunzip -c trace.btf.gz | traceduck ingest --db t.duckdb --format btf --name nightly -`,
+  gunzip -c trace.btf.gz | traceduck ingest --db t.duckdb --format btf --name nightly -
+  traceduck ingest --parquet /shared/dataset --tag build=42 trace.btf`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("no trace to ingest: give one or more paths, or - for standard input")
@@ -81,11 +92,18 @@ A progress bar is shown on standard error when it is a terminal.`,
 				return err
 			}
 			opt.Tags = t
+			if (dbPath == "") == (parquet == "") {
+				return usagef("give --db FILE or --parquet DIR (one of them)")
+			}
+			if parquet != "" {
+				return runIngestParquet(cmd.Context(), cmd, parquet, args, opt)
+			}
 			return runIngest(cmd.Context(), cmd, dbPath, args, opt)
 		},
 	}
-	addDBFlag(cmd, &dbPath, true, "database file (created when missing)")
+	addDBFlag(cmd, &dbPath, false, "database file (created when missing)")
 	f := cmd.Flags()
+	f.StringVar(&parquet, "parquet", "", "write the runs into this Parquet dataset instead of a database")
 	f.StringVar(&opt.Format, "format", "", "trace format (default: detect); see 'traceduck formats'")
 	f.StringVar(&opt.Name, "name", "", "run name (default: the file's base name); with several paths, a prefix")
 	f.Var(tagsValue{&tags}, "tag", "tag the runs with key=value (repeatable); stored in runs.tags")
@@ -165,8 +183,57 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 		return err
 	}
 	defer db.Close()
+	return ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
+		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events)\n", res.RunID, path, res.Format, res.Events)
+		return nil
+	})
+}
 
-	out := cmd.OutOrStdout()
+// runIngestParquet ingests each path into a scratch database and moves
+// the run into the dataset at dir under a run_id claimed there.
+func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths []string, opt ingest.Options) error {
+	if opt.Format != "" {
+		if _, err := ingest.Lookup(opt.Format); err != nil {
+			return &usageError{err}
+		}
+	}
+	scratch, err := os.MkdirTemp("", "traceduck-ingest-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	db, err := openDB(ctx, filepath.Join(scratch, "run.duckdb"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	force := opt.Force
+	opt.Force = true // the scratch database is empty; the dataset is what may hold the file
+	return ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
+		if !force {
+			id, err := export.DatasetHolds(ctx, db.SQL(), dir, res.RunID)
+			if err != nil {
+				return err
+			}
+			if id != 0 {
+				return fmt.Errorf("%s: already in %s as run %d (same sha256); --force ingests it again", path, dir, id)
+			}
+		}
+		id, err := export.ClaimRunID(dir)
+		if err != nil {
+			return err
+		}
+		if _, err := export.Parquet(ctx, db.SQL(), dir, []export.Mapping{{From: res.RunID, To: id}}); err != nil {
+			export.RemoveRun(dir, id)
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events) -> %s\n", id, path, res.Format, res.Events, dir)
+		return nil
+	})
+}
+
+// ingestPaths ingests each path and hands its result to done.
+func ingestPaths(ctx context.Context, cmd *cobra.Command, db *schema.DB, paths []string, opt ingest.Options, done func(ingest.Result, string) error) error {
 	for _, path := range paths {
 		o := opt
 		if len(paths) > 1 && opt.Name != "" {
@@ -179,7 +246,9 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 		if err != nil {
 			return ingestError(ctx, path, err)
 		}
-		fmt.Fprintf(out, "run %d: %s (%s, %d events)\n", res.RunID, path, res.Format, res.Events)
+		if err := done(res, path); err != nil {
+			return err
+		}
 	}
 	return nil
 }

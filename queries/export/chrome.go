@@ -160,7 +160,7 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 		}
 		if t.counter {
 			v, _ := strconv.ParseFloat(state, 64)
-			out.counter(t.pid, t.name, start, t.name, v)
+			out.counter(t.pid, t.name, start, "value", v)
 			res.Counters++
 			continue
 		}
@@ -284,7 +284,7 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 				rows.Close()
 				return res, err
 			}
-			out.counter(cpusPid, "load "+cpu, ws, "load", load)
+			out.counter(cpusPid, "CPU load", ws, cpu, load)
 			res.Counters++
 		}
 		if err := rows.Close(); err != nil {

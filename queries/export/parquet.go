@@ -25,8 +25,8 @@ import (
 const ViewsFile = "views.sql"
 
 // partFile is the one Parquet file of a table's partition. Files are
-// written under partFile+".tmp" and renamed, so a reader's glob
-// (*.parquet) never sees half a file.
+// written under a temporary name (ending .tmp) and renamed, so a reader's
+// glob (*.parquet) never sees half a file.
 const partFile = "part-0.parquet"
 
 // table is a base table of the database and its columns in order.
@@ -69,7 +69,9 @@ func Parquet(ctx context.Context, db *sql.DB, dir string, runs []Mapping) (Parqu
 		if err := os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
 			return err
 		}
-		tmp := target + ".tmp"
+		// A name of this process's own: jobs writing into one dataset at
+		// once all rewrite the tables without a run_id.
+		tmp := fmt.Sprintf("%s.%d-%d.tmp", target, os.Getpid(), res.Files)
 		if _, err := db.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", query, sqlString(tmp))); err != nil {
 			os.Remove(tmp)
 			return fmt.Errorf("%s: %w", target, err)
@@ -111,10 +113,11 @@ func Parquet(ctx context.Context, db *sql.DB, dir string, runs []Mapping) (Parqu
 		return res, err
 	}
 	views := filepath.Join(dir, ViewsFile)
-	if err := os.WriteFile(views+".tmp", []byte(text), 0o666); err != nil {
+	tmp := fmt.Sprintf("%s.%d.tmp", views, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(text), 0o666); err != nil {
 		return res, err
 	}
-	return res, os.Rename(views+".tmp", views)
+	return res, os.Rename(tmp, views)
 }
 
 // baseTables lists the database's tables (not views) with their columns.
@@ -252,3 +255,46 @@ func partitionID(name string) (int32, bool) {
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 func sqlString(s string) string  { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// DatasetHolds returns the dataset run_id of a run of the dataset at dir
+// whose file has the sha256 of run in db, or 0 when it holds none.
+func DatasetHolds(ctx context.Context, db *sql.DB, dir string, run int32) (int32, error) {
+	files, err := filepath.Glob(filepath.Join(globEscape(dir), "runs", "run_id=*", partFile))
+	if err != nil || len(files) == 0 {
+		return 0, err
+	}
+	var id sql.NullInt32
+	err = db.QueryRowContext(ctx, fmt.Sprintf(`
+		SELECT min(d.run_id) FROM read_parquet(%s, hive_partitioning = true) d
+		JOIN runs r ON r.sha256 = d.sha256 WHERE r.run_id = ?`,
+		sqlString(filepath.Join(dir, "runs", "*", partFile))), run).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", dir, err)
+	}
+	return id.Int32, nil
+}
+
+// RemoveRun removes every partition of run id from the dataset at dir:
+// what a failed ingest into the dataset leaves behind.
+func RemoveRun(dir string, id int32) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var first error
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name(), fmt.Sprintf("run_id=%d", id))); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// globEscape quotes the characters filepath.Glob treats as patterns.
+func globEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+	return r.Replace(s)
+}

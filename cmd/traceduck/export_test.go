@@ -1,0 +1,214 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// datasetQuery runs SQL over a Parquet dataset the way docs/export.md
+// tells a user: a plain DuckDB in memory, file_search_path set to the
+// dataset, views.sql read, then the query. The rows come back as CSV, as
+// 'traceduck query --output csv' prints them.
+func datasetQuery(t *testing.T, _ /* dir */, dataset, query string) string {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // file_search_path is the connection's
+	views := string(readFile(t, filepath.Join(dataset, "views.sql")))
+	if _, err := db.Exec("SET file_search_path = '" + dataset + "';\n" + views); err != nil {
+		t.Fatalf("views.sql: %v", err)
+	}
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var b strings.Builder
+	b.WriteString(strings.Join(cols, ",") + "\r\n")
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if v != nil {
+				b.WriteString(fmt.Sprint(v))
+			}
+		}
+		b.WriteString("\r\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestExportParquet: export writes the runs a selector names; the dataset
+// answers the views as the database does.
+func TestExportParquet(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "v1", "--tag", "build=1", seedSample)
+	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "v2", "--tag", "build=2", sampleCopy(t, dir, "b.btf", "second"))
+	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "v3", "--tag", "build=3", sampleCopy(t, dir, "c.btf", "third"))
+
+	dataset := filepath.Join(dir, "dataset")
+	out := mustRun(t, dir, nil, "export", "--db", db, "--parquet", dataset, "--runs", "v1,build=3")
+	if !strings.HasPrefix(out, "2 runs written to "+dataset+": ") {
+		t.Errorf("output: %s", out)
+	}
+	const q = "SELECT run_id, kind, object, state, count, total_ns FROM state_summary ORDER BY ALL"
+	want := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", "SELECT * FROM ("+q+") WHERE run_id IN (1, 3)")
+	if got := datasetQuery(t, dir, dataset, q); got != want {
+		t.Errorf("state_summary over the dataset:\n%s\nwant (the database's):\n%s", got, want)
+	}
+	if strings.Count(want, "\n") < 9 { // a header and 4 rows for each of two runs
+		t.Errorf("too little to compare:\n%s", want)
+	}
+
+	expectExit(t, td(t, dir, "export", "--db", db, "--parquet", dataset, "--runs", "v9"), 2,
+		`traceduck: --runs: runs selector "v9": "v9" selects no run (see 'SELECT run_id, name, tags FROM runs')`)
+	expectExit(t, td(t, dir, "export", "--db", db), 2, "traceduck: give --parquet DIR or --chrome FILE (one of them)")
+	expectExit(t, td(t, dir, "export", "--db", db, "--parquet", dataset, "--run", "1"), 2,
+		"traceduck: --run is a flag of --chrome; --parquet takes --runs")
+	expectExit(t, td(t, dir, "export", "--db", filepath.Join(dir, "none.duckdb"), "--parquet", dataset), 1, "no such database")
+}
+
+// TestIngestParquetParallel: jobs that ingest into one dataset at once,
+// with no database, each get their own run_id; the dataset then holds
+// every run with the rows a database ingest gives; a file the dataset
+// holds is refused without --force.
+func TestIngestParquetParallel(t *testing.T) {
+	dir := t.TempDir()
+	dataset := filepath.Join(dir, "dataset")
+	const jobs = 4
+	var traces []string
+	for i := 0; i < jobs; i++ {
+		traces = append(traces, sampleCopy(t, dir, fmt.Sprintf("t%d.btf", i), fmt.Sprint("job ", i)))
+	}
+	var wg sync.WaitGroup
+	results := make([]result, jobs)
+	for i := range traces {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = runIn(t, dir, nil, "ingest", "--parquet", dataset, "--tag", fmt.Sprint("job=", i), traces[i])
+		}(i)
+	}
+	wg.Wait()
+	line := regexp.MustCompile(`^run (\d+): .*t(\d)\.btf \(btf, (\d+) events\) -> ` + regexp.QuoteMeta(dataset) + "\n$")
+	ids := map[string]string{}
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("job %d: %s", i, r)
+		}
+		m := line.FindStringSubmatch(r.stdout)
+		if m == nil {
+			t.Fatalf("job %d output: %q", i, r.stdout)
+		}
+		if other, dup := ids[m[1]]; dup {
+			t.Fatalf("jobs %s and %s both got run_id %s", other, m[2], m[1])
+		}
+		ids[m[1]] = m[2]
+	}
+	var got []string
+	for id := range ids {
+		got = append(got, id)
+	}
+	sort.Strings(got)
+	if strings.Join(got, ",") != "1,2,3,4" {
+		t.Errorf("run_ids %v, want 1..4", got)
+	}
+
+	// The same rows as an ingest into a database.
+	db := filepath.Join(dir, "t.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", db, traces[0])
+	const q = "SELECT count(*), sum(ts), count(DISTINCT object_id) FROM events"
+	per := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", q)
+	all := datasetQuery(t, dir, dataset, q+" GROUP BY run_id")
+	if strings.Count(all, strings.Split(per, "\r\n")[1]) != jobs {
+		t.Errorf("dataset per run:\n%s\nwant each:\n%s", all, per)
+	}
+	tags := datasetQuery(t, dir, dataset, "SELECT string_agg(tags->>'job', ',' ORDER BY tags->>'job') AS jobs FROM runs")
+	if tags != "jobs\r\n0,1,2,3\r\n" {
+		t.Errorf("tags: %q", tags)
+	}
+
+	r := td(t, dir, "ingest", "--parquet", dataset, traces[2])
+	expectExit(t, r, 1, fmt.Sprintf("%s: already in %s as run ", traces[2], dataset), "(same sha256); --force ingests it again")
+	if _, err := os.Stat(filepath.Join(dataset, "runs", "run_id=5")); err == nil {
+		t.Error("a refused ingest claimed a run_id")
+	}
+	out := mustRun(t, dir, nil, "ingest", "--parquet", dataset, "--force", traces[2])
+	if !strings.HasPrefix(out, "run 5: ") {
+		t.Errorf("--force: %s", out)
+	}
+	expectExit(t, td(t, dir, "ingest", traces[0]), 2, "traceduck: give --db FILE or --parquet DIR (one of them)")
+}
+
+// TestExportChromeRoundTrip: a BTF run exported as Chrome JSON and
+// ingested back by traceduck's Chrome ingester has the same intervals on
+// objects of the same names (an object's extra lanes, "NAME #k", are the
+// object's), and the signal's values.
+func TestExportChromeRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	trace, err := filepath.Abs(filepath.Join("..", "..", "samples", "btf", "rtos-2core.btf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", db, trace)
+	out := mustRun(t, dir, nil, "export", "--db", db, "--chrome", "run.json")
+	if !regexp.MustCompile(`^run 1 written to run\.json: \d+ slices, \d+ instants, \d+ counter values on \d+ tracks\n$`).MatchString(out) {
+		t.Errorf("output: %q", out)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "run.json")), &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", db, "run.json")
+
+	const q = `SELECT regexp_replace(o.name, ' #[0-9]+$', '') AS name, s.state, s.start_ts, s.dur
+		FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE run_id = %d AND %s ORDER BY ALL`
+	want := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", fmt.Sprintf(q, 1, "lower(o.kind) <> 'signal'"))
+	got := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", fmt.Sprintf(q, 2, "o.kind <> 'counter'"))
+	if got != want {
+		t.Errorf("intervals after the round trip differ: %d lines, want %d", strings.Count(got, "\n"), strings.Count(want, "\n"))
+	}
+	if n := strings.Count(want, "\n"); n < 3000 {
+		t.Errorf("only %d intervals compared", n)
+	}
+	// The signal's values are its counter's, at the same times.
+	const qs = `SELECT s.state, s.start_ts FROM state_intervals s JOIN objects o USING (run_id, object_id)
+		WHERE run_id = %d AND o.name IN ('SIG_Speed', 'SIG_Speed value') ORDER BY ALL`
+	if w, g := mustRun(t, dir, nil, "query", "--db", db, fmt.Sprintf(qs, 1)), mustRun(t, dir, nil, "query", "--db", db, fmt.Sprintf(qs, 2)); w != g {
+		t.Errorf("signal values differ:\n%s\nwant\n%s", g, w)
+	}
+
+	expectExit(t, td(t, dir, "export", "--db", db, "--chrome", "x.json"), 2,
+		"traceduck: --chrome writes one run: give --run N (the database holds 2 runs)")
+	expectExit(t, td(t, dir, "export", "--db", db, "--chrome", "x.json", "--run", "1", "--from", "5parsecs"), 2,
+		`traceduck: --from 5parsecs: unknown unit "parsecs" (s, ms, us, ns)`)
+	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
+		t.Error("a failed export left its file")
+	}
+}
