@@ -64,16 +64,16 @@ func parseGraphLine(line []byte, e *eventLine) (matched bool, msg string) {
 		return true, fmt.Sprintf("CPU: expected a CPU number under %d, found %q", maxCPU, t[:d])
 	}
 	rest := t[d+1:]
+	bar := bytes.IndexByte(rest, '|')
+	if bar < 0 && bytes.Contains(rest, []byte("=>")) {
+		// "CPU) prev-1 => next-2": the graph tracer's own switch marker
+		e.graph.kind = graphNone
+		return true, ""
+	}
 	if !hasTS {
 		return true, fmt.Sprintf("expected a function_graph line with an absolute timestamp \"SECONDS.FRACTION | CPU)\" (options/funcgraph-abstime), found %q", clip(t))
 	}
-	bar := bytes.IndexByte(rest, '|')
 	if bar < 0 {
-		// "CPU) prev-1 => next-2": the graph tracer's own switch marker
-		if bytes.Contains(rest, []byte("=>")) {
-			e.graph.kind = graphNone
-			return true, ""
-		}
 		return true, fmt.Sprintf("expected \"| function\" after the CPU column, found %q", clip(rest))
 	}
 	seg := bytes.TrimSpace(rest[:bar])

@@ -198,6 +198,9 @@ const (
 //
 // A scheduling event without the fields it must have is a bad line.
 func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
+	if e.form == formGraph && e.graph.kind == graphNone {
+		return nil // an interrupt or switch marker of the graph tracer
+	}
 	if e.form == formGraph && e.graph.kind == graphComment {
 		// an event the graph tracer printed as a comment: "/* sched_switch: ... */"
 		var in eventLine
@@ -239,9 +242,6 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 		class = m.syms.syscalls
 	case formGraph:
 		g := &e.graph
-		if g.kind == graphNone {
-			return nil
-		}
 		if len(g.fn) > 0 {
 			fs = append(fs, field{key: kFunc, value: g.fn})
 		}
@@ -513,8 +513,10 @@ func (m *machine) classOf(name []byte) schema.Sym {
 // sched applies sched_switch: prev leaves the CPU in prev_state, next
 // runs on it. Before that, what the trace said ran there is checked:
 //  1. the CPU ran another thread than prev: that thread's switch out was
-//     lost, its running interval is cut and its state is unknown;
-//  2. interrupts still open on the CPU (their exits lost) are cut;
+//     lost, its running interval and the CPU's are cut and its state is
+//     unknown;
+//  2. interrupts still open on the CPU (their exits lost) are cut, and
+//     the CPU's interval;
 //  3. prev was running on another CPU, or was not running at all (a
 //     switch in was lost): its interval is cut before its new state;
 //  4. next was running on another CPU: that CPU's state is cut (Perfetto
@@ -525,19 +527,18 @@ func (m *machine) sched(c *cpu, prev, next *thread, prevState []byte, ts int64, 
 		m.diagOnce(findSwitchOther, schema.Warning, lineNo, seq, func() string {
 			return fmt.Sprintf("sched_switch on CPU %d switches out %s while %s ran there: a switch was lost; what ran is cut here and its state is unknown until its next event", c.n, nameOf(prev), holderName(c))
 		})
-		if c.runs == runsThread && c.thread.on == c {
-			t := c.thread
-			if err := m.w.CloseCut(t.id, instSched, ts, seq); err != nil {
-				return err
-			}
-			t.st, t.on = stUnknown, nil
+		if err := m.forget(c, ts, seq); err != nil {
+			return err
 		}
 	}
 	if len(c.ints) > 0 {
 		m.diagOnce(findSwitchInts, schema.Warning, lineNo, seq, func() string {
-			return fmt.Sprintf("sched_switch on CPU %d while %s has no exit there: the interrupt intervals are cut here", c.n, c.ints[len(c.ints)-1].name)
+			return fmt.Sprintf("sched_switch on CPU %d while %s has no exit there: the interrupt intervals and the CPU's are cut here", c.n, c.ints[len(c.ints)-1].name)
 		})
 		if err := m.cutInterrupts(c, ts, seq); err != nil {
+			return err
+		}
+		if err := m.w.CloseCut(c.id, 0, ts, seq); err != nil {
 			return err
 		}
 	}
@@ -738,8 +739,9 @@ func (m *machine) irqEntry(c *cpu, ir *interrupt, ts int64, seq schema.Seq, line
 
 // irqExit applies irq_handler_exit and softirq_exit: the innermost open
 // interrupt of that number on the CPU ends; inner ones still open (their
-// exits lost) are cut. An exit with no entry in the trace (it began
-// inside the handler) is an event only.
+// exits lost) are cut, and so is the CPU's interval showing them. An
+// exit with no entry in the trace (it began inside the handler) is an
+// event only.
 func (m *machine) irqExit(c *cpu, soft bool, fs []field, ts int64, seq schema.Seq, lineNo int64) error {
 	key := []byte("irq")
 	if soft {
@@ -759,15 +761,19 @@ func (m *machine) irqExit(c *cpu, soft bool, fs []field, ts int64, seq schema.Se
 		})
 		return nil
 	}
-	for len(c.ints) > at+1 {
-		inner := c.ints[len(c.ints)-1]
+	if len(c.ints) > at+1 {
 		m.diagOnce(findIrqExitSkips, schema.Warning, lineNo, seq, func() string {
-			return fmt.Sprintf("the exit of %s on CPU %d while %s inside it has no exit: the inner interval is cut here", c.ints[at].name, c.n, inner.name)
+			return fmt.Sprintf("the exit of %s on CPU %d while %s inside it has no exit: the inner interval and the CPU's are cut here", c.ints[at].name, c.n, c.ints[len(c.ints)-1].name)
 		})
-		if err := m.w.CloseCut(inner.id, c.n, ts, seq); err != nil {
+		for len(c.ints) > at+1 {
+			if err := m.w.CloseCut(c.ints[len(c.ints)-1].id, c.n, ts, seq); err != nil {
+				return err
+			}
+			c.ints = c.ints[:len(c.ints)-1]
+		}
+		if err := m.w.CloseCut(c.id, 0, ts, seq); err != nil {
 			return err
 		}
-		c.ints = c.ints[:len(c.ints)-1]
 	}
 	ir := c.ints[at]
 	c.ints = c.ints[:at]
