@@ -11,13 +11,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/traceduck/traceduck/internal/dbtest"
 )
 
 // datasetQuery runs SQL over a Parquet dataset the way docs/export.md
 // tells a user: a plain DuckDB in memory, file_search_path set to the
-// dataset, views.sql read, then the query. The rows come back as CSV, as
-// 'traceduck query --output csv' prints them.
-func datasetQuery(t *testing.T, _ /* dir */, dataset, query string) string {
+// dataset, views.sql read, then the query.
+func datasetQuery(t *testing.T, dataset, query string) string {
 	t.Helper()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -29,37 +30,19 @@ func datasetQuery(t *testing.T, _ /* dir */, dataset, query string) string {
 	if _, err := db.Exec("SET file_search_path = '" + dataset + "';\n" + views); err != nil {
 		t.Fatalf("views.sql: %v", err)
 	}
-	rows, err := db.Query(query)
+	return dbtest.Query(t, db, query)
+}
+
+// dbQuery runs SQL over a database file the CLI wrote, as datasetQuery
+// prints it.
+func dbQuery(t *testing.T, path, query string) string {
+	t.Helper()
+	db, err := sql.Open("duckdb", path+"?access_mode=read_only")
 	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var b strings.Builder
-	b.WriteString(strings.Join(cols, ",") + "\r\n")
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if v != nil {
-				b.WriteString(fmt.Sprint(v))
-			}
-		}
-		b.WriteString("\r\n")
-	}
-	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	defer db.Close()
+	return dbtest.Query(t, db, query)
 }
 
 // TestExportParquet: export writes the runs a selector names; the dataset
@@ -77,11 +60,11 @@ func TestExportParquet(t *testing.T) {
 		t.Errorf("output: %s", out)
 	}
 	const q = "SELECT run_id, kind, object, state, count, total_ns FROM state_summary ORDER BY ALL"
-	want := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", "SELECT * FROM ("+q+") WHERE run_id IN (1, 3)")
-	if got := datasetQuery(t, dir, dataset, q); got != want {
+	want := dbQuery(t, db, "SELECT * FROM ("+q+") WHERE run_id IN (1, 3)")
+	if got := datasetQuery(t, dataset, q); got != want {
 		t.Errorf("state_summary over the dataset:\n%s\nwant (the database's):\n%s", got, want)
 	}
-	if strings.Count(want, "\n") < 9 { // a header and 4 rows for each of two runs
+	if strings.Count(want, "\n") < 8 { // 4 rows for each of two runs
 		t.Errorf("too little to compare:\n%s", want)
 	}
 
@@ -143,13 +126,13 @@ func TestIngestParquetParallel(t *testing.T) {
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, traces[0])
 	const q = "SELECT count(*), sum(ts), count(DISTINCT object_id) FROM events"
-	per := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", q)
-	all := datasetQuery(t, dir, dataset, q+" GROUP BY run_id")
-	if strings.Count(all, strings.Split(per, "\r\n")[1]) != jobs {
+	per := dbQuery(t, db, q)
+	all := datasetQuery(t, dataset, q+" GROUP BY run_id")
+	if strings.Count(all, per) != jobs {
 		t.Errorf("dataset per run:\n%s\nwant each:\n%s", all, per)
 	}
-	tags := datasetQuery(t, dir, dataset, "SELECT string_agg(tags->>'job', ',' ORDER BY tags->>'job') AS jobs FROM runs")
-	if tags != "jobs\r\n0,1,2,3\r\n" {
+	tags := datasetQuery(t, dataset, "SELECT string_agg(tags->>'job', ',' ORDER BY tags->>'job') FROM runs")
+	if tags != "0,1,2,3\n" {
 		t.Errorf("tags: %q", tags)
 	}
 

@@ -10,9 +10,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/traceduck/traceduck/internal/dbtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+// update is the one -update flag of every test package (internal/dbtest).
+var update = dbtest.Update
 
 // binary is the traceduck built once for all the tests.
 var binary string

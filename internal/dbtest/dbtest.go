@@ -184,12 +184,12 @@ func Golden(t testing.TB, path, got string) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if string(want) != got {
-		t.Errorf("%s differs (run with -update to accept, then review the diff):\n%s", path, diff(string(want), got))
+		t.Errorf("%s differs (run with -update to accept, then review the diff):\n%s", path, Diff(string(want), got))
 	}
 }
 
-// diff shows the first lines that differ.
-func diff(want, got string) string {
+// Diff shows the first lines (up to 20) where two texts differ.
+func Diff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder
 	shown := 0

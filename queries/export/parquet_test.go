@@ -144,7 +144,7 @@ func TestParquetRoundTrip(t *testing.T) {
 	for _, rel := range want {
 		w, g := contents(t, db.SQL(), rel, "1,2,3,4,5"), contents(t, pq, rel, "1,2,3,4,5")
 		if w != g {
-			t.Errorf("%s differs:\n%s", rel, firstDiff(w, g))
+			t.Errorf("%s differs:\n%s", rel, dbtest.Diff(w, g))
 		}
 		if w != "" {
 			nonEmpty++
@@ -191,7 +191,7 @@ func TestParquetSubsetAndRenumber(t *testing.T) {
 			q := fmt.Sprintf("SELECT * EXCLUDE (run_id) FROM %s WHERE run_id = %%d ORDER BY ALL", table)
 			w, g := dbtest.Query(t, db.SQL(), fmt.Sprintf(q, c.from)), dbtest.Query(t, pq, fmt.Sprintf(q, c.to))
 			if w != g || w == "" {
-				t.Errorf("%s of run %d (dataset run %d) differs or is empty:\n%s", table, c.from, c.to, firstDiff(w, g))
+				t.Errorf("%s of run %d (dataset run %d) differs or is empty:\n%s", table, c.from, c.to, dbtest.Diff(w, g))
 			}
 		}
 	}
@@ -230,22 +230,4 @@ func TestClaimRunIDConcurrent(t *testing.T) {
 			t.Errorf("run_id %d not claimed; claimed %v", id, seen)
 		}
 	}
-}
-
-// firstDiff shows the first line where two dumps differ.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d (of %d / %d):\n  database: %s\n  dataset:  %s", i+1, len(w), len(g), a, b)
-		}
-	}
-	return "(same)"
 }
