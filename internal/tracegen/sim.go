@@ -181,9 +181,15 @@ const (
 )
 
 type sim struct {
-	bw   *bufio.Writer
+	bw   *bufio.Writer // nil: write no BTF (another rendering observes the schedule)
 	buf  []byte
 	werr error
+
+	// obs, when set, sees every event of the schedule as it is made (the
+	// renderings of the same schedule in other formats, tlv.go); halt,
+	// set by it, ends the simulation as the Events limit does.
+	obs  scheduleObserver
+	halt bool
 
 	mul, div, q int64
 
@@ -230,9 +236,17 @@ const (
 
 var periodsMS = []int64{1, 2, 5, 10, 20, 50, 100}
 
+// scheduleObserver receives each event of the schedule in BTF terms: the
+// source and target entities and instances, the target's type, the
+// action, and the note (a signal's value, the waiter named by set_event,
+// a core's frequency; 0 / nil when the event has none).
+type scheduleObserver interface {
+	event(t int64, src []byte, srcInst int64, k kind, tgt []byte, tgtInst int64, a act, note int64, noteStr []byte)
+}
+
+// newSim sets up the simulation of cfg; w nil writes no BTF.
 func newSim(w io.Writer, cfg Config) (*sim, error) {
 	s := &sim{
-		bw:      bufio.NewWriterSize(w, 256<<10),
 		buf:     make([]byte, 0, 256),
 		rng:     rand.New(rand.NewSource(cfg.Seed)),
 		limit:   cfg.Events,
@@ -240,6 +254,9 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 		sigName: []byte("SIG_Speed"),
 		evName:  []byte("EV_Done"),
 		simName: []byte("SIM"),
+	}
+	if w != nil {
+		s.bw = bufio.NewWriterSize(w, 256<<10)
 	}
 	switch cfg.TimeScale {
 	case "ns":
@@ -409,6 +426,9 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 }
 
 func (s *sim) writeHeader(unit string) {
+	if s.bw == nil {
+		return
+	}
 	s.bw.WriteString("#version 2.2.0\n#creator traceduck tracegen\n#creationDate 2026-01-01T00:00:00Z\n#timeScale ")
 	s.bw.WriteString(unit)
 	s.bw.WriteByte('\n')
@@ -428,11 +448,20 @@ func (s *sim) randDur(lo, hi int64) int64 {
 	return d
 }
 
-func (s *sim) done() bool { return s.lines >= s.limit || s.werr != nil }
+func (s *sim) done() bool { return s.lines >= s.limit || s.werr != nil || s.halt }
 
 // ---- emission ----
 
 func (s *sim) begin(t int64, src []byte, srcInst int64, k kind, tgt []byte, tgtInst int64, a act) {
+	s.counts[k][a]++
+	if s.lines == 0 {
+		s.first = t
+	}
+	s.lines++
+	s.last = t
+	if s.bw == nil {
+		return
+	}
 	b := s.buf[:0]
 	if s.div > 1 {
 		b = strconv.AppendInt(b, t/s.div, 10)
@@ -452,15 +481,12 @@ func (s *sim) begin(t int64, src []byte, srcInst int64, k kind, tgt []byte, tgtI
 	b = append(b, ',')
 	b = append(b, actNames[a]...)
 	s.buf = b
-	s.counts[k][a]++
-	if s.lines == 0 {
-		s.first = t
-	}
-	s.lines++
-	s.last = t
 }
 
 func (s *sim) end() {
+	if s.bw == nil {
+		return
+	}
 	s.buf = append(s.buf, '\n')
 	if _, err := s.bw.Write(s.buf); err != nil && s.werr == nil {
 		s.werr = err
@@ -470,20 +496,33 @@ func (s *sim) end() {
 func (s *sim) emit(t int64, src []byte, srcInst int64, k kind, tgt []byte, tgtInst int64, a act) {
 	s.begin(t, src, srcInst, k, tgt, tgtInst, a)
 	s.end()
+	if s.obs != nil {
+		s.obs.event(t, src, srcInst, k, tgt, tgtInst, a, 0, nil)
+	}
 }
 
 func (s *sim) emitInt(t int64, src []byte, srcInst int64, k kind, tgt []byte, tgtInst int64, a act, note int64) {
 	s.begin(t, src, srcInst, k, tgt, tgtInst, a)
-	s.buf = append(s.buf, ',')
-	s.buf = strconv.AppendInt(s.buf, note, 10)
+	if s.bw != nil {
+		s.buf = append(s.buf, ',')
+		s.buf = strconv.AppendInt(s.buf, note, 10)
+	}
 	s.end()
+	if s.obs != nil {
+		s.obs.event(t, src, srcInst, k, tgt, tgtInst, a, note, nil)
+	}
 }
 
 func (s *sim) emitStr(t int64, src []byte, srcInst int64, k kind, tgt []byte, tgtInst int64, a act, note []byte) {
 	s.begin(t, src, srcInst, k, tgt, tgtInst, a)
-	s.buf = append(s.buf, ',')
-	s.buf = append(s.buf, note...)
+	if s.bw != nil {
+		s.buf = append(s.buf, ',')
+		s.buf = append(s.buf, note...)
+	}
 	s.end()
+	if s.obs != nil {
+		s.obs.event(t, src, srcInst, k, tgt, tgtInst, a, 0, note)
+	}
 }
 
 // coreAct emits a process state transition performed by the process's core.
