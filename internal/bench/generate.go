@@ -103,7 +103,7 @@ func Generate(path string, cfg GenConfig) (Trace, error) {
 	case "tlv", "toppers-asp", "toppers-fmp":
 		style := map[string]tracegen.TLVStyle{"tlv": tracegen.TLVStandard, "toppers-asp": tracegen.TOPPERSASP, "toppers-fmp": tracegen.TOPPERSFMP}[cfg.Format]
 		var res string
-		if res, err = besidePath("its resource file", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + ".res"); err != nil {
+		if res, err = besidePath("its resource file", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".res"); err != nil {
 			break
 		}
 		var resText strings.Builder
