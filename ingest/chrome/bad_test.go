@@ -23,6 +23,11 @@ func ingestBytes(t *testing.T, db *schema.DB, name, data string, skipBad bool) (
 // was expected and found; the database is left as it was.
 func TestBadInputMessages(t *testing.T) {
 	deep := `[{"ph":"i","ts":1,"args":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}]`
+	db := dbtest.Open(t)
+	if _, err := ingestBytes(t, db, "good.json", `[{"ph":"i","ts":1,"pid":1,"tid":1}]`, false); err != nil {
+		t.Fatal(err)
+	}
+	before := dbtest.Dump(t, db.SQL())
 	for _, tc := range []struct{ in, want string }{
 		{``, `bad.json@0: expected a JSON array of trace events or an object with "traceEvents", found the end of the file`},
 		{" \n hello", `bad.json@3: expected a JSON array of trace events or an object with "traceEvents", found "hello"`},
@@ -54,11 +59,6 @@ func TestBadInputMessages(t *testing.T) {
 		{`{"traceEvents"[]}`, `bad.json@14: expected ':' after the member name "traceEvents", found "[]}"`},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
-			db := dbtest.Open(t)
-			if _, err := ingestBytes(t, db, "good.json", `[{"ph":"i","ts":1,"pid":1,"tid":1}]`, false); err != nil {
-				t.Fatal(err)
-			}
-			before := dbtest.Dump(t, db.SQL())
 			_, err := ingestBytes(t, db, "bad.json", tc.in, false)
 			var ie *schema.InputError
 			if !errors.As(err, &ie) {
@@ -112,6 +112,7 @@ func TestSkipBad(t *testing.T) {
 // diagnostic, as Chrome's viewer reads them.
 func TestLenient(t *testing.T) {
 	ev := `{"ph":"i","ts":1,"pid":1,"tid":1}`
+	db := dbtest.Open(t) // one run per case (the same bytes again: Force)
 	for _, tc := range []struct {
 		in     string
 		events int64
@@ -132,7 +133,6 @@ func TestLenient(t *testing.T) {
 		{`[{}]`, 0, "1 | info | an empty event {}: skipped, as Trace Compass does"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			db := dbtest.Open(t)
 			res, err := ingestBytes(t, db, "lenient.json", tc.in, false)
 			if err != nil {
 				t.Fatal(err)
@@ -140,7 +140,7 @@ func TestLenient(t *testing.T) {
 			if res.Events != tc.events {
 				t.Errorf("events: %d, want %d", res.Events, tc.events)
 			}
-			got := strings.TrimSuffix(dbtest.Query(t, db.SQL(), "SELECT src_line, severity, message FROM diagnostics ORDER BY src_line"), "\n")
+			got := strings.TrimSuffix(dbtest.Query(t, db.SQL(), "SELECT src_line, severity, message FROM diagnostics WHERE run_id = ? ORDER BY src_line", res.RunID), "\n")
 			if got != tc.diag {
 				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.diag)
 			}

@@ -55,9 +55,9 @@ func TestExternalGolden(t *testing.T) {
 // TestTraceCompassFigures: what Trace Compass's own tests expect of the
 // same files. TraceEventTraceTest: async_begin_end.json has 23 events from
 // 50 µs to 900 µs. nanoseconds.json: its ts are microseconds with three
-// decimals; displayTimeUnit "ns" is how a viewer shows them (the Trace
-// Event Format: "displayTimeUnit ... only affects display"), so us1 lasts
-// 1.1 µs and ns1 11 ns. Trace Compass multiplies the double by 1000 and
+// decimals; displayTimeUnit "ns" is the unit "in which timestamps should
+// be displayed" (the Trace Event Format), so us1 lasts 1.1 µs and ns1
+// 11 ns. Trace Compass multiplies the double by 1000 and
 // truncates (3.011 µs becomes 3010 ns there); traceduck reads the
 // decimals exactly.
 func TestTraceCompassFigures(t *testing.T) {
