@@ -116,7 +116,7 @@ func TestUnquoteAndSurrogates(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		`{"a":"\ud800","\udc00":1}`:          `{"a":"\ufffd","\ufffd":1}`,
+		`{"a":"\ud800","\udc00":1}`:           `{"a":"\ufffd","\ufffd":1}`,
 		`["\ud83d\ude00","\\ud800","\ud83d"]`: `["\ud83d\ude00","\\ud800","\ufffd"]`,
 	} {
 		b := []byte(in)

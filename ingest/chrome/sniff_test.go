@@ -66,7 +66,7 @@ func TestSniffOthers(t *testing.T) {
 	for _, s := range []string{
 		``, `[]`, `[1, 2]`, `[{"a": 1}]`, `{}`, `{"a": 1}`, `[[{"ph": "B"}]]`,
 		`{"type": "attached_probes", "data": {"probes": 1}}`, // bpftrace -f json
-		`[{"name": "x", "args": {"ph": 1}}]`,                // "ph" only nested
+		`[{"name": "x", "args": {"ph": 1}}]`,                 // "ph" only nested
 		`{"data": {"traceEvents": []}}`,
 		"[100]Task.state=RUNNING\n", // TLV
 		`[{"ph" "B"}]`,
