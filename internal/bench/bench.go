@@ -1,0 +1,200 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/traceduck/traceduck/internal/tracegen"
+)
+
+// Options configure Run.
+type Options struct {
+	Formats []string // default Formats
+	Sizes   []int    // events; default 1M and 10M
+	Cores   int      // 0: each format's default
+	Seed    int64
+	Dir     string // where the traces and databases go (removed as measured unless Keep)
+	Keep    bool
+	// Exe is the program run, with ChildEnv set, for each measurement
+	// (os.Executable() of cmd/tracebench; the test binary in its test).
+	Exe string
+	// ProfileDir, when set, gets a CPU and a heap profile of the BTF
+	// ingest at the largest size: btf-N.cpu.pprof, btf-N.heap.pprof.
+	ProfileDir string
+	Log        io.Writer // progress (nil: none)
+}
+
+// Result is one ingest measured.
+type Result struct {
+	Format       string
+	Size         int   // events asked for
+	Events       int64 // events ingested
+	RawLines     int64 // TLV and TOPPERS logs: lines read (their events are the lines the rules make)
+	FileBytes    int64 // the trace (without the files beside it)
+	GenSeconds   float64
+	Seconds      float64 // the whole ingest: open, install the views, ingest, close
+	CPUSeconds   float64
+	PeakRSS      int64 // bytes, of the child that ingested
+	DBBytes      int64
+	InMemoryGen  bool    // the generator held the trace in memory
+	BaseSeconds  float64 // BTF: DuckDB's read_csv of the same file
+	BaseCPU      float64
+	BasePeakRSS  int64
+	BaseDBBytes  int64
+	Views        map[string]float64 // seconds, on the largest BTF run
+	ViewsPeakRSS int64
+}
+
+// Run measures every format at every size, each ingest in a child
+// process, and returns the results in order.
+func Run(opt Options) ([]Result, error) {
+	if len(opt.Formats) == 0 {
+		opt.Formats = Formats
+	}
+	if len(opt.Sizes) == 0 {
+		opt.Sizes = []int{1_000_000, 10_000_000}
+	}
+	largest := 0
+	for _, n := range opt.Sizes {
+		largest = max(largest, n)
+	}
+	var out []Result
+	for _, n := range opt.Sizes {
+		for _, f := range opt.Formats {
+			r, err := measure(opt, f, n, n == largest)
+			if err != nil {
+				return out, fmt.Errorf("%s, %d events: %w", f, n, err)
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (opt Options) logf(format string, args ...any) {
+	if opt.Log != nil {
+		fmt.Fprintf(opt.Log, format+"\n", args...)
+	}
+}
+
+func measure(opt Options, format string, n int, largest bool) (Result, error) {
+	r := Result{Format: format, Size: n}
+	dir := filepath.Join(opt.Dir, format+"-"+strconv.Itoa(n))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return r, err
+	}
+	if !opt.Keep {
+		defer os.RemoveAll(dir)
+	}
+	ext := map[string]string{"btf": ".btf", "kev": ".kev", "baget": ".blog"}[format]
+	if ext == "" {
+		ext = ".log"
+	}
+	path := filepath.Join(dir, "trace"+ext)
+
+	opt.logf("tracebench: %s, %d events: generating", format, n)
+	start := time.Now()
+	tr, err := Generate(path, GenConfig{Format: format, Events: n, Cores: opt.Cores, Seed: opt.Seed})
+	if err != nil {
+		return r, err
+	}
+	r.GenSeconds = time.Since(start).Seconds()
+	r.InMemoryGen = tr.InMemory
+	if t, ok := tr.Truth.(*tracegen.TLVTruth); ok {
+		r.RawLines = int64(t.Lines)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return r, err
+	}
+	r.FileBytes = st.Size()
+
+	args := []string{"ingest", "--format", tr.Format, "--db", filepath.Join(dir, "traceduck.duckdb")}
+	for k, v := range tr.Params {
+		args = append(args, "--param", k+"="+v)
+	}
+	if opt.ProfileDir != "" && format == "btf" && largest {
+		base := filepath.Join(opt.ProfileDir, "btf-"+strconv.Itoa(n))
+		args = append(args, "--cpuprofile", base+".cpu.pprof", "--memprofile", base+".heap.pprof")
+	}
+	opt.logf("tracebench: %s, %d events: ingesting %.1f MB", format, n, float64(r.FileBytes)/1e6)
+	res, rss, err := opt.child(append(args, path)...)
+	if err != nil {
+		return r, err
+	}
+	if res.Events != tr.Events {
+		return r, fmt.Errorf("ingested %d events, the generator wrote %d", res.Events, tr.Events)
+	}
+	r.Events, r.Seconds, r.CPUSeconds, r.PeakRSS = res.Events, res.Seconds, res.CPUSeconds, rss
+	if r.DBBytes, err = fileSize(filepath.Join(dir, "traceduck.duckdb")); err != nil {
+		return r, err
+	}
+
+	if format == "btf" {
+		opt.logf("tracebench: %s, %d events: baseline read_csv", format, n)
+		base := filepath.Join(dir, "read_csv.duckdb")
+		res, rss, err := opt.child("csv", "--db", base, path)
+		if err != nil {
+			return r, err
+		}
+		if res.Events != tr.Events {
+			return r, fmt.Errorf("read_csv loaded %d rows, the generator wrote %d events", res.Events, tr.Events)
+		}
+		r.BaseSeconds, r.BaseCPU, r.BasePeakRSS = res.Seconds, res.CPUSeconds, rss
+		if r.BaseDBBytes, err = fileSize(base); err != nil {
+			return r, err
+		}
+		if largest {
+			opt.logf("tracebench: %s, %d events: views", format, n)
+			res, rss, err := opt.child("views", "--db", filepath.Join(dir, "traceduck.duckdb"))
+			if err != nil {
+				return r, err
+			}
+			r.Views, r.ViewsPeakRSS = res.Queries, rss
+		}
+	}
+	return r, nil
+}
+
+// fileSize is the size of a database file with its write-ahead log.
+func fileSize(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	n := st.Size()
+	if st, err := os.Stat(path + ".wal"); err == nil {
+		n += st.Size()
+	}
+	return n, nil
+}
+
+// child runs one measurement in a child process and returns its result
+// and its peak resident set (bytes).
+func (opt Options) child(args ...string) (childResult, int64, error) {
+	cmd := exec.Command(opt.Exe, args...)
+	cmd.Env = append(os.Environ(), ChildEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return childResult{}, 0, fmt.Errorf("child %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	var res childResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		return childResult{}, 0, fmt.Errorf("child %s: %v: %q", args[0], err, stdout.String())
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = int64(ru.Maxrss) * 1024 // kB on Linux
+	}
+	return res, rss, nil
+}

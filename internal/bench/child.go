@@ -1,0 +1,247 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/marcboeker/go-duckdb"
+
+	"github.com/traceduck/traceduck/ingest"
+	_ "github.com/traceduck/traceduck/ingest/all" // every format
+	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// ChildEnv is set in the environment of the child processes tracebench
+// runs each measurement in; a program that sees it calls Child instead of
+// its main (cmd/tracebench, and the test binary of its test).
+const ChildEnv = "TRACEBENCH_CHILD"
+
+// childResult is what a child prints on its standard output (JSON).
+type childResult struct {
+	Seconds    float64            // wall time of the measured work
+	CPUSeconds float64            // user + system time of the measured work
+	Events     int64              // events ingested (ingest), rows loaded (csv)
+	Queries    map[string]float64 // views: seconds per query
+	Rows       map[string]int64   // views: rows per query
+}
+
+// Child runs one measurement (args: ingest, csv or views, then its flags)
+// and prints its result; it returns the exit code.
+func Child(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "tracebench child: want ingest, csv or views")
+		return 2
+	}
+	fs := flag.NewFlagSet("tracebench child "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "", "ingest: the format")
+	var params paramFlag
+	fs.Var(&params, "param", "ingest: a format flag k=v (repeatable)")
+	dbPath := fs.String("db", "", "the database file")
+	cpuProfile := fs.String("cpuprofile", "", "ingest: write a CPU profile of the ingest")
+	memProfile := fs.String("memprofile", "", "ingest: write a heap profile at the end of the ingest")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	ctx := context.Background()
+	var res childResult
+	var err error
+	switch args[0] {
+	case "ingest":
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "tracebench child ingest: want one trace")
+			return 2
+		}
+		res, err = childIngest(ctx, fs.Arg(0), *dbPath, *format, params, *cpuProfile, *memProfile)
+	case "csv":
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "tracebench child csv: want one BTF file")
+			return 2
+		}
+		res, err = childCSV(ctx, fs.Arg(0), *dbPath)
+	case "views":
+		res, err = childViews(ctx, *dbPath)
+	default:
+		err = fmt.Errorf("unknown child %q", args[0])
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tracebench child %s: %v\n", args[0], err)
+		return 1
+	}
+	if err := json.NewEncoder(stdout).Encode(res); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+type paramFlag map[string]string
+
+func (p *paramFlag) String() string { return fmt.Sprint(map[string]string(*p)) }
+func (p *paramFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("want k=v, got %q", s)
+	}
+	if *p == nil {
+		*p = paramFlag{}
+	}
+	(*p)[k] = v
+	return nil
+}
+
+// cpuTime is the process's user + system time so far.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// childIngest is traceduck's whole ingest, as `traceduck ingest` does it:
+// open (create) the database, install the views, ingest, close.
+func childIngest(ctx context.Context, trace, dbPath, format string, params map[string]string, cpuProfile, memProfile string) (childResult, error) {
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return childResult{}, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return childResult{}, err
+		}
+	}
+	start, cpu0 := time.Now(), cpuTime()
+	db, err := schema.Open(ctx, dbPath)
+	if err != nil {
+		return childResult{}, err
+	}
+	if err := queries.Install(ctx, db.SQL()); err != nil {
+		db.Close()
+		return childResult{}, err
+	}
+	res, err := ingest.Path(ctx, db, trace, ingest.Options{Format: format, Params: params})
+	if err != nil {
+		db.Close()
+		return childResult{}, err
+	}
+	if memProfile != "" {
+		// the heap as the ingest left it, and everything it allocated
+		runtime.GC()
+		if err := writeHeapProfile(memProfile); err != nil {
+			db.Close()
+			return childResult{}, err
+		}
+	}
+	if err := db.Close(); err != nil {
+		return childResult{}, err
+	}
+	out := childResult{Seconds: time.Since(start).Seconds(), CPUSeconds: cpuTime() - cpu0, Events: res.Events}
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	return out, nil
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// BaselineSQL loads a BTF file into a plain table with DuckDB's CSV reader:
+// the eight fields of a BTF line (the note is optional: null_padding), the
+// '#' header lines skipped.
+func BaselineSQL(path string) string {
+	return `CREATE TABLE btf AS SELECT * FROM read_csv('` + strings.ReplaceAll(path, "'", "''") + `',
+		auto_detect = false, header = false, delim = ',', quote = '', escape = '', comment = '#', null_padding = true,
+		columns = {'ts': 'BIGINT', 'source': 'VARCHAR', 'source_instance': 'BIGINT', 'type': 'VARCHAR',
+		           'target': 'VARCHAR', 'target_instance': 'BIGINT', 'event': 'VARCHAR', 'note': 'VARCHAR'})`
+}
+
+// childCSV is the baseline: DuckDB's read_csv of the BTF file into a
+// plain table of a new database, through the same go-duckdb build.
+func childCSV(ctx context.Context, path, dbPath string) (childResult, error) {
+	start, cpu0 := time.Now(), cpuTime()
+	connector, err := duckdb.NewConnector(dbPath, nil)
+	if err != nil {
+		return childResult{}, err
+	}
+	db := sql.OpenDB(connector)
+	if _, err := db.ExecContext(ctx, BaselineSQL(path)); err != nil {
+		db.Close()
+		return childResult{}, err
+	}
+	var rows int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM btf").Scan(&rows); err != nil {
+		db.Close()
+		return childResult{}, err
+	}
+	if err := db.Close(); err != nil {
+		return childResult{}, err
+	}
+	return childResult{Seconds: time.Since(start).Seconds(), CPUSeconds: cpuTime() - cpu0, Events: rows}, nil
+}
+
+// ViewQueries are the canned views tracebench times on the largest BTF
+// run: what `traceduck states`, `stats`, `hist` and the scheduling
+// analyses run (the queries of queries/*_bench_test.go).
+var ViewQueries = []struct{ Name, SQL string }{
+	{"state_stats", `SELECT * FROM state_stats`},
+	{"eco_tree", `SELECT * FROM eco_tree('eco')`},
+	{"hist_quantize running", `SELECT * FROM hist_quantize('SELECT key, value FROM durations_in_state(''running'')')`},
+	{"task_instances", `SELECT object, count(*), quantile_cont(response, 0.99) FROM task_instances WHERE NOT truncated GROUP BY object`},
+	{"sched_latency", `SELECT object, after, max(latency) FROM sched_latency GROUP BY ALL`},
+	{"cpu_load(10ms)", `SELECT cpu, max(load), avg(load) FROM cpu_load(10000000) GROUP BY cpu`},
+}
+
+// childViews times each view once on an ingested database.
+func childViews(ctx context.Context, dbPath string) (childResult, error) {
+	db, err := schema.Open(ctx, dbPath)
+	if err != nil {
+		return childResult{}, err
+	}
+	defer db.Close()
+	res := childResult{Queries: map[string]float64{}, Rows: map[string]int64{}}
+	for _, q := range ViewQueries {
+		start := time.Now()
+		rows, err := db.SQL().QueryContext(ctx, q.SQL)
+		if err != nil {
+			return childResult{}, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		var n int64
+		for rows.Next() {
+			n++
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return childResult{}, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		if n == 0 {
+			return childResult{}, errors.New(q.Name + ": no rows")
+		}
+		res.Queries[q.Name] = time.Since(start).Seconds()
+		res.Rows[q.Name] = n
+	}
+	return res, nil
+}
