@@ -38,6 +38,12 @@ var (
 	kPrio      = []byte("prio")
 	kSuccess   = []byte("success")
 	kTargetCPU = []byte("target_cpu")
+	kChildPID  = []byte("child_pid")
+	kChildComm = []byte("child_comm")
+	kIrq       = []byte("irq")
+	kVec       = []byte("vec")
+	kName      = []byte("name")
+	kAction    = []byte("action")
 )
 
 // splitFields reads the "key=value" fields most events print:

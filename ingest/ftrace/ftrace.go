@@ -69,7 +69,7 @@ func cmdHeader(t []byte) string {
 		return "version"
 	case bytes.HasPrefix(t, []byte("cpus=")) && isDigits(t[5:]):
 		return "cpus"
-	case bytes.HasPrefix(t, []byte("CPU ")) && bytes.HasSuffix(t, []byte(" is empty")) && isDigits(t[4:len(t)-9]):
+	case len(t) > 13 && bytes.HasPrefix(t, []byte("CPU ")) && bytes.HasSuffix(t, []byte(" is empty")) && isDigits(t[4:len(t)-9]):
 		return "empty"
 	}
 	return ""

@@ -3,7 +3,6 @@ package ftrace
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 )
 
 // graphKind is what a function_graph line shows.
@@ -59,7 +58,7 @@ func parseGraphLine(line []byte, e *eventLine) (matched bool, msg string) {
 	if d == 0 || d > 6 || d >= len(t) || t[d] != ')' {
 		return false, ""
 	}
-	e.cpu, _ = strconv.ParseInt(string(t[:d]), 10, 64)
+	e.cpu, _ = parseUint(t[:d])
 	if e.cpu >= maxCPU {
 		return true, fmt.Sprintf("CPU: expected a CPU number under %d, found %q", maxCPU, t[:d])
 	}
@@ -136,7 +135,7 @@ func taskPID(seg []byte) (task []byte, pid int64, ok bool) {
 	if d == len(seg) || d < 2 || seg[d-1] != '-' || len(seg)-d > 10 {
 		return nil, 0, false
 	}
-	pid, _ = strconv.ParseInt(string(seg[d:]), 10, 64)
+	pid, _ = parseUint(seg[d:])
 	return seg[:d-1], pid, true
 }
 

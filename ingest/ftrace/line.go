@@ -3,7 +3,6 @@ package ftrace
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 )
 
 // bodyForm is what follows the timestamp of an event line.
@@ -100,7 +99,7 @@ func cpuColumn(line []byte, e *eventLine) (int, bool) {
 		if j == i+1 || j-i-1 > 6 || j >= len(line) || line[j] != ']' || (j+1 < len(line) && line[j+1] != ' ') {
 			continue
 		}
-		cpu, _ := strconv.ParseInt(string(line[i+1:j]), 10, 64)
+		cpu, _ := parseUint(line[i+1 : j])
 		if cpu >= maxCPU {
 			continue
 		}
@@ -116,7 +115,7 @@ func cpuColumn(line []byte, e *eventLine) (int, bool) {
 			case len(inner) > 0 && len(bytes.Trim(inner, "-")) == 0:
 				// (-------): the tgid is not known
 			case isDigits(inner) && len(inner) <= 10:
-				tgid, _ = strconv.ParseInt(string(inner), 10, 64)
+				tgid, _ = parseUint(inner)
 			default:
 				continue
 			}
@@ -129,7 +128,7 @@ func cpuColumn(line []byte, e *eventLine) (int, bool) {
 		if d == len(pre) || d < 2 || pre[d-1] != '-' || len(pre)-d > 10 {
 			continue
 		}
-		pid, _ := strconv.ParseInt(string(pre[d:]), 10, 64)
+		pid, _ := parseUint(pre[d:])
 		task := trimLeft(pre[:d-1])
 		if len(task) == 0 {
 			continue
@@ -250,14 +249,14 @@ func lostMarker(line []byte) (cpu, count int64, ok bool) {
 	if d == 0 || d > 6 {
 		return 0, 0, false
 	}
-	cpu, _ = strconv.ParseInt(string(rest[:d]), 10, 64)
+	cpu, _ = parseUint(rest[:d])
 	rest = rest[d:]
 	if !bytes.HasPrefix(rest, []byte(" [")) || rest[len(rest)-1] != ']' {
 		return 0, 0, false
 	}
 	in := rest[2 : len(rest)-1]
 	switch {
-	case bytes.HasPrefix(in, []byte("LOST ")) && bytes.HasSuffix(in, []byte(" EVENTS")):
+	case len(in) > 12 && bytes.HasPrefix(in, []byte("LOST ")) && bytes.HasSuffix(in, []byte(" EVENTS")):
 		n := in[5 : len(in)-7]
 		if v, ok := parseUint(n); ok {
 			return cpu, v, true
@@ -276,7 +275,7 @@ func lostMarker(line []byte) (cpu, count int64, ok bool) {
 // kernel prints where a CPU's buffer begins later than the others'.
 func bufferStarted(line []byte) (int64, bool) {
 	t := bytes.TrimSpace(line)
-	if !bytes.HasPrefix(t, []byte("##### CPU ")) || !bytes.HasSuffix(t, []byte(" buffer started ####")) {
+	if len(t) <= 30 || !bytes.HasPrefix(t, []byte("##### CPU ")) || !bytes.HasSuffix(t, []byte(" buffer started ####")) {
 		return 0, false
 	}
 	n := t[len("##### CPU ") : len(t)-len(" buffer started ####")]

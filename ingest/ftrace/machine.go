@@ -77,6 +77,7 @@ type interrupt struct {
 	id    schema.ObjectID
 	num   int64
 	soft  bool
+	given string // the handler or action name the trace gives
 	name  string
 	sym   schema.Sym
 	shown bool // held a CPU (its CPU-state level is declared at the end)
@@ -85,7 +86,6 @@ type interrupt struct {
 type irqKey struct {
 	soft bool
 	num  int64
-	name string
 }
 
 // findings recorded once in diagnostics and counted after that
@@ -123,8 +123,8 @@ type machine struct {
 	list    []*thread // every thread object, in creation order
 	procs   map[int64]*process
 	cpus    []*cpu
-	irqs    map[irqKey]*interrupt
-	irqList []*interrupt // in creation order
+	irqs    map[irqKey][]*interrupt // by number; a hardware irq's handlers by name
+	irqList []*interrupt            // in creation order
 	nrSyms  map[int64]schema.Sym
 
 	syms struct {
@@ -154,7 +154,7 @@ type machine struct {
 
 func newMachine(w *schema.RunWriter) *machine {
 	m := &machine{w: w, threads: make(map[int64]*thread), procs: make(map[int64]*process),
-		irqs: make(map[irqKey]*interrupt), nrSyms: make(map[int64]schema.Sym), threadLevels: make(map[schema.Sym]bool)}
+		irqs: make(map[irqKey][]*interrupt), nrSyms: make(map[int64]schema.Sym), threadLevels: make(map[schema.Sym]bool)}
 	m.syms.running = w.Sym("running")
 	m.syms.runnable = w.Sym("runnable")
 	m.syms.sleeping = w.Sym("sleeping")
@@ -319,8 +319,8 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 		p, _ := getInt(fs, kPID)
 		cm, _ := get(fs, kComm)
 		a = m.thread(p, cm)
-		cp, _ := getInt(fs, []byte("child_pid"))
-		cc, _ := get(fs, []byte("child_comm"))
+		cp, _ := getInt(fs, kChildPID)
+		cc, _ := get(fs, kChildComm)
 		if old := m.threads[cp]; old != nil && !old.ended && cp > 0 {
 			// the tid is in use by the trace's account: that thread's end
 			// was not traced
@@ -447,7 +447,7 @@ func (m *machine) eventFields(e *eventLine, fs []field) ([]field, action, string
 		act := actExit
 		switch string(e.name) {
 		case "sched_process_fork":
-			keys, act = [][]byte{kPID, []byte("child_pid")}, actFork
+			keys, act = [][]byte{kPID, kChildPID}, actFork
 		case "sched_process_free":
 			act = actFree
 		}
@@ -460,14 +460,14 @@ func (m *machine) eventFields(e *eventLine, fs []field) ([]field, action, string
 		return fs, act, ""
 	case "irq_handler_entry", "irq_handler_exit", "softirq_entry", "softirq_exit":
 		fs = splitFields(e.body, fs)
-		key, act := []byte("irq"), actIrqEntry
+		key, act := kIrq, actIrqEntry
 		switch string(e.name) {
 		case "irq_handler_exit":
 			act = actIrqExit
 		case "softirq_entry":
-			key, act = []byte("vec"), actSoftEntry
+			key, act = kVec, actSoftEntry
 		case "softirq_exit":
-			key, act = []byte("vec"), actSoftExit
+			key, act = kVec, actSoftExit
 		}
 		if _, ok := getInt(fs, key); !ok {
 			val, _ := get(fs, key)
@@ -674,11 +674,11 @@ func (m *machine) endThread(t *thread, ts int64, seq schema.Seq, cut bool) error
 func (m *machine) interruptOf(act action, fs []field, c *cpu) *interrupt {
 	switch act {
 	case actIrqEntry:
-		n, _ := getInt(fs, []byte("irq"))
-		name, _ := get(fs, []byte("name"))
+		n, _ := getInt(fs, kIrq)
+		name, _ := get(fs, kName)
 		return m.interrupt(false, n, name)
 	case actIrqExit:
-		n, _ := getInt(fs, []byte("irq"))
+		n, _ := getInt(fs, kIrq)
 		for i := len(c.ints) - 1; i >= 0; i-- {
 			if ir := c.ints[i]; !ir.soft && ir.num == n {
 				return ir
@@ -686,16 +686,18 @@ func (m *machine) interruptOf(act action, fs []field, c *cpu) *interrupt {
 		}
 		return m.interrupt(false, n, nil)
 	default:
-		n, _ := getInt(fs, []byte("vec"))
-		name, _ := get(fs, []byte("action"))
+		n, _ := getInt(fs, kVec)
+		name, _ := get(fs, kAction)
 		return m.interrupt(true, n, name)
 	}
 }
 
 func (m *machine) interrupt(soft bool, num int64, name []byte) *interrupt {
-	k := irqKey{soft, num, string(name)}
-	if ir := m.irqs[k]; ir != nil {
-		return ir
+	k := irqKey{soft, num}
+	for _, ir := range m.irqs[k] {
+		if ir.given == string(name) {
+			return ir
+		}
 	}
 	var label string
 	switch {
@@ -708,14 +710,14 @@ func (m *machine) interrupt(soft bool, num int64, name []byte) *interrupt {
 	default:
 		label = "irq " + strconv.FormatInt(num, 10)
 	}
-	ir := &interrupt{num: num, soft: soft, name: label}
+	ir := &interrupt{num: num, soft: soft, given: string(name), name: label}
 	ir.id = m.w.NewObject("interrupt", label)
 	m.w.SetNativeID(ir.id, num)
 	if soft {
 		m.w.SetAttr(ir.id, "softirq", true)
 	}
 	ir.sym = m.w.Sym(label)
-	m.irqs[k] = ir
+	m.irqs[k] = append(m.irqs[k], ir)
 	m.irqList = append(m.irqList, ir)
 	return ir
 }
@@ -743,9 +745,9 @@ func (m *machine) irqEntry(c *cpu, ir *interrupt, ts int64, seq schema.Seq, line
 // exit with no entry in the trace (it began inside the handler) is an
 // event only.
 func (m *machine) irqExit(c *cpu, soft bool, fs []field, ts int64, seq schema.Seq, lineNo int64) error {
-	key := []byte("irq")
+	key := kIrq
 	if soft {
-		key = []byte("vec")
+		key = kVec
 	}
 	n, _ := getInt(fs, key)
 	at := -1

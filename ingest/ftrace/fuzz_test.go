@@ -1,0 +1,118 @@
+package ftrace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/schema"
+	"golang.org/x/tools/txtar"
+)
+
+// checkSink is a Sink that checks what it is given: every state interval
+// ends at or after its start with dur = end - start, and every events.args
+// value is JSON.
+type checkSink struct{ bad error }
+
+func (s *checkSink) Put(table string, rec arrow.Record) error {
+	if s.bad != nil {
+		return nil
+	}
+	switch table {
+	case schema.TableStateIntervals:
+		start := rec.Column(4).(*array.Int64)
+		end := rec.Column(5).(*array.Int64)
+		dur := rec.Column(6).(*array.Int64)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if end.Value(i) < start.Value(i) || dur.Value(i) != end.Value(i)-start.Value(i) {
+				s.bad = fmt.Errorf("interval [%d, %d) with dur %d", start.Value(i), end.Value(i), dur.Value(i))
+			}
+		}
+	case schema.TableEvents:
+		args := rec.Column(12)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if args.IsNull(i) {
+				continue
+			}
+			if v := args.ValueStr(i); !json.Valid([]byte(v)) {
+				s.bad = fmt.Errorf("args %q are not JSON", v)
+			}
+		}
+	}
+	return nil
+}
+
+// FuzzIngest feeds arbitrary text to the ftrace reader, strict and with
+// --skip-bad: it never panics; a strict read stops only with a FILE:LINE
+// error saying what was expected; a lenient one never stops; every args
+// value is JSON and every interval well formed; memory is released. The
+// seeds (the hand-worked traces and edge cases) replay as a normal test.
+func FuzzIngest(f *testing.F) {
+	files, _ := filepath.Glob("testdata/hand/*.txtar")
+	for _, path := range files {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			if file.Name == "trace.txt" {
+				f.Add(string(file.Data))
+			}
+		}
+	}
+	const sw = "  a-1 [000] d..2 1.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=1 prev_state=S ==> next_comm=b next_pid=2 next_prio=1\n"
+	for _, s := range []string{
+		"",
+		"# tracer: nop\r\n  a-1 [000] 1.5: x: y\r",
+		sw + sw + sw,
+		"  a-1 [000] d..2 1.000001: sched_switch: prev_comm= prev_pid=1 prev_prio=1 prev_state=\xff ==> next_comm=\x00 next_pid=1 next_prio=1\n",
+		"  a-1 [000] d..2 1.000001: sched_switch: a:1 [1] R ==> b:2 [1]\n  b-2 [000] 0.5: sched_switch: b:2 [x] D|K ==> :0\n",
+		"  a-1 [000] 1.1: irq_handler_entry: irq=1 name=x\n" + strings.Repeat("  a-1 [000] 1.1: irq_handler_entry: irq=2 name=y\n", 100) + "  a-1 [000] 1.2: irq_handler_exit: irq=1 ret=handled\n",
+		"  a-1 [000] 1.1: softirq_exit: vec=1 [action=TIMER]\n  a-1 [000] 1.1: softirq_entry: vec=-1 [action=\n",
+		"  a-1 [000] 1.1: sys_enter: NR -1 (,,,)\n  a-1 [000] 1.1: sys_exit: NR -1 = -1\n  a-1 [000] 1.1: sys_x -> \n  a-1 [000] 1.1: sys_(x)\n",
+		"  a-1 [000] 1.1: <stack trace>\n" + strings.Repeat(" => f\n", 1100) + " =>\n",
+		"CPU:0 [LOST 1 EVENTS]\nCPU:1 [EVENTS DROPPED]\n##### CPU 7 buffer started ####\n  a-1 [65535] 1.1: sched_wakeup: comm=a pid=1\n",
+		" 1.0 |   0)   a-1   |               |  f() {\n 1.0 |   0)   a-1   | ! 1000.000 us |  }\n 1.0 |   0)   |  /* x */\n",
+		"  a-1 (      1) [000] 1.1: sched_process_fork: comm=a pid=1 child_comm=b child_pid=1\n  a-1 (------) [000] 1.1: sched_process_free: comm=a pid=1\n  a-1 [000] 1.1: sched_process_free: comm=a pid=1\n",
+		"  a-1 [000] 9223372036.854775807: x: y\n  a-1 [000] 9223372036.854775808: x: y\n",
+		"  a b -[1] [000] 1.1: x: k=v=w [a=b] [c] k=v\n",
+	} {
+		f.Add(s)
+	}
+	time0 := time.Unix(0, 0)
+	f.Fuzz(func(t *testing.T, text string) {
+		lines := int64(strings.Count(text, "\n") + strings.Count(text, "\r") + 1)
+		for _, skip := range []bool{false, true} {
+			mem := memory.NewCheckedAllocator(dbtest.RecyclingAllocator)
+			sink := &checkSink{}
+			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "fuzz.txt", SkipBad: skip}, sink, mem)
+			err := Ingester{}.Ingest(context.Background(), ingest.NewSource("fuzz.txt", strings.NewReader(text), int64(len(text))), w)
+			if err != nil {
+				var ie *schema.InputError
+				if skip || !errors.As(err, &ie) || ie.Line < 1 || ie.Line > lines || !strings.Contains(ie.Msg, "expected") {
+					t.Fatalf("skip-bad=%v: %v", skip, err)
+				}
+				w.Abort()
+			} else if err := w.Finish(time0); err != nil {
+				t.Fatal(err)
+			}
+			if sink.bad != nil {
+				t.Fatal(sink.bad)
+			}
+			if w.Events() > lines {
+				t.Fatalf("%d events from %d lines", w.Events(), lines)
+			}
+			mem.AssertSize(t, 0)
+		}
+	})
+}
