@@ -22,6 +22,8 @@ type Options struct {
 	Progress func(src *Source)
 	// BatchRows overrides schema.DefaultBatchRows (tests).
 	BatchRows int
+	// BeforeCommit is schema.IngestOptions.BeforeCommit (tests).
+	BeforeCommit func()
 }
 
 // Result is what one ingest produced.
@@ -77,7 +79,7 @@ func Opened(ctx context.Context, db *schema.DB, src *Source, sum string, opt Opt
 		name = RunName(src.Name)
 	}
 	info := schema.RunInfo{Name: name, Source: src.Name, Format: ing.Format().Name, SHA256: sum, Tags: opt.Tags, SkipBad: opt.SkipBad}
-	iopt := schema.IngestOptions{Force: opt.Force, BatchRows: opt.BatchRows}
+	iopt := schema.IngestOptions{Force: opt.Force, BatchRows: opt.BatchRows, BeforeCommit: opt.BeforeCommit}
 	var hashErr error
 	if sum == "" {
 		iopt.SHA256 = func() string {

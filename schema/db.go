@@ -92,6 +92,10 @@ type IngestOptions struct {
 	SHA256 func() string
 	// BatchRows overrides DefaultBatchRows (tests).
 	BatchRows int
+	// BeforeCommit, when set, is called once the run is written and
+	// checked, just before COMMIT (the crash tests of cmd/traceduck stop
+	// the process there).
+	BeforeCommit func()
 }
 
 // Ingest writes one run in one transaction: it calls fill with a
@@ -156,6 +160,9 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		} else if dup != nil {
 			return 0, dup
 		}
+	}
+	if opt.BeforeCommit != nil {
+		opt.BeforeCommit()
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return 0, err

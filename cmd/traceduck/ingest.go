@@ -241,11 +241,13 @@ func ingestPaths(ctx context.Context, cmd *cobra.Command, db *schema.DB, paths [
 		}
 		bar := newProgress(cmd.ErrOrStderr(), path)
 		o.Progress = bar.start
+		o.BeforeCommit = testStopHook(cmd.ErrOrStderr(), "before-commit")
 		res, err := ingest.Path(ctx, db, path, o)
 		bar.stop()
 		if err != nil {
 			return ingestError(ctx, path, err)
 		}
+		testStopAt(cmd.ErrOrStderr(), "after-commit")
 		if err := done(res, path); err != nil {
 			return err
 		}

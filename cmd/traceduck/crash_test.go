@@ -1,0 +1,618 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/marcboeker/go-duckdb"
+
+	"github.com/traceduck/traceduck/internal/tracegen"
+)
+
+// crashLongEnv set to 1 makes TestCrashSafeIngest ingest a larger trace
+// and kill it at many more points (a few minutes instead of ~30 s).
+const crashLongEnv = "TRACEDUCK_CRASH_LONG"
+
+// TestCrashSafeIngest kills `traceduck ingest` of a large generated BTF
+// trace with SIGKILL at several points: as it opens the database, as it
+// opens the trace, during the batches (at fractions of the trace read),
+// with the run written but not committed, committed but the database not
+// closed (not checkpointed), and at fractions of the time a complete
+// ingest spends after it has read the whole trace (last batches, COMMIT,
+// the checkpoint at close). After each kill the database opens, holds
+// exactly the runs committed before (every table compared row by row
+// through a hash), every view and macro answers, and the same ingest,
+// started again, gets past the point where the last one died; the ingest
+// that completes holds as many events as the generator wrote.
+func TestCrashSafeIngest(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fdinfo"); err != nil {
+		t.Skip("needs /proc to watch the ingest's progress")
+	}
+	long := os.Getenv(crashLongEnv) == "1"
+	events, fractions, tails := 500_000, []float64{0.3, 0.7}, []float64{0.5}
+	if long {
+		events = 4_000_000
+		fractions = []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.97}
+		tails = []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "big.btf")
+	truth := writeBigBTF(t, trace, events)
+	st, err := os.Stat(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := st.Size()
+	db := filepath.Join(dir, "crash.duckdb")
+
+	// 1. One small run committed before any kill.
+	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
+	c := &crashCheck{t: t, dir: dir, db: db}
+	c.commit(1)
+	c.check("after the first run")
+
+	ingestArgs := []string{"ingest", "--db", db, "--name", "big", trace}
+
+	// 2. Killed before anything of the trace is read.
+	p := startIngest(t, dir, "", ingestArgs...)
+	p.waitFor("the database to be opened", func() bool { return p.hasOpen(db) })
+	p.kill()
+	c.check("killed as it opened the database")
+
+	p = startIngest(t, dir, "", ingestArgs...)
+	p.waitFor("the trace to be opened", func() bool { return p.hasOpen(trace) })
+	p.kill()
+	c.check("killed as it opened the trace")
+
+	// 3. Killed during the batches. The trace is read twice: once to hash
+	// it (a second descriptor, closed before parsing), then to parse it
+	// through the descriptor opened first.
+	for _, f := range fractions {
+		p = startIngest(t, dir, "", ingestArgs...)
+		at := int64(f * float64(size))
+		p.waitFor(fmt.Sprintf("%.0f%% of the trace to be parsed", 100*f), func() bool {
+			pos, n := p.tracePos(trace)
+			return n == 1 && pos >= at
+		})
+		p.kill()
+		c.check(fmt.Sprintf("killed at %.0f%% of the batches", 100*f))
+	}
+
+	// 4. Killed with the whole run written in its transaction.
+	p = startIngest(t, dir, "before-commit", ingestArgs...)
+	p.waitStopped()
+	p.kill()
+	c.check("killed before COMMIT")
+
+	// 5. Killed after COMMIT, before the database was closed: the run is
+	// there, whole, and the same file is then refused as a duplicate.
+	p = startIngest(t, dir, "after-commit", ingestArgs...)
+	p.waitStopped()
+	p.kill()
+	c.commit(2)
+	c.check("killed after COMMIT")
+	c.wholeRun(2, truth.Lines)
+	r := td(t, dir, ingestArgs...)
+	expectExit(t, r, 1, "big.btf: already ingested as run 2 (big, sha256 ")
+
+	// 6. A complete ingest of the same file again (--force), timed from
+	// the moment the whole trace has been read to the end of the process.
+	forceArgs := []string{"ingest", "--db", db, "--force", "--name", "big", trace}
+	p = startIngest(t, dir, "", forceArgs...)
+	var readAll time.Time
+	p.waitFor("the whole trace to be read", func() bool {
+		pos, n := p.tracePos(trace)
+		return n == 1 && pos == size
+	})
+	readAll = time.Now()
+	if r := p.wait(); r.code != 0 {
+		t.Fatalf("ingest --force: %s", r)
+	}
+	tail := time.Since(readAll)
+	t.Logf("after the trace was read, the ingest took %v more (last batches, COMMIT, checkpoint)", tail)
+	c.commit(3)
+	c.check("after a complete ingest")
+	c.wholeRun(3, truth.Lines)
+	c.sameRun(2, 3)
+
+	// 7. Killed at fractions of that tail: whether it died before or
+	// after COMMIT, the run is there whole or not at all.
+	next := int32(4)
+	for _, f := range tails {
+		p = startIngest(t, dir, "", forceArgs...)
+		p.waitFor("the whole trace to be read", func() bool {
+			pos, n := p.tracePos(trace)
+			return n == 1 && pos == size
+		})
+		time.Sleep(time.Duration(f * float64(tail)))
+		p.killOrDone()
+		if c.has(next) {
+			c.commit(next)
+			c.wholeRun(next, truth.Lines)
+			c.sameRun(2, next)
+			t.Logf("killed at %.0f%% of the tail: run %d had been committed", 100*f, next)
+			next++
+		} else {
+			t.Logf("killed at %.0f%% of the tail: nothing committed", 100*f)
+		}
+		c.check(fmt.Sprintf("killed at %.0f%% of the time after the trace was read", 100*f))
+	}
+}
+
+// writeBigBTF writes a generated BTF trace of about n events.
+func writeBigBTF(t *testing.T, path string, n int) tracegen.Truth {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	truth, err := tracegen.WriteBTF(w, tracegen.Config{Events: n, Cores: 4, Tasks: 12, Seed: 11})
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return truth
+}
+
+// ingestProc is a traceduck running in the background.
+type ingestProc struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	stopped chan struct{} // closed when it printed "stopped at"
+	done    chan struct{} // closed when it has exited
+	mu      sync.Mutex
+	stdout  strings.Builder
+	stderr  strings.Builder
+	res     result
+}
+
+// startIngest starts traceduck with args in dir; stop, when not empty, is
+// the TRACEDUCK_TEST_STOP point (teststop.go).
+func startIngest(t *testing.T, dir, stop string, args ...string) *ingestProc {
+	t.Helper()
+	p := &ingestProc{t: t, stopped: make(chan struct{}), done: make(chan struct{})}
+	p.cmd = exec.Command(binary, args...)
+	p.cmd.Dir = dir
+	p.cmd.Env = append(os.Environ(), testStopEnv+"="+stop)
+	p.cmd.Stdout = &lockedWriter{&p.mu, &p.stdout}
+	errPipe, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(errPipe)
+		once := sync.Once{}
+		for sc.Scan() {
+			p.mu.Lock()
+			p.stderr.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			if strings.HasPrefix(sc.Text(), "traceduck: stopped at "+stop) && stop != "" {
+				once.Do(func() { close(p.stopped) })
+			}
+		}
+		err := p.cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			code = -1
+		}
+		p.mu.Lock()
+		p.res = result{p.stdout.String(), p.stderr.String(), code}
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	return p
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *lockedWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(b)
+}
+
+// waitFor polls cond until it holds; the process ending first fails the
+// test (the point to kill at was never reached).
+func (p *ingestProc) waitFor(what string, cond func() bool) {
+	p.t.Helper()
+	for !cond() {
+		select {
+		case <-p.done:
+			p.t.Fatalf("traceduck ended before %s: %s", what, p.res)
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// waitStopped waits for the process to stop at its TRACEDUCK_TEST_STOP
+// point.
+func (p *ingestProc) waitStopped() {
+	p.t.Helper()
+	select {
+	case <-p.stopped:
+	case <-p.done:
+		p.t.Fatalf("traceduck ended before it stopped: %s", p.res)
+	}
+}
+
+// kill sends SIGKILL and waits for the process to be gone.
+func (p *ingestProc) kill() {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		p.t.Fatal(err)
+	}
+	<-p.done
+	if p.res.code == 0 {
+		p.t.Fatalf("traceduck ended by itself before it was killed: %s", p.res)
+	}
+}
+
+// killOrDone is kill for a process that may have ended by itself
+// already, which it must have done with success.
+func (p *ingestProc) killOrDone() {
+	p.t.Helper()
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	if p.res.code != 0 && !strings.Contains(p.cmd.ProcessState.String(), "killed") {
+		p.t.Fatalf("traceduck failed: %s", p.res)
+	}
+}
+
+// wait waits for the process to end by itself.
+func (p *ingestProc) wait() result {
+	<-p.done
+	return p.res
+}
+
+// openFDs returns the descriptors the process has open on path, lowest
+// first.
+func (p *ingestProc) openFDs(path string) []int {
+	dir := fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for _, e := range ents {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && target == path {
+			if fd, err := strconv.Atoi(e.Name()); err == nil {
+				fds = append(fds, fd)
+			}
+		}
+	}
+	sort.Ints(fds)
+	return fds
+}
+
+func (p *ingestProc) hasOpen(path string) bool { return len(p.openFDs(path)) > 0 }
+
+// tracePos is the file position of the descriptor the trace is parsed
+// from (the lowest one on path) and how many descriptors are open on it.
+func (p *ingestProc) tracePos(path string) (pos int64, n int) {
+	fds := p.openFDs(path)
+	if len(fds) == 0 {
+		return 0, 0
+	}
+	info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", p.cmd.Process.Pid, fds[0]))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(info), "\n") {
+		if v, ok := strings.CutPrefix(line, "pos:"); ok {
+			pos, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return pos, len(fds)
+}
+
+// crashCheck knows which runs the database must hold and what each held
+// when it was committed.
+type crashCheck struct {
+	t       *testing.T
+	dir, db string
+	runs    []int32
+	prints  map[int32]map[string]string // run -> table -> rows and row hash
+}
+
+// commit records run as committed, with the contents it has now.
+func (c *crashCheck) commit(run int32) {
+	c.t.Helper()
+	c.runs = append(c.runs, run)
+	if c.prints == nil {
+		c.prints = map[int32]map[string]string{}
+	}
+	c.withDB(func(db *sql.DB) { c.prints[run] = fingerprint(c.t, db, run) })
+}
+
+// has reports whether the database holds run.
+func (c *crashCheck) has(run int32) bool {
+	c.t.Helper()
+	got := scalar(c.t, c.dir, c.db, fmt.Sprintf("SELECT count(*) FROM runs WHERE run_id = %d", run))
+	return got != "0"
+}
+
+// withDB opens the database with DuckDB alone (not through traceduck) and
+// closes it after fn, so that the next traceduck can lock it.
+func (c *crashCheck) withDB(fn func(*sql.DB)) {
+	c.t.Helper()
+	db, err := sql.Open("duckdb", c.db)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	fn(db)
+}
+
+// check opens the database through traceduck, then checks that it holds
+// exactly the committed runs, each as it was committed, that no table
+// holds rows of any other run, and that every view and macro answers.
+func (c *crashCheck) check(when string) {
+	c.t.Helper()
+	r := td(c.t, c.dir, "query", "--db", c.db, "--output", "csv", "SELECT run_id FROM runs ORDER BY run_id")
+	if r.code != 0 {
+		c.t.Fatalf("%s: the database does not open: %s", when, r)
+	}
+	var want strings.Builder
+	want.WriteString("run_id\r\n")
+	for _, id := range c.runs {
+		fmt.Fprintf(&want, "%d\r\n", id)
+	}
+	if r.stdout != want.String() {
+		c.t.Fatalf("%s: runs %q, want %q", when, r.stdout, want.String())
+	}
+	c.withDB(func(db *sql.DB) {
+		for _, table := range runTables(c.t, db) {
+			var stray int64
+			q := fmt.Sprintf("SELECT count(*) FROM %s WHERE run_id NOT IN (%s)", table, joinIDs(c.runs))
+			if err := db.QueryRow(q).Scan(&stray); err != nil {
+				c.t.Fatalf("%s: %s: %v", when, q, err)
+			}
+			if stray != 0 {
+				c.t.Errorf("%s: %s holds %d rows of runs never committed", when, table, stray)
+			}
+		}
+		for _, id := range c.runs {
+			got := fingerprint(c.t, db, id)
+			for table, w := range c.prints[id] {
+				if got[table] != w {
+					c.t.Errorf("%s: run %d in %s: %s, want %s as committed", when, id, table, got[table], w)
+				}
+			}
+		}
+		checkViewsAnswer(c.t, db, when)
+	})
+}
+
+// wholeRun checks that run holds every event of the trace.
+func (c *crashCheck) wholeRun(run int32, events int) {
+	c.t.Helper()
+	c.withDB(func(db *sql.DB) {
+		var n, count int64
+		if err := db.QueryRow("SELECT (SELECT count(*) FROM events WHERE run_id = $1), (SELECT event_count FROM runs WHERE run_id = $1)", run).Scan(&n, &count); err != nil {
+			c.t.Fatal(err)
+		}
+		if n != int64(events) || count != int64(events) {
+			c.t.Errorf("run %d: %d events, event_count %d, want %d (the generator's lines)", run, n, count, events)
+		}
+	})
+}
+
+// sameRun checks that runs a and b (the same file) have as many rows in
+// every table.
+func (c *crashCheck) sameRun(a, b int32) {
+	c.t.Helper()
+	for table, fa := range c.prints[a] {
+		na, _, _ := strings.Cut(fa, " rows")
+		nb, _, _ := strings.Cut(c.prints[b][table], " rows")
+		if na != nb {
+			c.t.Errorf("%s: run %d has %s rows, run %d (the same file) %s", table, a, na, b, nb)
+		}
+	}
+}
+
+func joinIDs(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ", ")
+}
+
+// runTables lists the base tables that have a run_id column.
+func runTables(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t USING (database_name, schema_name, table_name)
+		WHERE c.column_name = 'run_id' AND NOT t.internal ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(names) < 7 {
+		t.Fatalf("only %d tables with run_id: %v", len(names), names)
+	}
+	return names
+}
+
+// fingerprint is, per table, the number of rows of run and the sum of
+// their hashes: equal fingerprints mean equal rows.
+func fingerprint(t *testing.T, db *sql.DB, run int32) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, table := range runTables(t, db) {
+		var n int64
+		var sum string
+		q := fmt.Sprintf("SELECT count(*), coalesce(sum(hash(x)::HUGEINT), 0)::VARCHAR FROM %s AS x WHERE run_id = $1", table)
+		if err := db.QueryRow(q, run).Scan(&n, &sum); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		out[table] = fmt.Sprintf("%d rows, hash %s", n, sum)
+	}
+	return out
+}
+
+// macroCalls is a representative call of each macro of queries/*.sql.
+// A macro missing here is called with NULL for every argument, which
+// proves at least that its body binds.
+var macroCalls = map[string]string{
+	"bucket_label":             "SELECT bucket_label(1000000, 0, 1000000)",
+	"cpu_load":                 "SELECT count(*) FROM cpu_load(10000000) WHERE run_id = 1",
+	"cpu_load_by_holder":       "SELECT count(*) FROM cpu_load_by_holder(10000000) WHERE run_id = 1",
+	"durations_between_events": "SELECT count(*) FROM durations_between_events('activate', 'terminate', by_instance := true, run := 1)",
+	"durations_in_state":       "SELECT count(*) FROM durations_in_state('running', run := 1)",
+	"eco_marks":                "SELECT count(*) FROM eco_marks(['event=T:start&context=Core_*'], ['all'])",
+	"eco_selection":            "SELECT count(*) FROM eco_selection(['event=T:start'], ['context=Core_1']) WHERE run_id = 1",
+	"eco_tree":                 "SELECT count(*) FROM eco_tree('eco') WHERE run_id = 1 AND depth <= 3",
+	"edges_bucket":             "SELECT edges_bucket(50000, [0, 10000, 100000, 1000000])",
+	"edges_check":              "SELECT edges_check([0, 10000, 100000])",
+	"hist_check":               "SELECT count(*) FROM hist_check(NULL)",
+	"hist_edges":               "SELECT count(*) FROM hist_edges('SELECT dur AS value FROM state_intervals WHERE run_id = 1', [0, 10000, 100000, 1000000])",
+	"hist_input":               "SELECT count(*) FROM hist_input('SELECT 2.5 AS value')",
+	"hist_linear":              "SELECT count(*) FROM hist_linear('SELECT dur AS value FROM state_intervals WHERE run_id = 1', 10)",
+	"hist_llquantize":          "SELECT count(*) FROM hist_llquantize('SELECT dur AS value FROM state_intervals WHERE run_id = 1', 10, 3, 9, 10)",
+	"hist_lquantize":           "SELECT count(*) FROM hist_lquantize('SELECT dur / 1000 AS value FROM state_intervals WHERE run_id = 1', 0, 100, 10)",
+	"hist_quantize":            "SELECT count(*) FROM hist_quantize('FROM durations_in_state(''running'', object_kind := ''task'', run := 1)')",
+	"interval_intersect":       "WITH a AS (FROM state_intervals WHERE run_id = 1), b AS (FROM cpu_intervals WHERE run_id = 1) SELECT count(*) FROM interval_intersect('a', 'b')",
+	"intervals_overlapping":    "SELECT count(*) FROM intervals_overlapping(0, 2500000) WHERE run_id = 1",
+	"linear_bucket":            "SELECT linear_bucket(57, 0, 25, 4)",
+	"llquantize_bucket":        "SELECT llquantize_bucket(37, 10, 0, 1, 20)",
+	"llquantize_check":         "SELECT llquantize_check(10, 0, 6, 20)",
+	"llquantize_label":         "SELECT llquantize_label(100, 10, 0, 1, 20)",
+	"llquantize_powers":        "SELECT llquantize_powers(10, 1)",
+	"lquantize_bucket":         "SELECT lquantize_bucket(57, 0, 100, 10)",
+	"lquantize_check":          "SELECT lquantize_check(0, 100, 10)",
+	"lquantize_label":          "SELECT lquantize_label(-9223372036854775808, 0, 100, 10)",
+	"lquantize_top":            "SELECT lquantize_top(0, 95, 10)",
+	"pow2_floor":               "SELECT pow2_floor(1000)",
+	"quantize_bucket":          "SELECT quantize_bucket(1000)",
+	"selected_events":          "SELECT count(*) FROM selected_events(['event=T:start'], ['context=Core_1']) WHERE run_id = 1",
+	"state_at":                 "SELECT count(*) FROM state_at(2500000) WHERE run_id = 1",
+	"state_stats_of":           "SELECT count(*) FROM state_stats_of(run := 1, object_kind := 'task')",
+	"state_trace":              "SELECT count(*) FROM state_trace(1, run := 1, object_kind := 'cpu')",
+	"state_trace_levels":       "SELECT count(*) FROM state_trace_levels(0, 1, run := 1, object_kind := 'cpu')",
+	"system_timeline":          "SELECT count(*) FROM system_timeline('rig')",
+}
+
+// checkViewsAnswer runs SELECT count(*) over every view and a
+// representative call of every macro, over run 1 (the small one) where
+// they can be narrowed to a run: what is checked is that the catalog is
+// whole; the rows of every run are checked by fingerprint.
+func checkViewsAnswer(t *testing.T, db *sql.DB, when string) {
+	t.Helper()
+	views := names(t, db, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1")
+	hasRunID := map[string]bool{}
+	for _, v := range names(t, db, "SELECT table_name FROM duckdb_columns() WHERE column_name = 'run_id' AND NOT internal") {
+		hasRunID[v] = true
+	}
+	if len(views) < 10 {
+		t.Fatalf("%s: only %d views: %v", when, len(views), views)
+	}
+	for _, v := range views {
+		var n int64
+		filter := ""
+		if hasRunID[v] {
+			filter = " WHERE run_id = 1"
+		}
+		if err := db.QueryRow("SELECT count(*) FROM " + v + filter).Scan(&n); err != nil {
+			t.Errorf("%s: view %s: %v", when, v, err)
+		}
+	}
+	macros := names(t, db, "SELECT DISTINCT function_name || ' ' || function_type || ' ' || len(parameters) FROM duckdb_functions() WHERE NOT internal AND function_type IN ('macro', 'table_macro') ORDER BY 1")
+	if len(macros) < 20 {
+		t.Fatalf("%s: only %d macros: %v", when, len(macros), macros)
+	}
+	for _, m := range macros {
+		f := strings.Fields(m)
+		q, ok := macroCalls[f[0]]
+		if !ok {
+			n, _ := strconv.Atoi(f[2])
+			args := strings.TrimSuffix(strings.Repeat("NULL, ", n), ", ")
+			if f[1] == "macro" {
+				q = "SELECT " + f[0] + "(" + args + ")"
+			} else {
+				q = "SELECT count(*) FROM " + f[0] + "(" + args + ")"
+			}
+			rows, err := db.Query(q)
+			if err == nil {
+				for rows.Next() {
+				}
+				err = rows.Err()
+				rows.Close()
+			}
+			// With NULLs a macro may refuse its arguments; its body must
+			// still bind against the catalog.
+			if err != nil && (strings.Contains(err.Error(), "Catalog Error") || strings.Contains(err.Error(), "Binder Error")) {
+				t.Errorf("%s: %s: %v", when, q, err)
+			}
+			continue
+		}
+		rows, err := db.Query(q)
+		if err == nil {
+			for rows.Next() {
+			}
+			err = rows.Err()
+			rows.Close()
+		}
+		if err != nil {
+			t.Errorf("%s: macro %s: %s: %v", when, f[0], q, err)
+		}
+	}
+}
+
+func names(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// testStopEnv names the environment variable with which a test stops
+// traceduck ingest at a point it cannot reach by timing: set to one of
+// the points below, the process prints "traceduck: stopped at POINT" on
+// standard error when it gets there and sleeps until it is killed. The
+// crash tests (crash_test.go) then kill it with SIGKILL. Unset, nothing
+// changes. Points:
+//
+//	before-commit  the run is written and checked, its transaction not committed
+//	after-commit   the run is committed, the database not closed (not checkpointed)
+const testStopEnv = "TRACEDUCK_TEST_STOP"
+
+// testStopAt stops the process when testStopEnv names point.
+func testStopAt(stderr io.Writer, point string) {
+	if os.Getenv(testStopEnv) != point {
+		return
+	}
+	fmt.Fprintf(stderr, "traceduck: stopped at %s\n", point)
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// testStopHook is testStopAt as a hook, nil when the environment names
+// no stop at point.
+func testStopHook(stderr io.Writer, point string) func() {
+	if os.Getenv(testStopEnv) != point {
+		return nil
+	}
+	return func() { testStopAt(stderr, point) }
+}
