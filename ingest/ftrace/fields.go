@@ -44,6 +44,7 @@ var (
 	kVec       = []byte("vec")
 	kName      = []byte("name")
 	kAction    = []byte("action")
+	kNewComm   = []byte("newcomm")
 )
 
 // splitFields reads the "key=value" fields most events print:

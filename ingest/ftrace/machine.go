@@ -185,6 +185,7 @@ const (
 	actRawExit
 	actSysEnter
 	actSysExit
+	actRename
 )
 
 // event applies one event line (with the stack frames that followed it,
@@ -338,6 +339,13 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 				m.w.SetAttr(b.id, "parent_tid", a.tid)
 			}
 		}
+	case actRename:
+		// task_rename: pid=N oldcomm=A newcomm=B
+		p, _ := getInt(fs, kPID)
+		cm, _ := get(fs, kNewComm)
+		if t := m.thread(p, cm); t != nil {
+			obj = t.id
+		}
 	case actIrqEntry, actIrqExit, actSoftEntry, actSoftExit:
 		ir = m.interruptOf(act, fs, c)
 		if ir != nil {
@@ -427,6 +435,16 @@ func (m *machine) eventFields(e *eventLine, fs []field) ([]field, action, string
 			return fs, actNone, fmt.Sprintf("prev_state: expected a state (R, S, D, ...), found %q", clip(st))
 		}
 		return fs, actSwitch, ""
+	case "task_newtask":
+		fs = splitFields(e.body, fs)
+		if v, ok := getInt(fs, kPID); !ok || v < 0 {
+			val, _ := get(fs, kPID)
+			return fs, actNone, fmt.Sprintf("pid: expected a thread id, found %q", clip(val))
+		}
+		return fs, actWake, ""
+	case "task_rename":
+		fs = splitFields(e.body, fs)
+		return fs, actRename, ""
 	case "sched_wakeup", "sched_waking", "sched_wakeup_new":
 		if bytes.Contains(e.body, []byte("pid=")) {
 			fs = splitFields(e.body, fs)
@@ -618,8 +636,9 @@ func (m *machine) prevState(s []byte) (schema.Sym, stateKind) {
 	return m.w.SymBytes(s), stBlocked
 }
 
-// wake applies sched_waking, sched_wakeup and sched_wakeup_new as
-// Perfetto applies sched_waking: a thread blocked, or not seen yet,
+// wake applies sched_waking, sched_wakeup, sched_wakeup_new and
+// task_newtask as Perfetto applies sched_waking: a thread blocked, or not
+// seen yet,
 // becomes runnable; a wakeup of a thread running or runnable changes
 // nothing (sched_wakeup after sched_waking, spurious wakeups).
 func (m *machine) wake(t *thread, ts int64, seq schema.Seq) error {
