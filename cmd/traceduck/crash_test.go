@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"database/sql"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,9 +190,16 @@ type ingestProc struct {
 // the TRACEDUCK_TEST_STOP point (teststop.go).
 func startIngest(t *testing.T, dir, stop string, args ...string) *ingestProc {
 	t.Helper()
+	return startWithStdin(t, dir, stop, nil, args...)
+}
+
+// startWithStdin is startIngest with standard input read from stdin.
+func startWithStdin(t *testing.T, dir, stop string, stdin io.Reader, args ...string) *ingestProc {
+	t.Helper()
 	p := &ingestProc{t: t, stopped: make(chan struct{}), done: make(chan struct{})}
 	p.cmd = exec.Command(binary, args...)
 	p.cmd.Dir = dir
+	p.cmd.Stdin = stdin
 	p.cmd.Env = append(os.Environ(), testStopEnv+"="+stop)
 	p.cmd.Stdout = &lockedWriter{&p.mu, &p.stdout}
 	errPipe, err := p.cmd.StderrPipe()

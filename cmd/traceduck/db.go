@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
+	"strings"
 
 	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/schema"
@@ -25,7 +27,7 @@ func openDB(ctx context.Context, path string) (*schema.DB, error) {
 	}
 	db, err := schema.Open(ctx, dsn)
 	if err != nil {
-		return nil, err
+		return nil, lockError(path, err)
 	}
 	if err := queries.Install(ctx, db.SQL()); err != nil {
 		db.Close()
@@ -51,4 +53,26 @@ func openExistingDB(ctx context.Context, path string) (*schema.DB, error) {
 		}
 	}
 	return openDB(ctx, path)
+}
+
+// lockHolder finds the process that holds a database's lock in DuckDB's
+// message: Could not set lock on file "F": Conflicting lock is held in
+// PROGRAM (PID N).
+var lockHolder = regexp.MustCompile(`Conflicting lock is held in (.*) \(PID (\d+)\)`)
+
+// lockError words DuckDB's refusal to open a database that another
+// process has open (DuckDB lets one process at a time write a database
+// file, and does not wait for it): its own message is buried under two
+// driver prefixes and ends in a web link. Other errors are returned as
+// they are.
+func lockError(path string, err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, "Could not set lock on file") {
+		return err
+	}
+	holder := "another process"
+	if m := lockHolder.FindStringSubmatch(msg); m != nil {
+		holder = fmt.Sprintf("another process (PID %s, %s)", m[2], m[1])
+	}
+	return fmt.Errorf("%s: database is locked by %s: DuckDB lets one process at a time open a database file; try again when that one has finished", path, holder)
 }

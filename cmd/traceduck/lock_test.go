@@ -1,0 +1,71 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSecondWriterRefused runs two traceduck processes on one database.
+// The first ingests a trace from a pipe the test holds open, so that it
+// has the database open for as long as the test wants; meanwhile an
+// ingest, a query and stats on the same database each fail at once (the
+// first one is still waiting for its input) with one line naming the
+// lock and its holder. Then the first gets the rest of its input and
+// completes: the database holds its run whole, every view answers, and
+// the second ingest, tried again, succeeds.
+func TestSecondWriterRefused(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc to see when the first process has the database open")
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "first.btf")
+	truth := writeBigBTF(t, trace, 20_000)
+	data := readFile(t, trace)
+	db := filepath.Join(dir, "shared.duckdb")
+
+	pr, pw := io.Pipe()
+	first := startWithStdin(t, dir, "", pr, "ingest", "--db", db, "--format", "btf", "--name", "first", "-")
+	if _, err := pw.Write(data[:len(data)/2]); err != nil {
+		t.Fatal(err)
+	}
+	first.waitFor("the database to be opened", func() bool { return first.hasOpen(db) })
+
+	want := fmt.Sprintf("traceduck: %s: database is locked by another process (PID %d, %s): DuckDB lets one process at a time open a database file; try again when that one has finished\n",
+		db, first.cmd.Process.Pid, binary)
+	for _, args := range [][]string{
+		{"ingest", "--db", db, seedSample},
+		{"query", "--db", db, "SELECT count(*) FROM runs"},
+		{"stats", "--db", db},
+	} {
+		r := td(t, dir, args...)
+		if r.code != 1 || r.stderr != want || r.stdout != "" {
+			t.Errorf("traceduck %q while another has the database open: %s\nwant exit 1 and stderr %q", args, r, want)
+		}
+	}
+	select {
+	case <-first.done:
+		t.Fatalf("the first process ended while its input was open: %s", first.res)
+	default:
+	}
+
+	if _, err := pw.Write(data[len(data)/2:]); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if r := first.wait(); r.code != 0 || r.stdout != fmt.Sprintf("run 1: - (btf, %d events)\n", truth.Lines) {
+		t.Fatalf("first ingest: %s", r)
+	}
+	c := &crashCheck{t: t, dir: dir, db: db}
+	c.commit(1)
+	c.wholeRun(1, truth.Lines)
+	c.check("after the second writer was refused")
+	if out := mustRun(t, dir, nil, "ingest", "--db", db, seedSample); !bytes.HasPrefix([]byte(out), []byte("run 2: ")) {
+		t.Errorf("the second ingest, tried again: %q", out)
+	}
+}
