@@ -508,17 +508,30 @@ func (m *machine) eventFields(e *eventLine, fs []field) ([]field, action, string
 	case "function":
 		return functionFields(e.body, fs), actNone, ""
 	}
+	// trace-cmd prints the syscalls events by their names and print
+	// formats: "sys_enter_read: fd: 0x00000003, ...", "sys_exit_read: 0x400"
+	switch {
+	case bytes.HasPrefix(e.name, []byte("sys_enter_")) && len(e.name) > 10:
+		return sysEnterFields(e.body, fs), actSysEnter, ""
+	case bytes.HasPrefix(e.name, []byte("sys_exit_")) && len(e.name) > 9:
+		return append(fs, field{key: kRet, value: bytes.TrimSpace(e.body)}), actSysExit, ""
+	}
 	return splitFields(e.body, fs), actNone, ""
 }
 
 // classOf is an event's class: the ftrace subsystem when the name says
-// it (raw_syscalls, the tracer's own events), else the name up to its
+// it (raw_syscalls, syscalls, the tracer's own events), else the name up to its
 // first underscore (sched, irq, softirq, hrtimer, signal: most events
 // are named after their subsystem; the text does not say it).
 func (m *machine) classOf(name []byte) schema.Sym {
 	switch string(name) {
 	case "sys_enter", "sys_exit":
 		return m.syms.rawSyscalls
+	}
+	if bytes.HasPrefix(name, []byte("sys_enter_")) || bytes.HasPrefix(name, []byte("sys_exit_")) {
+		return m.syms.syscalls
+	}
+	switch string(name) {
 	case "function", "funcgraph_entry", "funcgraph_exit", "funcgraph_leaf", "kernel_stack", "user_stack", "print", "bprint", "bputs":
 		return m.syms.ftrace
 	}
@@ -853,7 +866,7 @@ func (m *machine) syscall(act action, t *thread, fs []field, e *eventLine, c *cp
 		state = m.nrSym(id)
 	default:
 		k = 1
-		state = m.w.SymBytes(e.name[4:])
+		state = m.w.SymBytes(callOf(e))
 	}
 	inst := instRawSys + int64(k)
 	oc := &t.sys[k]
@@ -892,6 +905,18 @@ func (m *machine) syscall(act action, t *thread, fs []field, e *eventLine, c *cp
 		}
 	}
 	return nil
+}
+
+// callOf is the system call a syscalls event names: sys_read(...),
+// sys_read -> ..., sys_enter_read: ..., sys_exit_read: ...
+func callOf(e *eventLine) []byte {
+	switch {
+	case e.form != formEvent:
+		return e.name[4:]
+	case bytes.HasPrefix(e.name, []byte("sys_enter_")):
+		return e.name[10:]
+	}
+	return e.name[9:]
 }
 
 func (m *machine) callName(k int, oc *openCall) string {
