@@ -152,8 +152,13 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 		opt.Top = 10
 	}
 
-	// Temporary tables belong to one connection: the whole report runs on
-	// one.
+	// The selection first, on a connection of the pool of its own.
+	selected, err := queries.SelectRuns(ctx, db, opt.Runs)
+	if err != nil {
+		return nil, &OptionError{fmt.Errorf("--runs: %w", err)}
+	}
+	// Temporary tables belong to one connection: the rest of the report
+	// runs on one.
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -166,10 +171,6 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("%s: no runs (ingest traces with 'traceduck ingest --db %s --name NAME TRACE')", opt.Database, opt.Database)
-	}
-	selected, err := queries.SelectRuns(ctx, db, opt.Runs)
-	if err != nil {
-		return nil, &OptionError{fmt.Errorf("--runs: %w", err)}
 	}
 	var runs []Run
 	for _, s := range selected {
@@ -214,6 +215,12 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	}
 	ids := runIDList(runs)
 
+	// A metric's mistakes show before the long work.
+	for i := range metrics {
+		if err := checkColumns(ctx, conn, &metrics[i]); err != nil {
+			return nil, err
+		}
+	}
 	drop, err := materialize(ctx, conn, ids)
 	defer drop()
 	if err != nil {
@@ -317,10 +324,9 @@ func materialize(ctx context.Context, conn *sql.Conn, ids string) (drop func(), 
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// computeMetric runs one metric's query for the selected runs.
-func (r *Report) computeMetric(ctx context.Context, conn *sql.Conn, m *Metric, ids string) error {
-	// The columns first: a query that does not return run_id, key, value
-	// is named with its own columns.
+// checkColumns tells whether a metric's query returns run_id, key, value
+// (DuckDB plans it without running it).
+func checkColumns(ctx context.Context, conn *sql.Conn, m *Metric) error {
 	rows, err := conn.QueryContext(ctx, "SELECT * FROM ("+m.SQL+"\n) AS metric LIMIT 0")
 	if err != nil {
 		return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
@@ -333,9 +339,14 @@ func (r *Report) computeMetric(ctx context.Context, conn *sql.Conn, m *Metric, i
 	if strings.Join(cols, ", ") != "run_id, key, value" {
 		return fmt.Errorf("%s: metric %s: expected the columns run_id, key, value, found %s", m.where(), m.Name, strings.Join(cols, ", "))
 	}
+	return nil
+}
+
+// computeMetric runs one metric's query for the selected runs.
+func (r *Report) computeMetric(ctx context.Context, conn *sql.Conn, m *Metric, ids string) error {
 	q := "SELECT CAST(run_id AS INTEGER), coalesce(CAST(key AS VARCHAR), ''), CAST(value AS DOUBLE) FROM (" + m.SQL +
 		"\n) AS metric WHERE run_id IN " + ids + " AND value IS NOT NULL"
-	rows, err = conn.QueryContext(ctx, q)
+	rows, err := conn.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
 	}
@@ -462,7 +473,7 @@ func (r *Report) checkThresholds() {
 }
 
 // Describe says what crossed in words: "response_p99 of Task_1 in v3:
-// 2.659 ms -> 3.672 ms (+1.013 ms (+38.1%))".
+// 2.659 ms -> 3.672 ms, +1.013 ms (+38.1%)".
 func (r *Report) Describe(c Crossing) string {
 	m := r.metric(c.Metric)
 	s := fmt.Sprintf("%s of %s in %s: ", c.Metric, keyLabel(c.Key), c.Run)
@@ -471,7 +482,7 @@ func (r *Report) Describe(c Crossing) string {
 	}
 	s += fmtValue(m.Unit, c.Value)
 	if c.Change != nil {
-		s += " (" + changeText(m.Unit, c.Change, c.ChangePct) + ")"
+		s += ", " + changeText(m.Unit, c.Change, c.ChangePct)
 	}
 	return s
 }

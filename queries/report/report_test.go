@@ -5,9 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,56 +16,29 @@ import (
 	"github.com/traceduck/traceduck/ingest"
 	_ "github.com/traceduck/traceduck/ingest/btf"
 	"github.com/traceduck/traceduck/internal/dbtest"
-	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/queries/report"
+	"github.com/traceduck/traceduck/queries/report/internal/demoruns"
 	"github.com/traceduck/traceduck/schema"
 )
 
-// slowTask is the task the third run makes slower (a task of seed 7 on 2
-// cores with 5 tasks: Task_5ms_0, Task_1ms_1, Task_50ms_2, Task_10ms_3,
-// Task_2ms_4).
-const slowTask = "Task_10ms_3"
+const slowTask = demoruns.SlowTask
 
-// regressionRuns are three runs of one generated system: v2 is v1 traced
-// a little longer, v3 has slowTask's execution times 40% longer.
-var regressionRuns = []struct {
-	name string
-	cfg  tracegen.Config
-}{
-	{"v1", tracegen.Config{Events: 20_000, Cores: 2, Tasks: 5, Seed: 7}},
-	{"v2", tracegen.Config{Events: 21_000, Cores: 2, Tasks: 5, Seed: 7}},
-	{"v3", tracegen.Config{Events: 20_000, Cores: 2, Tasks: 5, Seed: 7, ExecScale: map[string]float64{slowTask: 1.4}}},
-}
-
-// generated is one written run: its trace and the generator's truth.
-type generated struct {
-	name  string
-	trace []byte
-	truth tracegen.Truth
-}
-
-// regressionDB returns a database holding the three runs, ingested with
-// --name v1, v2, v3 and a build tag, what was generated, and the
-// directory of the traces (the runs' source).
-func regressionDB(t testing.TB) (*schema.DB, []generated, string) {
+// regressionDB returns a database holding the three runs of demoruns
+// (v3 has slowTask 40% slower), ingested with --name v1, v2, v3 and a
+// build tag, what was generated, and the directory of the traces (the
+// runs' source).
+func regressionDB(t testing.TB) (*schema.DB, []demoruns.Written, string) {
 	t.Helper()
 	dir := t.TempDir()
 	db := dbtest.Open(t)
-	var gens []generated
-	for i, r := range regressionRuns {
-		var buf bytes.Buffer
-		truth, err := tracegen.WriteBTF(&buf, r.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, r.name+".btf")
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		dbtest.Ingest(t, db, path, ingest.Options{Name: r.name, Tags: [][2]string{{"build", strconv.Itoa(40 + i)}}})
-		gens = append(gens, generated{r.name, buf.Bytes(), truth})
+	runs, err := demoruns.Write(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return db, gens, dir
+	for i, r := range runs {
+		dbtest.Ingest(t, db, r.Path, ingest.Options{Name: r.Name, Tags: [][2]string{{"build", strconv.Itoa(40 + i)}}})
+	}
+	return db, runs, dir
 }
 
 // responses reads the response times of every complete instance of every
@@ -188,7 +161,7 @@ func TestRegressionReport(t *testing.T) {
 	// lines: every process's p99 and the changes from v1.
 	resp := make([]map[string][]int64, len(gens))
 	for i, g := range gens {
-		resp[i] = responses(t, g.trace)
+		resp[i] = responses(t, g.Trace)
 	}
 	for name, base := range resp[0] {
 		b := float64(nearestRank(base, 0.99))
@@ -197,10 +170,10 @@ func TestRegressionReport(t *testing.T) {
 			want := float64(nearestRank(resp[i][name], 0.99))
 			v := findValue(t, doc.Values, "response_p99", name, id)
 			if !near(v.Value, want) {
-				t.Errorf("%s response_p99 of %s = %g, want %g", gens[i].name, name, v.Value, want)
+				t.Errorf("%s response_p99 of %s = %g, want %g", gens[i].Name, name, v.Value, want)
 			}
 			if want := float64(nearestRank(resp[i][name], 0.5)); !near(findValue(t, doc.Values, "response_p50", name, id).Value, want) {
-				t.Errorf("%s response_p50 of %s = %g, want %g", gens[i].name, name, findValue(t, doc.Values, "response_p50", name, id).Value, want)
+				t.Errorf("%s response_p50 of %s = %g, want %g", gens[i].Name, name, findValue(t, doc.Values, "response_p50", name, id).Value, want)
 			}
 			if i == 0 {
 				if v.Change != nil {
@@ -209,10 +182,10 @@ func TestRegressionReport(t *testing.T) {
 				continue
 			}
 			if v.Baseline == nil || v.Change == nil || v.ChangePct == nil {
-				t.Fatalf("%s %s: no comparison: %+v", gens[i].name, name, v)
+				t.Fatalf("%s %s: no comparison: %+v", gens[i].Name, name, v)
 			}
 			if !near(*v.Baseline, b) || !near(*v.Change, want-b) || !near(*v.ChangePct, 100*(want-b)/b) {
-				t.Errorf("%s %s: baseline %g change %g (%g%%), want %g, %g (%g%%)", gens[i].name, name,
+				t.Errorf("%s %s: baseline %g change %g (%g%%), want %g, %g (%g%%)", gens[i].Name, name,
 					*v.Baseline, *v.Change, *v.ChangePct, b, want-b, 100*(want-b)/b)
 			}
 		}
@@ -225,13 +198,13 @@ func TestRegressionReport(t *testing.T) {
 		for i := 1; i < len(gens); i++ {
 			b, v := nearestRank(base, 0.99), nearestRank(resp[i][name], 0.99)
 			if 100*float64(v-b)/float64(b) > 10 {
-				want = append(want, gens[i].name+" "+name)
+				want = append(want, gens[i].Name+" "+name)
 			}
 		}
 	}
 	var got []string
 	for _, c := range doc.Crossings {
-		got = append(got, gens[c.RunID-1].name+" "+c.Key)
+		got = append(got, gens[c.RunID-1].Name+" "+c.Key)
 	}
 	sort.Strings(want)
 	sort.Strings(got)
@@ -248,20 +221,20 @@ func TestRegressionReport(t *testing.T) {
 	// Running shares and event rates from the generator's truth.
 	for i, g := range gens {
 		id := int32(i + 1)
-		dur := float64(g.truth.LastTS - g.truth.FirstTS)
-		for name, ns := range g.truth.Running {
+		dur := float64(g.Truth.LastTS - g.Truth.FirstTS)
+		for name, ns := range g.Truth.Running {
 			if ns == 0 {
 				continue
 			}
 			if v := findValue(t, doc.Values, "running_share", name, id); !near(v.Value, float64(ns)/dur) {
-				t.Errorf("%s running_share of %s = %g, want %g", g.name, name, v.Value, float64(ns)/dur)
+				t.Errorf("%s running_share of %s = %g, want %g", g.Name, name, v.Value, float64(ns)/dur)
 			}
 		}
-		if v := findValue(t, doc.Values, "event_rate", "", id); !near(v.Value, float64(g.truth.Lines)/(dur/1e9)) {
-			t.Errorf("%s event_rate = %g, want %g", g.name, v.Value, float64(g.truth.Lines)/(dur/1e9))
+		if v := findValue(t, doc.Values, "event_rate", "", id); !near(v.Value, float64(g.Truth.Lines)/(dur/1e9)) {
+			t.Errorf("%s event_rate = %g, want %g", g.Name, v.Value, float64(g.Truth.Lines)/(dur/1e9))
 		}
-		if r := doc.Runs[i]; r.Events != int64(g.truth.Lines) || r.Duration != int64(dur) || r.CPUs != 2 || r.Compared != (i > 0) {
-			t.Errorf("run %d: %+v, want %d events, %d ns, 2 CPUs", id, r, g.truth.Lines, int64(dur))
+		if r := doc.Runs[i]; r.Events != int64(g.Truth.Lines) || r.Duration != int64(dur) || r.CPUs != 2 || r.Compared != (i > 0) {
+			t.Errorf("run %d: %+v, want %d events, %d ns, 2 CPUs", id, r, g.Truth.Lines, int64(dur))
 		}
 	}
 
@@ -284,4 +257,114 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestBuildOptions checks the options against the three runs: user
+// metrics, selectors, the baseline, the order, and the errors.
+func TestBuildOptions(t *testing.T) {
+	ctx := context.Background()
+	db, gens, _ := regressionDB(t)
+	// One connection: the temporary tables of a report would be seen by
+	// the queries after it if they were left behind.
+	db.SQL().SetMaxOpenConns(1)
+	build := func(opt report.Options) (*report.Report, error) {
+		opt.Database = "runs.duckdb"
+		return report.Build(ctx, db.SQL(), opt)
+	}
+
+	t.Run("user metric", func(t *testing.T) {
+		ms, err := report.ParseMetrics("mine.sql", `-- metric: complete_instances
+-- unit: count
+SELECT run_id, object AS key, count(*) AS value FROM task_instances WHERE NOT truncated GROUP BY ALL`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := build(report.Options{Metrics: ms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range gens {
+			want := len(responses(t, g.Trace)[slowTask])
+			if v, ok := rep.Value("complete_instances", slowTask, int32(i+1)); !ok || v.Value != float64(want) {
+				t.Errorf("%s: complete_instances of %s = %+v, want %d", g.Name, slowTask, v, want)
+			}
+		}
+		var temp int
+		if err := db.SQL().QueryRow("SELECT count(*) FROM duckdb_tables() WHERE temporary").Scan(&temp); err != nil || temp != 0 {
+			t.Errorf("%d temporary tables left (%v)", temp, err)
+		}
+	})
+
+	t.Run("selection", func(t *testing.T) {
+		rep, err := build(report.Options{Runs: "v3", Baseline: "v1", Order: "tag:build"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rep.Runs {
+			got = append(got, fmt.Sprintf("%s baseline=%v compared=%v", r.Name, r.Baseline, r.Compared))
+		}
+		if want := "v1 baseline=true compared=false, v3 baseline=false compared=true"; strings.Join(got, ", ") != want {
+			t.Errorf("runs %s, want %s", strings.Join(got, ", "), want)
+		}
+		rep, err = build(report.Options{Runs: "2-3", Order: "name"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Baseline.Name != "v2" || len(rep.Runs) != 2 {
+			t.Errorf("baseline %+v of %d runs, want the first selected, v2, of 2", rep.Baseline, len(rep.Runs))
+		}
+	})
+
+	for _, tc := range []struct {
+		name    string
+		opt     report.Options
+		metrics string
+		want    string
+		option  bool // an OptionError
+	}{
+		{"columns", report.Options{}, "-- metric: bad_cols\nSELECT run_id, object, 1 AS v FROM task_instances",
+			"m.sql:1: metric bad_cols: expected the columns run_id, key, value, found run_id, object, v", false},
+		{"two rows", report.Options{}, "-- metric: dup\nSELECT 1 AS run_id, 'k' AS key, x AS value FROM range(2) t(x)",
+			`m.sql:1: metric dup: expected one row per run and key, found two for run 1 and key "k"`, false},
+		{"bad SQL", report.Options{}, "-- metric: broken\nSELECT run_id, key, value FROM no_such_table",
+			"m.sql:1: metric broken: Catalog Error: Table with name no_such_table does not exist!", false},
+		{"selector", report.Options{Runs: "v9"}, "",
+			`--runs: runs selector "v9": "v9" selects no run (see 'SELECT run_id, name, tags FROM runs')`, true},
+		{"baseline", report.Options{Baseline: "v7"}, "",
+			"--baseline v7: no run has this name or run_id (the runs: 1 v1, 2 v2, 3 v3)", true},
+		{"order", report.Options{Order: "size"}, "", `--order "size": expected ingest, name or tag:KEY`, true},
+		{"threshold metric", report.Options{Thresholds: []report.Threshold{mustThreshold(t, "nope > 1")}}, "",
+			`--fail-on "nope > 1": no metric nope (the metrics: running_share, response_p50, response_p99, response_max, sched_latency_p99, cpu_load, event_rate, diagnostics)`, true},
+		{"threshold unit", report.Options{Thresholds: []report.Threshold{mustThreshold(t, "event_rate > 1s")}}, "",
+			`--fail-on "event_rate > 1s": event_rate is measured in per_s, not a duration: write the limit without s`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt
+			if tc.metrics != "" {
+				ms, err := report.ParseMetrics("m.sql", tc.metrics)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Metrics = ms
+			}
+			_, err := build(opt)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("got %v\nwant %s", err, tc.want)
+			}
+			var oe *report.OptionError
+			if errors.As(err, &oe) != tc.option {
+				t.Errorf("OptionError: %v, want %v", errors.As(err, &oe), tc.option)
+			}
+		})
+	}
+}
+
+func mustThreshold(t *testing.T, spec string) report.Threshold {
+	t.Helper()
+	th, err := report.ParseThreshold(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
 }

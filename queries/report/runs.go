@@ -72,11 +72,11 @@ func loadRuns(ctx context.Context, conn *sql.Conn) ([]Run, error) {
 
 // OrderRuns sorts the runs for the trends: "ingest" (run_id, as given),
 // "name", or "tag:KEY" (numerically when every run's value is a number;
-// runs without the tag last; ties in run_id order).
+// runs without the tag last); ties in run_id order.
 func OrderRuns(runs []Run, order string) error {
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID }) // ties in run_id order
 	switch {
 	case order == "" || order == "ingest":
-		sort.SliceStable(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
 	case order == "name":
 		sort.SliceStable(runs, func(i, j int) bool { return runs[i].Name < runs[j].Name })
 	case strings.HasPrefix(order, "tag:") && len(order) > len("tag:"):

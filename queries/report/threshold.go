@@ -128,7 +128,10 @@ func ParseThreshold(spec string) (Threshold, error) {
 				p.pos = unitStart
 				return t, p.errorf("expected a duration unit (ns, us, ms, s) or %%")
 			}
-			v *= f
+			if v *= f; math.IsInf(v, 0) {
+				p.pos = digits
+				return t, p.errorf("expected a number")
+			}
 			t.unit = u
 		}
 		t.Mode = ModeValue
