@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reportDB follows docs/report.md: three runs of one generated system
+// written by queries/report/internal/demoruns/gen (v3 with Task_10ms_3
+// 40% slower), ingested as v1, v2 and v3. It returns the database.
+func reportDB(t *testing.T, dir string) string {
+	t.Helper()
+	runs := filepath.Join(dir, "runs")
+	gen := exec.Command("go", "run", "./queries/report/internal/demoruns/gen", runs)
+	gen.Dir = filepath.Join("..", "..")
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./queries/report/internal/demoruns/gen: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "runs.duckdb")
+	for _, v := range []string{"v1", "v2", "v3"} {
+		mustRun(t, dir, nil, "ingest", "--db", db, "--name", v, filepath.Join(runs, v+".btf"))
+	}
+	return db
+}
+
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	db := reportDB(t, dir)
+
+	// The command of docs/report.md: the page is written and the job
+	// fails with exit code 3, naming what got slower.
+	html := filepath.Join(dir, "r.html")
+	r := td(t, dir, "report", "--db", db, "--baseline", "v1", "--html", html, "--fail-on", "response_p99 > +10%")
+	expectExit(t, r, 3, "traceduck: 1 value beyond a threshold:\n  response_p99 > +10%: response_p99 of Task_10ms_3 in v3: 2.659 ms -> 3.672 ms, +1.013 ms (+38.1%)\n")
+	if r.stdout != "" {
+		t.Errorf("stdout with --html: %q", r.stdout)
+	}
+	if page := string(readFile(t, html)); !strings.Contains(page, "<svg") || !strings.Contains(page, "1 value crossed a threshold") {
+		t.Errorf("%s is not the report", html)
+	}
+
+	// Markdown on standard output, JSON to a file; a threshold on a key
+	// glob, by the change in ms.
+	js := filepath.Join(dir, "r.json")
+	r = td(t, dir, "report", "--db", db, "--json", js, "--markdown", "-", "--fail-on", "response_p99[Task_10ms_*] > +1ms", "--fail-on", "cpu_load > 0.99")
+	expectExit(t, r, 3, "1 value beyond a threshold:\n  response_p99[Task_10ms_*] > +1ms: response_p99 of Task_10ms_3 in v3")
+	if want := "| `response_p99[Task_10ms_*] > +1ms` | v3 | response_p99 | Task_10ms_3 | 2.659 ms | 3.672 ms | +1.013 ms (+38.1%) |"; !strings.Contains(r.stdout, want) {
+		t.Errorf("the Markdown lacks %s:\n%s", want, r.stdout)
+	}
+	var doc struct {
+		Crossings []struct {
+			Threshold, Metric, Key, Run string
+		} `json:"crossings"`
+	}
+	if err := json.Unmarshal(readFile(t, js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Crossings) != 1 || doc.Crossings[0].Run != "v3" || doc.Crossings[0].Key != "Task_10ms_3" {
+		t.Errorf("crossings %+v", doc.Crossings)
+	}
+
+	// No threshold crossed: exit code 0, and without an output flag the
+	// Markdown goes to standard output.
+	out := mustRun(t, dir, nil, "report", "--db", db, "--fail-on", "response_p99 > +50%", "--runs", "v1,v3")
+	for _, want := range []string{"## traceduck report: 2 runs, baseline v1", "**No threshold crossed** (1 threshold: `response_p99 > +50%`).", "| response_p99 | Task_10ms_3 | 2.659 ms | 3.672 ms (+38.1%) |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A metric of one's own, checked by its value.
+	metrics := writeFile(t, dir, "mine.sql", []byte("-- metric: run_number\n-- unit: count\nSELECT run_id, '' AS key, run_id AS value FROM runs\n"))
+	r = td(t, dir, "report", "--db", db, "--metrics", metrics, "--fail-on", "run_number > 2")
+	expectExit(t, r, 3, "traceduck: 1 value beyond a threshold:\n  run_number > 2: run_number of (run) in v3: 1 -> 3, +2 (+200%)\n")
+}
+
+func TestReportErrors(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "a", seedSample)
+	bad := writeFile(t, dir, "bad.sql", []byte("-- metric: x\n-- unit: ms\nSELECT 1\n"))
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"threshold", []string{"--fail-on", "response_p99 >> 10%"}, 2, `--fail-on "response_p99 >> 10%": column 15: expected a number, found ">"`},
+		{"unknown metric", []string{"--fail-on", "p99 > +1%"}, 2, `--fail-on "p99 > +1%": no metric p99 (the metrics: running_share,`},
+		{"hist", []string{"--hist", "latency"}, 2, `--hist "latency": expected response, start_delay, sched_latency, running, ready, waiting, blocked, found "latency"`},
+		{"runs", []string{"--runs", "b"}, 2, `--runs: runs selector "b": "b" selects no run`},
+		{"baseline", []string{"--baseline", "b"}, 2, "--baseline b: no run has this name or run_id (the runs: 1 a)"},
+		{"order", []string{"--order", "time"}, 2, `--order "time": expected ingest, name or tag:KEY`},
+		{"top", []string{"--top", "0"}, 2, "--top: expected a number of objects >= 1, found 0"},
+		{"two stdouts", []string{"--json", "-", "--markdown", "-"}, 2, "--html, --json and --markdown: only one of them can be - (standard output)"},
+		{"metrics file", []string{"--metrics", bad}, 1, bad + `:2: metric x: expected a unit (ns, ratio, count, per_s, number), found "ms"`},
+		{"no metrics file", []string{"--metrics", filepath.Join(dir, "none.sql")}, 1, "none.sql: no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := td(t, dir, append([]string{"report", "--db", db}, tc.args...)...)
+			expectExit(t, r, tc.code, tc.want)
+		})
+	}
+	r := td(t, dir, "report", "--db", filepath.Join(dir, "none.duckdb"))
+	expectExit(t, r, 1, "none.duckdb: no such database")
+	if _, err := os.Stat(filepath.Join(dir, "none.duckdb")); err == nil {
+		t.Error("report created a database")
+	}
+}
