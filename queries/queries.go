@@ -5,8 +5,10 @@ package queries
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -28,8 +30,23 @@ func Source(name string) (string, error) {
 	return string(b), err
 }
 
-// Install creates or replaces every view and macro.
+// Install creates or replaces every view and macro, unless the database
+// holds them already: the macro traceduck_queries_sha256(), created last,
+// returns the sha256 of the .sql files installed, and a database where it
+// matches is left untouched. Opening a database then writes nothing, so
+// that one on a full disk still opens, and a crash while installing
+// leaves no mark, so the next open installs again.
 func Install(ctx context.Context, db *sql.DB) error {
+	h := sha256.New()
+	for _, name := range Files() {
+		text, _ := files.ReadFile(name)
+		fmt.Fprintf(h, "%s %d\n%s", name, len(text), text)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	var have string
+	if err := db.QueryRowContext(ctx, "SELECT "+libraryMarker+"()").Scan(&have); err == nil && have == sum {
+		return nil
+	}
 	for _, name := range Files() {
 		text, err := files.ReadFile(name)
 		if err != nil {
@@ -39,5 +56,11 @@ func Install(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("install queries/%s: %w", name, err)
 		}
 	}
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE MACRO "+libraryMarker+"() AS '"+sum+"'"); err != nil {
+		return fmt.Errorf("install queries: %w", err)
+	}
 	return nil
 }
+
+// libraryMarker is the macro that tells which .sql files a database holds.
+const libraryMarker = "traceduck_queries_sha256"
