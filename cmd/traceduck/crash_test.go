@@ -156,12 +156,18 @@ func TestCrashSafeIngest(t *testing.T) {
 // writeBigBTF writes a generated BTF trace of about n events.
 func writeBigBTF(t *testing.T, path string, n int) tracegen.Truth {
 	t.Helper()
+	return writeBigBTFSeed(t, path, n, 11)
+}
+
+// writeBigBTFSeed is writeBigBTF with the generator's seed.
+func writeBigBTFSeed(t *testing.T, path string, n int, seed int64) tracegen.Truth {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	truth, err := tracegen.WriteBTF(w, tracegen.Config{Events: n, Cores: 4, Tasks: 12, Seed: 11})
+	truth, err := tracegen.WriteBTF(w, tracegen.Config{Events: n, Cores: 4, Tasks: 12, Seed: seed})
 	if err == nil {
 		err = w.Flush()
 	}

@@ -261,6 +261,11 @@ func ingestError(ctx context.Context, path string, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: interrupted; nothing of it was written", path)
 	}
+	if strings.Contains(err.Error(), "No space left on device") {
+		// DuckDB's message says which file; the user also wants to know
+		// that the database is as it was.
+		return fmt.Errorf("%s: disk full, nothing of it was written: %w", path, err)
+	}
 	var ie *schema.InputError
 	if errors.As(err, &ie) {
 		return err // FILE:LINE: ... or FILE@OFFSET: ...

@@ -1,0 +1,77 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestDiskFull ingests into a database on an 8 MiB tmpfs until the disk
+// is full: that ingest fails with one line saying so, the database opens
+// and holds every run ingested before it, exactly, and once the file
+// system is made larger the same ingest succeeds. It needs the right to
+// mount (root) and is skipped without it.
+func TestDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	mnt := filepath.Join(dir, "small")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=8m"); err != nil {
+		t.Skipf("cannot mount an 8 MiB tmpfs to fill (%v): the disk-full test needs root", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(mnt, 0); err != nil {
+			t.Errorf("unmount %s: %v", mnt, err)
+		}
+	})
+	db := filepath.Join(mnt, "t.duckdb")
+	c := &crashCheck{t: t, dir: dir, db: db}
+	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
+	c.commit(1)
+
+	// Each trace takes about 0.5 MB of the database: the disk is full
+	// after a few.
+	failed := ""
+	var failure result
+	for i := 2; i < 40 && failed == ""; i++ {
+		trace := filepath.Join(dir, fmt.Sprintf("part%d.btf", i))
+		writeBigBTFSeed(t, trace, 15_000, int64(i))
+		r := td(t, dir, "ingest", "--db", db, trace)
+		switch {
+		case r.code == 0:
+			c.commit(int32(i))
+		default:
+			failed, failure = trace, r
+		}
+	}
+	if failed == "" {
+		t.Fatal("the disk never got full")
+	}
+	if len(c.runs) < 2 {
+		t.Fatalf("the first trace did not fit already: %s", failure)
+	}
+	want := regexp.MustCompile(`^traceduck: ` + regexp.QuoteMeta(failed) + `: disk full, nothing of it was written: .*No space left on device\n$`)
+	if failure.code != 1 || !want.MatchString(failure.stderr) {
+		t.Errorf("ingest on a full disk: %s\nwant exit 1 and one line matching %s", failure, want)
+	}
+	t.Logf("after %d runs: %s", len(c.runs), strings.TrimSpace(failure.stderr))
+	c.check("after the disk got full")
+
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", syscall.MS_REMOUNT, "size=64m"); err != nil {
+		t.Fatalf("make the tmpfs larger: %v", err)
+	}
+	out := mustRun(t, dir, nil, "ingest", "--db", db, failed)
+	next := c.runs[len(c.runs)-1] + 1
+	if !strings.HasPrefix(out, fmt.Sprintf("run %d: %s (btf, ", next, failed)) {
+		t.Errorf("ingest once there is room: %q", out)
+	}
+	c.commit(next)
+	c.check("after the ingest that fits")
+}
