@@ -255,8 +255,11 @@ func Open(r io.ReaderAt, size int64, name string, desc *Description, report Repo
 		}
 	}
 	l.Wrapped = h.Flags&FlagWrapped != 0
-	buf := make([]byte, h.BlockSize)
+	var buf []byte // a block; allocated for a file that has one (the header alone may claim 16 MiB)
 	nblocks := h.ServiceBlocks + h.DataBlocks
+	if nblocks > 0 {
+		buf = make([]byte, h.BlockSize)
+	}
 	for k := 0; k < nblocks; k++ {
 		off := int64(h.HeaderSize) + int64(k)*int64(h.BlockSize)
 		if n, err := r.ReadAt(buf, off); n < len(buf) {

@@ -96,7 +96,18 @@ type textReader struct {
 	cur    event
 	have   bool
 	inBody bool
+	conts  int  // continuation lines of the current event
+	over   bool // it went past maxContinuations or maxEventBytes: the rest is dropped
 }
+
+// maxContinuations and maxEventBytes bound the continuation lines of one
+// event and the bytes of its fields, held until the next event line:
+// traceprinter prints a few short ones; a file of text lines after one
+// event line must not grow memory without end.
+const (
+	maxContinuations = 1024
+	maxEventBytes    = 1 << 20
+)
 
 // readText reads the lines:
 //  1. Before "-- KERNEL EVENTS --": "TRACEPRINTER version V",
@@ -141,6 +152,13 @@ func readText(ctx context.Context, lr *ingest.LineReader, w *schema.RunWriter, m
 		if !r.have {
 			return w.BadLine(n, "expected an event line \"t:0x... CPU:NN CLASS:EVENT ...\", found %q", clip(trimmed))
 		}
+		if r.conts++; r.conts > maxContinuations || len(r.lp.buf)+len(trimmed) > maxEventBytes {
+			if r.over {
+				return nil
+			}
+			r.over = true
+			return w.BadLine(n, "expected at most %d continuation lines and %d bytes of fields after the event line %d, found more (the rest up to the next event line is dropped)", maxContinuations, maxEventBytes, r.cur.pos)
+		}
 		r.continuation(trimmed)
 		return nil
 	})
@@ -178,6 +196,7 @@ func (r *textReader) begin(line []byte, n int64) error {
 	}
 	r.cur.pos = n
 	r.have = true
+	r.conts, r.over = 0, false
 	return nil
 }
 

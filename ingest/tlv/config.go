@@ -10,6 +10,7 @@ package tlv
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,6 +44,28 @@ func (e *ConfigError) Error() string {
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// MaxConfigSize bounds a resource, resource header or conversion rule
+// file: each is read whole into memory (TLV's own are a few KiB).
+const MaxConfigSize = 16 << 20
+
+// readConfig reads a configuration file of at most MaxConfigSize bytes;
+// what names the kind of file in the message of a larger one.
+func readConfig(path, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxConfigSize {
+		return nil, &ConfigError{Pos: Pos{File: path}, Msg: fmt.Sprintf("expected %s of at most %d bytes, found a larger file", what, MaxConfigSize)}
+	}
+	return data, nil
 }
 
 // cfgKeyMax is how many characters of a key (a rule pattern, mostly) a
@@ -182,7 +205,7 @@ type resPlaces struct {
 
 // LoadResourceFile reads a resource file (.res).
 func LoadResourceFile(path string) (*ResourceFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path, "a resource file")
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +393,7 @@ func parseSets(name string, data []byte, file, set string) (*cfgWalker, *jcValue
 
 // LoadHeaders reads a resource header file (.resh).
 func LoadHeaders(path string) ([]HeaderSet, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path, "a resource header file")
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +581,7 @@ func (w *cfgWalker) argumentDefs(v *jcValue, in, key string) ([]ArgumentDef, err
 
 // LoadRules reads a conversion rule file (.cnv).
 func LoadRules(path string) ([]RuleSet, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path, "a conversion rule file")
 	if err != nil {
 		return nil, err
 	}
@@ -802,7 +825,7 @@ func Load(resPath string, ruleDirs, headerDirs []string) (*Config, error) {
 
 // LoadOptions is Load with all the options.
 func LoadOptions(resPath string, opt Options) (*Config, error) {
-	data, err := os.ReadFile(resPath)
+	data, err := readConfig(resPath, "a resource file")
 	if err != nil {
 		return nil, err
 	}
