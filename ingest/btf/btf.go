@@ -131,7 +131,9 @@ type parser struct {
 	entityTypes  map[string]string
 	entityNames  map[string]string
 	tables       map[string][][2]string // for runs.meta, in file order
+	tableBytes   int                    // of the rows in tables
 	headerLines  [][2]string
+	headerOver   bool // past maxHeaderLines or maxTableBytes: reported once, the rest not kept
 	sawTimeScale bool
 
 	once map[onceKey]schema.DiagID
@@ -210,6 +212,9 @@ func (p *parser) header(line []byte, n int64) error {
 		if len(id) == 0 || len(val) == 0 {
 			return p.w.BadLine(n, "#%s row: expected \"#-ID NAME\", found %q", p.table, line)
 		}
+		if p.tableBytes += len(id) + len(val); p.tableBytes > maxTableBytes {
+			return p.headerBound(n, "#%s row: expected at most %d bytes of entity table rows, found more (the rest are not kept)", p.table, maxTableBytes)
+		}
 		p.tables[p.table] = append(p.tables[p.table], [2]string{string(id), string(val)})
 		switch p.table {
 		case "entityType":
@@ -242,9 +247,30 @@ func (p *parser) header(line []byte, n int64) error {
 		p.unit = u
 		p.sawTimeScale = true
 	}
+	if len(p.headerLines) == maxHeaderLines {
+		return p.headerBound(n, "expected at most %d header lines \"#name value\", found more (the rest are not kept)", maxHeaderLines)
+	}
 	p.headerLines = append(p.headerLines, [2]string{string(name), string(value)})
 	p.w.SetMeta(string(name), string(value))
 	return nil
+}
+
+// The header is kept in memory for runs.meta: a trace has a few header
+// lines and an entity table per entity; a file of header lines must not
+// grow memory (or the search for a header name in runs.meta) without end.
+const (
+	maxHeaderLines = 4096
+	maxTableBytes  = 16 << 20
+)
+
+// headerBound reports the first header line or table row past a bound;
+// with --skip-bad the rest are dropped without more diagnostics.
+func (p *parser) headerBound(n int64, format string, args ...any) error {
+	if p.headerOver {
+		return nil
+	}
+	p.headerOver = true
+	return p.w.BadLine(n, format, args...)
 }
 
 // data parses one event line and applies it.
