@@ -271,8 +271,11 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 	var th *thread
 	switch {
 	case !e.hasTask:
-		if c.runs == runsThread {
+		switch c.runs {
+		case runsThread:
 			th = c.thread
+		case runsIdle:
+			th = m.idleThread(c)
 		}
 	case e.pid == 0:
 		th = m.idleThread(c)
