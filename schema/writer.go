@@ -109,6 +109,7 @@ type RunWriter struct {
 	levelSeen map[levelKey]bool
 
 	meta      []metaEntry
+	metaAt    map[string]int // key -> index in meta: a trace may set many keys
 	timeUnit  string
 	nsPerUnit float64
 
@@ -179,12 +180,14 @@ func (w *RunWriter) SetMeta(key string, value any) {
 	if s, ok := value.(string); ok && !utf8.ValidString(s) {
 		w.badMeta++ // json.Marshal repairs it; counted, with no line to point at
 	}
-	for i := range w.meta {
-		if w.meta[i].key == key {
-			w.meta[i].value = value
-			return
-		}
+	if i, ok := w.metaAt[key]; ok {
+		w.meta[i].value = value
+		return
 	}
+	if w.metaAt == nil {
+		w.metaAt = map[string]int{}
+	}
+	w.metaAt[key] = len(w.meta)
 	w.meta = append(w.meta, metaEntry{key, value})
 }
 

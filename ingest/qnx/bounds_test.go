@@ -2,6 +2,7 @@ package qnx_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,5 +47,30 @@ func TestTextContinuationBound(t *testing.T) {
 				t.Errorf("--skip-bad diagnostics\n got %s\nwant %s", got, want)
 			}
 		})
+	}
+}
+
+// TestTextHeaderBound: header lines are kept for runs.meta, at most 4096.
+func TestTextHeaderBound(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("TRACEPRINTER version 1.02\n")
+	for i := 0; i < 4096; i++ {
+		fmt.Fprintf(&b, "  TRACE_KEY%d:: %d\n", i, i)
+	}
+	b.WriteString(" -- KERNEL EVENTS -- \nt:0x00000030 CPU:00 THREAD :THREADY pid:1 tid:1\n")
+	path := filepath.Join(t.TempDir(), "bad.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := dbtest.Open(t)
+	const want = `bad.txt:4097: expected at most 4096 header lines before "-- KERNEL EVENTS --", found more (the rest are not kept)`
+	_, err := ingest.Path(context.Background(), db, path, ingest.Options{})
+	if err == nil || "bad.txt"+strings.TrimPrefix(err.Error(), path) != want {
+		t.Fatalf("error\n got %v\nwant %s", err, want)
+	}
+	dbtest.Ingest(t, db, path, ingest.Options{SkipBad: true})
+	got := dbtest.Query(t, db.SQL(), "SELECT (SELECT count(*) FROM diagnostics WHERE severity = 'error'), (SELECT meta->>'TRACE_KEY4094' FROM runs), (SELECT meta->>'TRACE_KEY4095' FROM runs)")
+	if got != "1 | 4094 | NULL\n" {
+		t.Errorf("--skip-bad: errors, TRACE_KEY4094, TRACE_KEY4095: %s", got)
 	}
 }

@@ -90,14 +90,15 @@ func (lp *lineParse) fill(e *event) {
 // textReader assembles events from lines: an event line, then the
 // continuation lines traceprinter prints some events' fields on.
 type textReader struct {
-	w      *schema.RunWriter
-	m      eventSink
-	lp     lineParse
-	cur    event
-	have   bool
-	inBody bool
-	conts  int  // continuation lines of the current event
-	over   bool // it went past maxContinuations or maxEventBytes: the rest is dropped
+	w       *schema.RunWriter
+	m       eventSink
+	lp      lineParse
+	cur     event
+	have    bool
+	inBody  bool
+	headers int  // header lines read
+	conts   int  // continuation lines of the current event
+	over    bool // it went past maxContinuations or maxEventBytes: the rest is dropped
 }
 
 // maxContinuations and maxEventBytes bound the continuation lines of one
@@ -108,6 +109,10 @@ const (
 	maxContinuations = 1024
 	maxEventBytes    = 1 << 20
 )
+
+// maxHeaderLines bounds the header (its attributes are kept for
+// runs.meta): traceprinter prints a few dozen lines.
+const maxHeaderLines = 4096
 
 // readText reads the lines:
 //  1. Before "-- KERNEL EVENTS --": "TRACEPRINTER version V",
@@ -169,6 +174,12 @@ func readText(ctx context.Context, lr *ingest.LineReader, w *schema.RunWriter, m
 }
 
 func (r *textReader) headerLine(line []byte, n int64) error {
+	if r.headers++; r.headers > maxHeaderLines {
+		if r.headers > maxHeaderLines+1 {
+			return nil
+		}
+		return r.w.BadLine(n, "expected at most %d header lines before \"-- KERNEL EVENTS --\", found more (the rest are not kept)", maxHeaderLines)
+	}
 	switch {
 	case bytes.HasPrefix(line, []byte("TRACEPRINTER version")):
 		r.m.header("TRACEPRINTER_VERSION", string(bytes.TrimSpace(line[len("TRACEPRINTER version"):])))
