@@ -12,7 +12,7 @@ import (
 
 // FS holds the sample traces, one directory per format.
 //
-//go:embed btf/*.btf qnx/*.txt tlv/* baget/* dtrace/* ftrace/*
+//go:embed btf/*.btf qnx/*.txt tlv/* baget/* dtrace/* ftrace/* chrome/*
 var FS embed.FS
 
 // Sample is one bundled trace.
@@ -43,6 +43,10 @@ func List() []Sample {
 			Params:      map[string]string{"description": "baget/minirtos-2.1-ppc64.xml"}},
 		{Path: "dtrace/sched-syscalls.txt", Format: "dtrace", Name: "dtrace-sched-syscalls",
 			Description: "what the shipped D scripts print on a simulated 2-CPU system: on-cpu/off-cpu, system calls, pid-provider calls, interrupts"},
+		{Path: "ftrace/sched-4cpu.txt", Format: "ftrace", Name: "ftrace-sched-4cpu",
+			Description: "a simulated 4-CPU Linux system as /sys/kernel/tracing/trace prints it: sched_switch/waking/wakeup, forks and exits, interrupts, softirqs, system calls"},
+		{Path: "chrome/app.json", Format: "chrome", Name: "chrome-browser-app",
+			Description: "a simulated browser and renderer in Chrome trace event JSON: nested B/E slices, complete events in begin and end order, counters, async network requests, flows, object lifetimes"},
 	}
 }
 
