@@ -97,6 +97,11 @@ type machine struct {
 	evs   []evInfo
 	syms  map[string]schema.Sym
 	args  Args
+
+	prevTS   int64         // latest time of an event with a time field
+	haveTS   bool          // prevTS is set
+	backDiag schema.DiagID // the warning of times going backwards, once made
+	back     bool          // backDiag is made
 }
 
 func newMachine(w *schema.RunWriter, l *Log, data []byte) *machine {
@@ -281,6 +286,9 @@ func (m *machine) run() error {
 			m.creation(ev, rec)
 		}
 		ts := m.d.Time(ev, rec)
+		if ev.Time != nil {
+			m.checkTime(ts, ent.Off)
+		}
 		cpuN := m.d.CPU(ev, rec)
 		c := m.cpu(cpuN)
 		e = schema.Event{TS: ts, CPU: schema.CPU(cpuN), Class: info.class, Event: info.name,
@@ -308,6 +316,21 @@ func (m *machine) run() error {
 		}
 	}
 	return nil
+}
+
+// checkTime records, once and counted, an event earlier than one before
+// it: events keep record order (the secondary index), and the state
+// tracker clamps what such an event would close before it opened.
+func (m *machine) checkTime(ts, off int64) {
+	switch {
+	case m.haveTS && ts < m.prevTS && m.back:
+		m.w.DiagRepeat(m.backDiag)
+	case m.haveTS && ts < m.prevTS:
+		m.back = true
+		m.backDiag = m.w.Diagf(schema.Warning, off, schema.NoSeq, "timestamps go backwards (%d ns after %d ns); events are kept in record order, state intervals are clamped", ts, m.prevTS)
+	}
+	m.haveTS = true
+	m.prevTS = max(m.prevTS, ts)
 }
 
 // context is the event's context: its context= field, or what runs on c.

@@ -1,0 +1,439 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"text/template"
+
+	"golang.org/x/tools/txtar"
+)
+
+// TestBadInput runs every case of testdata/badinput/FORMAT/*.txtar through
+// `traceduck ingest` (in process: run() is the command line) and compares
+// what traceduck did — exit code, standard error, the diagnostics of the
+// run, the rows of the case's query — with the case's "-- want --"
+// section, then checks that docs/bad-input.md is the catalogue made of the
+// cases. -update rewrites both.
+//
+// A case's comment holds "key: value" lines:
+//
+//	class:  the class of bad input (first column of the catalogue)
+//	does:   what traceduck does with it, in words (the want section and
+//	        the query prove it)
+//	args:   ingest flags (--format, --skip-bad, format flags), split at blanks
+//	query:  SQL run on the database after a successful ingest
+//	input:  the file to ingest (default: the first file of the archive)
+//
+// Files are written into a temporary directory, and paths in messages are
+// shown relative to it. A file named NAME.hex is written as NAME, decoded
+// from hex digits, HH*N, "quoted strings" (Go syntax) and # comments; a file
+// named NAME.tmpl is written as NAME through text/template with
+// {{repeat S N}}.
+func TestBadInput(t *testing.T) {
+	cases := loadBadCases(t)
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			got := c.run(t)
+			if *update {
+				c.ar.Files = append(withoutWant(c.ar.Files), txtar.File{Name: "want", Data: []byte(got)})
+				if err := os.WriteFile(c.path, txtar.Format(c.ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				c.want = got
+				return
+			}
+			if got != c.want {
+				t.Errorf("%s: what traceduck did changed (go test ./cmd/traceduck -run TestBadInput -update, then review the diff)\n%s", c.path, diffLines(c.want, got))
+			}
+		})
+	}
+	doc := badInputDoc(cases)
+	const path = "../../docs/bad-input.md"
+	if *update {
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(have) != doc {
+		t.Errorf("%s is stale: go test ./cmd/traceduck -run TestBadInput -update, then review the diff", path)
+	}
+}
+
+// badCase is one testdata/badinput case.
+type badCase struct {
+	path, id, format string
+	ar               *txtar.Archive
+	meta             map[string]string
+	want             string
+}
+
+func loadBadCases(t *testing.T) []*badCase {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "badinput", "*", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no cases in testdata/badinput")
+	}
+	var cases []*badCase
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &badCase{path: p, ar: ar, meta: map[string]string{},
+			format: filepath.Base(filepath.Dir(p)),
+			id:     filepath.Base(filepath.Dir(p)) + "/" + strings.TrimSuffix(filepath.Base(p), ".txtar")}
+		for _, line := range strings.Split(string(ar.Comment), "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			k, v, ok := strings.Cut(line, ":")
+			if !ok {
+				t.Fatalf("%s: comment line %q is not key: value", p, line)
+			}
+			c.meta[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		for _, k := range []string{"class", "does"} {
+			if c.meta[k] == "" {
+				t.Fatalf("%s: no %q line", p, k)
+			}
+		}
+		for _, f := range ar.Files {
+			if f.Name == "want" {
+				c.want = string(f.Data)
+			}
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func withoutWant(files []txtar.File) []txtar.File {
+	var out []txtar.File
+	for _, f := range files {
+		if f.Name != "want" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// run writes the case's files, ingests the input and describes what
+// happened. It also checks what holds for every case: an error is one
+// line on standard error, "traceduck: " first, no stack trace, exit code
+// 1, and leaves the database without a run.
+func (c *badCase) run(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	input := c.meta["input"]
+	for _, f := range withoutWant(c.ar.Files) {
+		name, data := f.Name, f.Data
+		switch {
+		case strings.HasSuffix(name, ".hex"):
+			name = strings.TrimSuffix(name, ".hex")
+			var err error
+			if data, err = decodeHexFile(data); err != nil {
+				t.Fatalf("%s: %s: %v", c.path, f.Name, err)
+			}
+		case strings.HasSuffix(name, ".tmpl"):
+			name = strings.TrimSuffix(name, ".tmpl")
+			tmpl, err := template.New(name).Funcs(template.FuncMap{"repeat": strings.Repeat}).Parse(string(data))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", c.path, f.Name, err)
+			}
+			var b bytes.Buffer
+			if err := tmpl.Execute(&b, nil); err != nil {
+				t.Fatalf("%s: %s: %v", c.path, f.Name, err)
+			}
+			data = b.Bytes()
+		}
+		if input == "" {
+			input = name
+		}
+		writeFile(t, dir, name, data)
+	}
+	if input == "" {
+		t.Fatalf("%s: no file to ingest", c.path)
+	}
+	db := filepath.Join(dir, "t.duckdb")
+	args := []string{"ingest", "--db", db}
+	if a := c.meta["args"]; a != "" {
+		for _, f := range strings.Fields(a) {
+			if !strings.HasPrefix(f, "-") && strings.Contains(f, ".") {
+				f = filepath.Join(dir, f) // a file of the case given to a flag
+			}
+			args = append(args, f)
+		}
+	}
+	args = append(args, filepath.Join(dir, input))
+	var stdout, stderr bytes.Buffer
+	code := run(args, bytes.NewReader(nil), &stdout, &stderr)
+	rel := func(s string) string { return strings.ReplaceAll(s, dir+string(filepath.Separator), "") }
+
+	var out strings.Builder
+	fmt.Fprintf(&out, "exit %d\n", code)
+	if code != 0 {
+		msg := stderr.String()
+		if code != 1 || strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "traceduck: ") ||
+			strings.Contains(msg, "goroutine ") || strings.Contains(msg, "panic") {
+			t.Errorf("an error must be one line \"traceduck: ...\", exit code 1: exit %d, stderr %q", code, msg)
+		}
+		fmt.Fprintf(&out, "stderr: %s", rel(msg))
+	} else if stderr.Len() > 0 {
+		t.Errorf("ingest succeeded with stderr %q", stderr.String())
+	}
+	sqldb, err := sql.Open("duckdb", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	if code != 0 {
+		if n := queryLines(t, sqldb, "SELECT count(*) FROM runs"); len(n) != 1 || n[0] != "0" {
+			t.Errorf("a failed ingest left runs: %v", n)
+		}
+		return out.String()
+	}
+	out.WriteString("diagnostics:\n")
+	for _, d := range queryLines(t, sqldb, "SELECT severity || ' ' || coalesce(src_line::VARCHAR, '-') || ': ' || message || CASE WHEN count > 1 THEN ' (count ' || count || ')' ELSE '' END FROM diagnostics ORDER BY src_line NULLS LAST, severity, message") {
+			fmt.Fprintf(&out, "  %s\n", rel(d))
+	}
+	if q := c.meta["query"]; q != "" {
+		fmt.Fprintf(&out, "query:\n")
+		for _, r := range queryLines(t, sqldb, q) {
+			fmt.Fprintf(&out, "  %s\n", r)
+		}
+	}
+	return out.String()
+}
+
+// queryLines returns the rows of q, values joined by " | ".
+func queryLines(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		s := make([]string, len(vals))
+		for i, v := range vals {
+			switch v := v.(type) {
+			case nil:
+				s[i] = "NULL"
+			case []byte:
+				s[i] = string(v)
+			default:
+				s[i] = fmt.Sprint(v)
+			}
+		}
+		out = append(out, strings.Join(s, " | "))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// decodeHexFile reads hex digits (blanks anywhere between bytes), HH*N (the
+// byte HH N times), "quoted" strings in Go syntax and # comments to the
+// end of the line.
+func decodeHexFile(data []byte) ([]byte, error) {
+	var out []byte
+	for n, line := range strings.Split(string(data), "\n") {
+		for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
+			switch {
+			case line[0] == '#':
+				line = ""
+			case line[0] == '"':
+				q, err := strconv.QuotedPrefix(line)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %v", n+1, err)
+				}
+				s, _ := strconv.Unquote(q)
+				out = append(out, s...)
+				line = line[len(q):]
+			default:
+				end := strings.IndexAny(line, " \t\"#")
+				if end < 0 {
+					end = len(line)
+				}
+				tok, times := line[:end], 1
+				if h, r, ok := strings.Cut(tok, "*"); ok { // HH*N: the byte HH N times
+					var err error
+					if times, err = strconv.Atoi(r); err != nil || len(h) != 2 {
+						return nil, fmt.Errorf("line %d: %q: expected HH*N", n+1, tok)
+					}
+					tok = h
+				}
+				b, err := hex.DecodeString(tok)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %v", n+1, err)
+				}
+				out = append(out, bytes.Repeat(b, times)...)
+				line = line[end:]
+			}
+		}
+	}
+	return out, nil
+}
+
+// diffLines shows the lines of want and got that differ.
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d\n  want %s\n  got  %s\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
+
+// badFormats orders the sections of the catalogue and names them.
+var badFormats = []struct{ dir, title string }{
+	{"detect", "Format detection (no --format)"},
+	{"btf", "BTF"},
+	{"qnx", "QNX traceprinter text"},
+	{"kev", "QNX .kev"},
+	{"baget", "Baget binary logs"},
+	{"tlv", "TLV standard format and conversion rules"},
+	{"tlv-archive", "TLV project archives"},
+	{"dtrace", "DTrace and bpftrace output"},
+	{"chrome", "Chrome trace event JSON"},
+	{"ftrace", "Linux ftrace text"},
+	{"cli", "The database and the command line"},
+}
+
+// badInputDoc is docs/bad-input.md: per format, a table of the cases.
+func badInputDoc(cases []*badCase) string {
+	byFormat := map[string][]*badCase{}
+	for _, c := range cases {
+		byFormat[c.format] = append(byFormat[c.format], c)
+	}
+	var b strings.Builder
+	b.WriteString(badInputIntro)
+	known := map[string]bool{}
+	for _, f := range badFormats {
+		known[f.dir] = true
+		cs := byFormat[f.dir]
+		if len(cs) == 0 {
+			continue
+		}
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].path < cs[j].path })
+		fmt.Fprintf(&b, "\n## %s\n\n| bad input | traceduck | exit | message | case |\n| --- | --- | --- | --- | --- |\n", f.title)
+		for _, c := range cs {
+			code, msgs := c.outcome()
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | [%s](../cmd/traceduck/%s) |\n",
+				cell(c.meta["class"]), cell(c.meta["does"]), code, msgs, c.id, filepath.ToSlash(c.path))
+		}
+	}
+	for f := range byFormat {
+		if !known[f] {
+			fmt.Fprintf(&b, "\n(cases of an unlisted section %q: add it to badFormats)\n", f)
+		}
+	}
+	return b.String()
+}
+
+// outcome is the exit code and the messages of a case, from its want
+// section: the error line, or the diagnostics.
+func (c *badCase) outcome() (code, msgs string) {
+	var lines []string
+	section := ""
+	for _, l := range strings.Split(c.want, "\n") {
+		switch {
+		case strings.HasPrefix(l, "exit "):
+			code = strings.TrimPrefix(l, "exit ")
+		case strings.HasPrefix(l, "stderr: "):
+			lines = append(lines, code1(strings.TrimPrefix(l, "stderr: ")))
+		case l == "diagnostics:" || l == "query:":
+			section = l
+		case strings.HasPrefix(l, "  ") && section == "diagnostics:":
+			lines = append(lines, code1(strings.TrimSpace(l)))
+		}
+	}
+	if len(lines) == 0 {
+		return code, "(none)"
+	}
+	return code, strings.Join(lines, "<br>")
+}
+
+// cell escapes text for a Markdown table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// code1 is s as inline code in a table cell.
+func code1(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	if strings.Contains(s, "`") {
+		return "<code>" + strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;").Replace(s) + "</code>"
+	}
+	return "`" + s + "`"
+}
+
+const badInputIntro = `# Bad input: what traceduck does with it
+
+Generated from the cases in ` + "`cmd/traceduck/testdata/badinput/FORMAT/*.txtar`" + ` by
+` + "`go test ./cmd/traceduck -run TestBadInput -update`" + `; do not edit by hand. Every row
+is a test: the case's file is ingested with ` + "`traceduck ingest`" + ` (flags in the case), and
+the exit code, the message and the diagnostics must be exactly these.
+
+What traceduck does (DESIGN.md, Ingesting):
+
+- **error**: input it cannot read stops the ingest with one line
+  ` + "`traceduck: FILE:LINE: what was expected, what was found`" + ` (binary formats:
+  ` + "`FILE@OFFSET:`" + `), exit code 1, no stack trace; the database is left exactly as it
+  was (the run is one transaction).
+- **skipped**: with ` + "`--skip-bad`" + ` the same line or record goes to the run's
+  ` + "`diagnostics`" + ` (severity ` + "`error`" + `) and the ingest goes on.
+- **recovered**: oddities that do not prevent reading (a transition the state
+  machine does not allow, a timestamp going backwards, an interval the trace
+  ends inside) never stop an ingest: they are recorded in ` + "`diagnostics`" + ` (severity
+  ` + "`warning`" + ` or ` + "`info`" + `, with a count) and the state machine recovers as the
+  format's README says.
+
+Messages are shown as printed, with the path of the input relative to the
+case's directory; diagnostics as ` + "`SEVERITY LINE: message`" + ` (LINE is the line or
+byte offset; ` + "`-`" + ` when the finding has none).
+
+Bounds (each an error past it; see the formats' READMEs): text lines 1 MiB
+(every text format); BTF header lines 4096 and entity tables 16 MiB;
+traceprinter header lines 4096, continuation lines of an event 1024 and
+1 MiB; .kev header 64 KiB, syspage 1 MiB, a combine event 1024 records, 1024
+combine events open at once; Baget logs 1 GiB (read into memory), blocks
+16 MiB, descriptions 16 MiB and the limits of docs/baget-format.md §3; TLV
+rule, header and resource files 16 MiB each, JSON nesting 200, a rule's
+match 1 s per line, archives 256 MiB (256 entries, 256 MiB each, 512 MiB
+inflated); DTrace 32 columns, 64 key=value pairs per line, the aggregation
+bounds of its README; Chrome JSON one event 64 MiB, nesting 512.
+`
