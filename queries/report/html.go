@@ -333,7 +333,12 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 		}
 		return rk[i].score > rk[j].score
 	})
-	plot := &linePlot{Width: 560, Height: 230, Markers: len(runs) <= 40, MaxXLabelWidth: 12}
+	// Beside the table for a few runs; the page's width for many.
+	width := 560
+	if len(runs) > 24 {
+		width = 1140
+	}
+	plot := &linePlot{Width: width, Height: 230, Markers: len(runs) <= 40, MaxXLabelWidth: 12}
 	for _, run := range runs {
 		plot.XLabels = append(plot.XLabels, run.Label)
 	}

@@ -18,15 +18,19 @@ var numberSep = regexp.MustCompile(`,\n\s*`)
 // indented, with arrays of numbers on one line, keys in a fixed order,
 // the same bytes for the same database and options.
 func (r *Report) WriteJSON(w io.Writer) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "response_p99 > +10%", not "\u003e"
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
 		return err
 	}
+	b := buf.Bytes()
 	b = numberArray.ReplaceAllFunc(b, func(m []byte) []byte {
 		inner := numberArray.FindSubmatch(m)[1]
 		return append(append([]byte("["), numberSep.ReplaceAll(inner, []byte(", "))...), ']')
 	})
 	b = append(bytes.TrimRight(b, "\n"), '\n')
-	_, err = w.Write(b)
+	_, err := w.Write(b)
 	return err
 }

@@ -122,11 +122,15 @@ func (p *linePlot) svg() string {
 	// 3. X ticks: categories (every k-th label when crowded), or round
 	// numbers.
 	if p.XLabels != nil {
+		slant := len(p.XLabels) > 8
+		space := 14.0 // px per label, more when slanted (they overlap otherwise)
+		if slant {
+			space = 20
+		}
 		step := 1
-		for float64(len(p.XLabels))/float64(step) > (x1-x0)/14 {
+		for float64(len(p.XLabels))/float64(step) > (x1-x0)/space {
 			step++
 		}
-		slant := len(p.XLabels) > 8
 		maxw := p.MaxXLabelWidth
 		if maxw == 0 {
 			maxw = 14

@@ -35,7 +35,7 @@ const (
 type Threshold struct {
 	Spec   string        `json:"spec"`
 	Metric string        `json:"metric"`
-	Key    string        `json:"key,omitempty"` // glob; empty: every key
+	Key    string        `json:"key"` // glob; empty: every key
 	Op     string        `json:"op"`
 	Mode   ThresholdMode `json:"mode"`
 	Limit  float64       `json:"limit"` // ns for a duration; percent for ModeRelative
