@@ -11,7 +11,8 @@
 -- Before the metrics run, the report copies the rows of the selected runs
 -- of task_instances, sched_latency and sched_stats into temporary tables
 -- of the same names, so that these views are computed once per report,
--- not once per metric that reads them.
+-- not once per metric that reads them (and sched_neighbours, which the
+-- first two walk, once for both).
 
 -- metric: running_share
 -- unit: ratio
