@@ -26,6 +26,7 @@ const (
 type htmlPage struct {
 	R          *Report
 	Base       *Run
+	BaseLabel  string
 	Verdict    string // ok, fail, none
 	Headline   string
 	Crossings  []htmlCrossing
@@ -144,7 +145,7 @@ func (r *Report) PlotCount() int {
 
 func (r *Report) htmlPage() *htmlPage {
 	base := r.baselineRun()
-	p := &htmlPage{R: r, Base: base}
+	p := &htmlPage{R: r, Base: base, BaseLabel: base.label()}
 	runs := map[int32]htmlRun{}
 	crossedBy := map[int32]int{}
 	for _, c := range r.Crossings {
