@@ -194,6 +194,7 @@ func (r *aggReader) bpfValue(no int64, key, value []byte) error {
 	}
 	r.bpfKey(key)
 	row := schema.Aggregation{Agg: r.bpfPrintout(), Title: schema.NoSym, Key: r.key, Keys: r.keys, Value: v, Line: no}
+	r.stored++
 	return r.w.Aggregation(&row)
 }
 
@@ -372,6 +373,7 @@ func (r *aggReader) finishBpf() error {
 		row := &rows[i]
 		r.buckets = append(r.buckets, schema.Bucket{Label: r.labels[row.lab0:row.lab1], Lo: row.lo, Hi: row.hi, HasLo: row.hasLo, HasHi: row.hasHi, Count: row.count, Line: row.line})
 	}
+	r.stored++
 	return r.w.Histogram(&h, r.buckets)
 }
 

@@ -552,6 +552,7 @@ func (r *aggReader) writeDist(b *distBlock, rows []distRow, fn int, step int64) 
 		}
 		r.buckets = append(r.buckets, k)
 	}
+	r.stored++
 	return r.w.Histogram(&h, r.buckets)
 }
 

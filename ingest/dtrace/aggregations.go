@@ -167,9 +167,10 @@ type aggReader struct {
 	region bool // after ^C or an aggregation: scalar paragraphs are aggregations
 	quiet  bool // only blank lines (and the next key) since the last block ended
 
-	aggNo int
-	group group
-	cont  bool // the paragraph continues a scalar block emitted in part (too long to hold)
+	aggNo  int
+	stored int64 // aggregation and histogram rows written
+	group  group
+	cont   bool // the paragraph continues a scalar block emitted in part (too long to hold)
 
 	// distributions: the block being read, and the blocks of the
 	// current aggregation (aggdist.go)
@@ -583,6 +584,7 @@ func (r *aggReader) emitScalars(p *para, kind groupKind, cont bool) error {
 			r.keyText(lines[e.k0:e.k1])
 		}
 		row.Key, row.Keys, row.Value, row.Line = r.key, r.keys, e.value, e.line
+		r.stored++
 		if err := r.w.Aggregation(&row); err != nil {
 			return err
 		}

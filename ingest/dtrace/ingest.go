@@ -88,7 +88,11 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	aggs := newAggReader(w, file)
 	aggs.scalars = g.scalars
 	events := newEventReader(w, file)
+	var text int64 // lines that are not blank
 	err := ingest.NewLineReader(src).Each(ctx, file, "DTrace output", func(line []byte, n int64) error {
+		if len(trimBlanks(line)) > 0 {
+			text++
+		}
 		// Each line is offered to the event reader first (event output,
 		// README.md "Event output"); the lines it does not take are the
 		// aggregation reader's.
@@ -103,5 +107,13 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	if err := events.End(); err != nil {
 		return err
 	}
-	return aggs.End()
+	if err := aggs.End(); err != nil {
+		return err
+	}
+	if text > 0 && events.first == nil && aggs.stored == 0 {
+		// Any text is DTrace output (printf prints what it likes), so a
+		// file of something else reads as nothing: say so.
+		w.Diagf(schema.Warning, 0, schema.NoSeq, "no %s header and no aggregation in the %d lines that are not blank: nothing was read (not the output of a shipped script, or another format?)", EventsHeader, text)
+	}
+	return nil
 }

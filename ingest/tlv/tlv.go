@@ -648,6 +648,7 @@ type tableSink struct {
 	args    []byte
 	notes   map[string]schema.DiagID
 	sev     schema.Event
+	prevTS  int64 // latest event time, for events that go back
 }
 
 func newTableSink(w *schema.RunWriter) *tableSink {
@@ -820,7 +821,12 @@ func (s *tableSink) Event(e *Event) error {
 		if err := s.open(e.Time.NS); err != nil {
 			return err
 		}
+		s.prevTS = e.Time.NS
 	}
+	if e.Time.NS < s.prevTS {
+		s.Note(schema.Warning, "\x00backwards", e.Src, fmt.Sprintf("timestamps go backwards (%d ns after %d ns); events are kept in file order, state intervals are clamped", e.Time.NS, s.prevTS))
+	}
+	s.prevTS = max(s.prevTS, e.Time.NS)
 	obj := s.objs[e.Res.Index]
 	ctx, ok := s.ctx[e.CPU]
 	if !ok {
