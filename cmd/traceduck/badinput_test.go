@@ -31,6 +31,9 @@ import (
 //	args:   ingest flags (--format, --skip-bad, format flags), split at blanks
 //	query:  SQL run on the database after a successful ingest
 //	input:  the file to ingest (default: the first file of the archive)
+//	db:     a file of the archive to use as the database (default: a new one);
+//	        a failed ingest must leave it byte for byte as it was
+//	first:  "the same ingest": run the ingest once before, with success
 //
 // Files are written into a temporary directory, and paths in messages are
 // shown relative to it. A file named NAME.hex is written as NAME, decoded
@@ -39,23 +42,21 @@ import (
 // {{repeat S N}}.
 func TestBadInput(t *testing.T) {
 	cases := loadBadCases(t)
-	for _, c := range cases {
-		t.Run(c.id, func(t *testing.T) {
-			got := c.run(t)
-			if *update {
-				c.ar.Files = append(withoutWant(c.ar.Files), txtar.File{Name: "want", Data: []byte(got)})
-				if err := os.WriteFile(c.path, txtar.Format(c.ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				c.want = got
-				return
-			}
-			if got != c.want {
-				t.Errorf("%s: what traceduck did changed (go test ./cmd/traceduck -run TestBadInput -update, then review the diff)\n%s", c.path, diffLines(c.want, got))
-			}
-		})
+	// The cases run in parallel inside a group, so that the page is made
+	// once they have all ended.
+	t.Run("case", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.id, func(t *testing.T) {
+				t.Parallel()
+				c.check(t)
+			})
+		}
+	})
+	if t.Failed() {
+		return
 	}
 	doc := badInputDoc(cases)
+
 	const path = "../../docs/bad-input.md"
 	if *update {
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -68,6 +69,23 @@ func TestBadInput(t *testing.T) {
 	}
 	if string(have) != doc {
 		t.Errorf("%s is stale: go test ./cmd/traceduck -run TestBadInput -update, then review the diff", path)
+	}
+}
+
+// check runs the case and compares what happened with its want section
+// (-update: rewrites it).
+func (c *badCase) check(t *testing.T) {
+	got := c.run(t)
+	if *update {
+		c.ar.Files = append(withoutWant(c.ar.Files), txtar.File{Name: "want", Data: []byte(got)})
+		if err := os.WriteFile(c.path, txtar.Format(c.ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.want = got
+		return
+	}
+	if got != c.want {
+		t.Errorf("%s: what traceduck did changed (go test ./cmd/traceduck -run TestBadInput -update, then review the diff)\n%s", c.path, diffLines(c.want, got))
 	}
 }
 
@@ -164,12 +182,19 @@ func (c *badCase) run(t *testing.T) string {
 		if input == "" {
 			input = name
 		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		writeFile(t, dir, name, data)
 	}
 	if input == "" {
 		t.Fatalf("%s: no file to ingest", c.path)
 	}
 	db := filepath.Join(dir, "t.duckdb")
+	if name := c.meta["db"]; name != "" {
+		db = filepath.Join(dir, name)
+	}
+	dbBefore, _ := os.ReadFile(db)
 	args := []string{"ingest", "--db", db}
 	if a := c.meta["args"]; a != "" {
 		for _, f := range strings.Fields(a) {
@@ -181,6 +206,14 @@ func (c *badCase) run(t *testing.T) string {
 	}
 	args = append(args, filepath.Join(dir, input))
 	var stdout, stderr bytes.Buffer
+	runsBefore := "0"
+	if c.meta["first"] == "the same ingest" {
+		if code := run(args, bytes.NewReader(nil), &stdout, &stderr); code != 0 {
+			t.Fatalf("the first ingest: exit %d: %s", code, stderr.String())
+		}
+		stdout.Reset()
+		runsBefore = "1"
+	}
 	code := run(args, bytes.NewReader(nil), &stdout, &stderr)
 	rel := func(s string) string { return strings.ReplaceAll(s, dir+string(filepath.Separator), "") }
 
@@ -196,20 +229,27 @@ func (c *badCase) run(t *testing.T) string {
 	} else if stderr.Len() > 0 {
 		t.Errorf("ingest succeeded with stderr %q", stderr.String())
 	}
+	if code != 0 && c.meta["db"] != "" {
+		// A database the case gave: a failed ingest leaves it as it was.
+		if after, _ := os.ReadFile(db); !bytes.Equal(after, dbBefore) {
+			t.Errorf("a failed ingest changed the database file %s", c.meta["db"])
+		}
+		return out.String()
+	}
 	sqldb, err := sql.Open("duckdb", db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sqldb.Close()
 	if code != 0 {
-		if n := queryLines(t, sqldb, "SELECT count(*) FROM runs"); len(n) != 1 || n[0] != "0" {
-			t.Errorf("a failed ingest left runs: %v", n)
+		if n := queryLines(t, sqldb, "SELECT count(*) FROM runs"); len(n) != 1 || n[0] != runsBefore {
+			t.Errorf("a failed ingest left runs: %v, want %s", n, runsBefore)
 		}
 		return out.String()
 	}
 	out.WriteString("diagnostics:\n")
 	for _, d := range queryLines(t, sqldb, "SELECT severity || ' ' || coalesce(src_line::VARCHAR, '-') || ': ' || message || CASE WHEN count > 1 THEN ' (count ' || count || ')' ELSE '' END FROM diagnostics ORDER BY src_line NULLS LAST, severity, message") {
-			fmt.Fprintf(&out, "  %s\n", rel(d))
+		fmt.Fprintf(&out, "  %s\n", rel(d))
 	}
 	if q := c.meta["query"]; q != "" {
 		fmt.Fprintf(&out, "query:\n")

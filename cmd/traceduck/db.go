@@ -27,7 +27,7 @@ func openDB(ctx context.Context, path string) (*schema.DB, error) {
 	}
 	db, err := schema.Open(ctx, dsn)
 	if err != nil {
-		return nil, lockError(path, err)
+		return nil, openError(path, err)
 	}
 	if err := queries.Install(ctx, db.SQL()); err != nil {
 		db.Close()
@@ -60,14 +60,21 @@ func openExistingDB(ctx context.Context, path string) (*schema.DB, error) {
 // PROGRAM (PID N).
 var lockHolder = regexp.MustCompile(`Conflicting lock is held in (.*) \(PID (\d+)\)`)
 
-// lockError words DuckDB's refusal to open a database that another
-// process has open (DuckDB lets one process at a time write a database
-// file, and does not wait for it): its own message is buried under two
-// driver prefixes and ends in a web link. Other errors are returned as
-// they are.
-func lockError(path string, err error) error {
+// driverPrefix is what go-duckdb puts before DuckDB's own message when a
+// database cannot be opened.
+const driverPrefix = "database/sql/driver: could not open database: duckdb error: "
+
+// openError words DuckDB's refusal to open a database: its own message is
+// buried under two driver prefixes, and the one about a database another
+// process has open (DuckDB lets one process at a time open a database
+// file, and does not wait for it) ends in a web link and does not say
+// what to do. Other errors are returned as they are.
+func openError(path string, err error) error {
 	msg := err.Error()
 	if !strings.Contains(msg, "Could not set lock on file") {
+		if _, duck, ok := strings.Cut(msg, driverPrefix); ok {
+			return fmt.Errorf("%s: cannot open the database: %s", path, duck)
+		}
 		return err
 	}
 	holder := "another process"
