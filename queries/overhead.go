@@ -884,7 +884,7 @@ func (f OverheadFilter) order() string {
 func (f OverheadFilter) quotedSessions() string {
 	q := make([]string, len(f.Sessions))
 	for i, s := range f.Sessions {
-		q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+		q[i] = Literal(s)
 	}
 	return strings.Join(q, ", ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/queries"
 )
 
 func newEventsCmd() *cobra.Command {
@@ -102,21 +103,11 @@ type eventsQuery struct {
 	limit              int64
 }
 
-// sqlList writes strings as a DuckDB list literal of VARCHAR: quotes are
-// doubled, nothing else is special in a standard SQL string.
-func sqlList(items []string) string {
-	quoted := make([]string, len(items))
-	for i, s := range items {
-		quoted[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
-	}
-	return "[" + strings.Join(quoted, ", ") + "]::VARCHAR[]"
-}
-
 // marksSQL checks the marks: eco_marks parses them and raises an error
 // that quotes a malformed one. Every column is read: DuckDB computes only
 // the columns a query uses, and the checks are in all of them.
 func (q eventsQuery) marksSQL() string {
-	return fmt.Sprintf("SELECT * FROM eco_marks(%s, %s)", sqlList(q.includes), sqlList(q.excludes))
+	return fmt.Sprintf("SELECT * FROM eco_marks(%s, %s)", queries.LiteralList(q.includes), queries.LiteralList(q.excludes))
 }
 
 // sql is the query of the events.
@@ -131,7 +122,7 @@ func (q eventsQuery) sql() string {
 	if q.to != nil {
 		where = append(where, fmt.Sprintf("ts < %d", *q.to))
 	}
-	text := fmt.Sprintf("SELECT * FROM selected_events(%s, %s)", sqlList(q.includes), sqlList(q.excludes))
+	text := fmt.Sprintf("SELECT * FROM selected_events(%s, %s)", queries.LiteralList(q.includes), queries.LiteralList(q.excludes))
 	if len(where) > 0 {
 		text += " WHERE " + strings.Join(where, " AND ")
 	}

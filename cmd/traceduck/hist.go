@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/queries/dtracefmt"
 )
 
@@ -212,9 +213,6 @@ func histEdges(v, unit string) ([]int64, error) {
 	return edges, nil
 }
 
-// sqlLit quotes a string as a SQL literal.
-func sqlLit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
 func runHist(ctx context.Context, a histArgs, changed func(string) bool, w io.Writer) error {
 	spec, err := histSpec(a, changed)
 	if err != nil {
@@ -280,14 +278,14 @@ func stateSource(a histArgs) histSource {
 		if s == "" {
 			return "NULL"
 		}
-		return sqlLit(s)
+		return queries.Literal(s)
 	}
 	run := "NULL"
 	if a.run != 0 {
 		run = strconv.Itoa(int(a.run))
 	}
 	q := fmt.Sprintf("SELECT key, value FROM durations_in_state(%s, object_kind := %s, object_name := %s, run := %s)",
-		sqlLit(a.state), opt(a.kind), opt(a.object), run)
+		queries.Literal(a.state), opt(a.kind), opt(a.object), run)
 	return histSource{query: q, keyed: true}
 }
 
@@ -361,7 +359,7 @@ func numericType(t string) bool {
 // histQuery is the SQL of the histogram: one of the hist_* table macros
 // over the source query.
 func histQuery(s dtracefmt.Spec, source string) string {
-	q := sqlLit(source)
+	q := queries.Literal(source)
 	switch s.Kind {
 	case dtracefmt.LQuantize:
 		return fmt.Sprintf("SELECT * FROM hist_lquantize(%s, %d, %d, %d)", q, s.Lower, s.Upper, s.Step)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/traceduck/traceduck/queries"
 )
 
 func newStatesCmd() *cobra.Command {
@@ -87,7 +89,7 @@ func statesSQL(run int32, kind, object, state string, level int, all bool) strin
 		if s == "" {
 			return "NULL"
 		}
-		return sqlLit(s)
+		return queries.Literal(s)
 	}
 	runArg := "NULL"
 	if run != 0 {
@@ -95,7 +97,7 @@ func statesSQL(run int32, kind, object, state string, level int, all bool) strin
 	}
 	var where []string
 	if state != "" {
-		where = append(where, "s.state = "+sqlLit(state))
+		where = append(where, "s.state = "+queries.Literal(state))
 	}
 	if !all {
 		where = append(where, fmt.Sprintf("s.level = state_level_at(%d, d.depth)", level))

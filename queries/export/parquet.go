@@ -72,7 +72,7 @@ func Parquet(ctx context.Context, db *sql.DB, dir string, runs []Mapping) (Parqu
 		// A name of this process's own: jobs writing into one dataset at
 		// once all rewrite the tables without a run_id.
 		tmp := fmt.Sprintf("%s.%d-%d.tmp", target, os.Getpid(), res.Files)
-		if _, err := db.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", query, sqlString(tmp))); err != nil {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", query, queries.Literal(tmp))); err != nil {
 			os.Remove(tmp)
 			return fmt.Errorf("%s: %w", target, err)
 		}
@@ -89,7 +89,7 @@ func Parquet(ctx context.Context, db *sql.DB, dir string, runs []Mapping) (Parqu
 	}
 	for _, t := range tables {
 		if !t.perRun {
-			if err := write(filepath.Join(dir, t.name, partFile), "SELECT * FROM "+quoteIdent(t.name)); err != nil {
+			if err := write(filepath.Join(dir, t.name, partFile), "SELECT * FROM "+queries.Ident(t.name)); err != nil {
 				return res, err
 			}
 			continue
@@ -97,11 +97,11 @@ func Parquet(ctx context.Context, db *sql.DB, dir string, runs []Mapping) (Parqu
 		var cols []string
 		for _, c := range t.columns {
 			if c != "run_id" {
-				cols = append(cols, quoteIdent(c))
+				cols = append(cols, queries.Ident(c))
 			}
 		}
 		for _, m := range runs {
-			q := fmt.Sprintf("SELECT %s FROM %s WHERE run_id = %d", strings.Join(cols, ", "), quoteIdent(t.name), m.From)
+			q := fmt.Sprintf("SELECT %s FROM %s WHERE run_id = %d", strings.Join(cols, ", "), queries.Ident(t.name), m.From)
 			target := filepath.Join(dir, t.name, fmt.Sprintf("run_id=%d", m.To), partFile)
 			if err := write(target, q); err != nil {
 				return res, err
@@ -171,19 +171,19 @@ func viewsSQL(tables []table) (string, error) {
 	for _, t := range tables {
 		if !t.perRun {
 			fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s AS SELECT * FROM read_parquet(%s);\n",
-				quoteIdent(t.name), sqlString(t.name+"/"+partFile))
+				queries.Ident(t.name), queries.Literal(t.name+"/"+partFile))
 			continue
 		}
 		runIDType := "INTEGER"
 		var cols []string
 		for i, c := range t.columns {
-			cols = append(cols, quoteIdent(c))
+			cols = append(cols, queries.Ident(c))
 			if c == "run_id" {
 				runIDType = t.types[i]
 			}
 		}
 		fmt.Fprintf(&b, "CREATE OR REPLACE VIEW %s AS SELECT %s\nFROM read_parquet(%s, hive_partitioning = true, hive_types = {'run_id': %s});\n",
-			quoteIdent(t.name), strings.Join(cols, ", "), sqlString(t.name+"/*/*.parquet"), runIDType)
+			queries.Ident(t.name), strings.Join(cols, ", "), queries.Literal(t.name+"/*/*.parquet"), runIDType)
 	}
 	for _, name := range queries.Files() {
 		text, err := queries.Source(name)
@@ -253,9 +253,6 @@ func partitionID(name string) (int32, bool) {
 	return int32(id), err == nil && id > 0
 }
 
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-func sqlString(s string) string  { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
 // DatasetHolds returns the dataset run_id of a run of the dataset at dir
 // whose file has the sha256 of run in db, or 0 when it holds none.
 func DatasetHolds(ctx context.Context, db *sql.DB, dir string, run int32) (int32, error) {
@@ -267,7 +264,7 @@ func DatasetHolds(ctx context.Context, db *sql.DB, dir string, run int32) (int32
 	err = db.QueryRowContext(ctx, fmt.Sprintf(`
 		SELECT min(d.run_id) FROM read_parquet(%s, hive_partitioning = true) d
 		JOIN runs r ON r.sha256 = d.sha256 WHERE r.run_id = ?`,
-		sqlString(filepath.Join(dir, "runs", "*", partFile))), run).Scan(&id)
+		queries.Literal(filepath.Join(dir, "runs", "*", partFile))), run).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", dir, err)
 	}
