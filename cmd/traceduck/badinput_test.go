@@ -466,6 +466,18 @@ Messages are shown as printed, with the path of the input relative to the
 case's directory; diagnostics as ` + "`SEVERITY LINE: message`" + ` (LINE is the line or
 byte offset; ` + "`-`" + ` when the finding has none).
 
+Beyond the input itself (tests in ` + "`cmd/traceduck`" + `): an ingest killed with SIGKILL
+at any point (as it opens the database, during the batches, before or after
+COMMIT, while the database closes) loses nothing committed before and leaves
+no part of its run (` + "`crash_test.go`" + `); a second process opening a database
+another one has open fails at once with
+` + "`DB: database is locked by another process (PID N, PROGRAM): ...`" + `
+(` + "`lock_test.go`" + `); an ingest that fills the disk
+fails with ` + "`FILE: disk full, nothing of it was written: ...`" + ` and the database
+opens with its earlier runs (` + "`diskfull_test.go`" + `); names, tags and selectors
+holding quotes, semicolons or ` + "`--`" + ` are data in every command
+(` + "`sqlsafe_test.go`" + `).
+
 Bounds (each an error past it; see the formats' READMEs): text lines 1 MiB
 (every text format); BTF header lines 4096 and entity tables 16 MiB;
 traceprinter header lines 4096, continuation lines of an event 1024 and
