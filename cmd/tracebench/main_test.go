@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,6 +42,18 @@ func TestTinyRun(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table has no %q:\n%s", want, out)
+		}
+	}
+	// The peak RSS of each child is its own (tens of MB here), not the
+	// test binary's.
+	for _, line := range strings.Split(out, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 16 || (strings.TrimSpace(cells[1]) != "btf" && strings.TrimSpace(cells[1]) != "toppers-asp") {
+			continue
+		}
+		rss, err := strconv.ParseFloat(strings.TrimSpace(cells[9]), 64)
+		if err != nil || rss < 10 || rss > 2000 {
+			t.Errorf("%s: peak RSS %q MB", strings.TrimSpace(cells[1]), cells[9])
 		}
 	}
 	if stderr.Len() != 0 {

@@ -9,8 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"runtime"
+	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/traceduck/traceduck/internal/tracegen"
@@ -41,6 +42,7 @@ type Result struct {
 	RawLines     int64 // TLV and TOPPERS logs: lines read (their events are the lines the rules make)
 	FileBytes    int64 // the trace (without the files beside it)
 	GenSeconds   float64
+	GenPeakRSS   int64   // bytes, of tracebench while it generated the trace
 	Seconds      float64 // the whole ingest: open, install the views, ingest, close
 	CPUSeconds   float64
 	PeakRSS      int64 // bytes, of the child that ingested
@@ -102,12 +104,16 @@ func measure(opt Options, format string, n int, largest bool) (Result, error) {
 	path := filepath.Join(dir, "trace"+ext)
 
 	opt.logf("tracebench: %s, %d events: generating", format, n)
+	runtime.GC()
+	debug.FreeOSMemory()
+	ResetPeakRSS()
 	start := time.Now()
 	tr, err := Generate(path, GenConfig{Format: format, Events: n, Cores: opt.Cores, Seed: opt.Seed})
 	if err != nil {
 		return r, err
 	}
 	r.GenSeconds = time.Since(start).Seconds()
+	r.GenPeakRSS = PeakRSS()
 	r.InMemoryGen = tr.InMemory
 	if t, ok := tr.Truth.(*tracegen.TLVTruth); ok {
 		r.RawLines = int64(t.Lines)
@@ -179,7 +185,7 @@ func fileSize(path string) (int64, error) {
 }
 
 // child runs one measurement in a child process and returns its result
-// and its peak resident set (bytes).
+// and its peak resident set (bytes, as the child measured it).
 func (opt Options) child(args ...string) (childResult, int64, error) {
 	cmd := exec.Command(opt.Exe, args...)
 	cmd.Env = append(os.Environ(), ChildEnv+"=1")
@@ -192,9 +198,5 @@ func (opt Options) child(args ...string) (childResult, int64, error) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		return childResult{}, 0, fmt.Errorf("child %s: %v: %q", args[0], err, stdout.String())
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss) * 1024 // kB on Linux
-	}
-	return res, rss, nil
+	return res, res.PeakRSS, nil
 }

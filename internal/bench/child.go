@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +36,13 @@ type childResult struct {
 	Events     int64              // events ingested (ingest), rows loaded (csv)
 	Queries    map[string]float64 // views: seconds per query
 	Rows       map[string]int64   // views: rows per query
+	// PeakRSS is the child's peak resident set (bytes), VmHWM of
+	// /proc/self/status at the end. Not the Maxrss of the rusage wait4
+	// returns: Go starts a child with clone(CLONE_VM|CLONE_VFORK), and
+	// Linux carries the high-water mark of the memory the child shared
+	// with its parent until exec into the child's Maxrss, so that figure
+	// is never below the parent's own peak.
+	PeakRSS int64
 }
 
 // Child runs one measurement (args: ingest, csv or views, then its flags)
@@ -80,6 +88,7 @@ func Child(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tracebench child %s: %v\n", args[0], err)
 		return 1
 	}
+	res.PeakRSS = PeakRSS()
 	if err := json.NewEncoder(stdout).Encode(res); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -100,6 +109,32 @@ func (p *paramFlag) Set(s string) error {
 	}
 	(*p)[k] = v
 	return nil
+}
+
+// PeakRSS is the process's peak resident set in bytes (VmHWM), 0 where
+// /proc/self/status does not tell it.
+func PeakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// ResetPeakRSS makes VmHWM the current resident set (Linux 4.0 and
+// later; elsewhere nothing happens), so that PeakRSS measures what comes
+// next.
+func ResetPeakRSS() {
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // cpuTime is the process's user + system time so far.

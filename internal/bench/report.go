@@ -25,14 +25,14 @@ func WriteTable(w io.Writer, results []Result) {
 		}
 		gen := fmt.Sprintf("%.1f", r.GenSeconds)
 		if r.InMemoryGen {
-			gen += "*"
+			gen += fmt.Sprintf(" (%.0f MB*)", float64(r.GenPeakRSS)/mb)
 		}
 		fmt.Fprintf(w, "| %s | %s | %.1f | %s | %.2f | %.1f | %.0f | %.0f | %.0f | %.1f | %.1f | %s\n",
 			r.Format, events, float64(r.FileBytes)/mb, gen, r.Seconds, float64(r.FileBytes)/mb/r.Seconds,
 			float64(r.Events)/r.Seconds, 100*r.CPUSeconds/r.Seconds, float64(r.PeakRSS)/mb,
 			float64(r.DBBytes)/mb, float64(r.DBBytes)/mb/(float64(r.Events)/1e6), base)
 	}
-	fmt.Fprintln(w, "\nMB are 10^6 bytes; ingest s is the whole ingest (create the database, install the views, ingest, close) in a child process, peak RSS that child's; gen s is the generator's time (* the trace was generated in memory, then written).")
+	fmt.Fprintln(w, "\nMB are 10^6 bytes; ingest s is the whole ingest (create the database, install the views, ingest, close) in a child process, peak RSS that child's; gen s is the generator's time (* the trace was generated in memory, then written: the peak RSS of tracebench while it generated).")
 	for _, r := range results {
 		if r.Views == nil {
 			continue
