@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
