@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/traceduck/traceduck/queries"
 )
 
 // HistSpec is a --hist request: the distribution of one latency in every
@@ -74,7 +76,7 @@ func loadHist(ctx context.Context, conn *sql.Conn, h HistSpec, ids string) (Hist
 	}
 	where := ""
 	if h.Object != "" {
-		where = " AND object GLOB " + sqlString(h.Object)
+		where = " AND object GLOB " + queries.Literal(h.Object)
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT run_id, quantize_bucket_int(v) AS b, count(*)
 FROM (`+src+`) WHERE run_id IN `+ids+where+`
@@ -102,5 +104,3 @@ GROUP BY run_id, b ORDER BY run_id, b`)
 	}
 	return out, rows.Err()
 }
-
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

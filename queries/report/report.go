@@ -323,7 +323,7 @@ func materialize(ctx context.Context, conn *sql.Conn, ids string) (drop func(), 
 		return drop, err
 	}
 	for _, v := range append(append([]string(nil), stepViews...), materializedViews...) {
-		q := fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s.main.%s WHERE run_id IN %s", v, quoteIdent(catalog), v, ids)
+		q := fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s.main.%s WHERE run_id IN %s", v, queries.Ident(catalog), v, ids)
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return drop, fmt.Errorf("report: %s of the selected runs: %w", v, err)
 		}
@@ -333,8 +333,6 @@ func materialize(ctx context.Context, conn *sql.Conn, ids string) (drop func(), 
 	}
 	return drop, nil
 }
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // checkColumns tells whether a metric's query returns run_id, key, value
 // (DuckDB plans it without running it).
