@@ -20,7 +20,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown flag", []string{"ingest", "--db", db, "--bogus", sample}, "unknown flag: --bogus"},
 		{"unknown query flag", []string{"query", "--db", db, "--nope", "SELECT 1"}, "unknown flag: --nope"},
 		{"ingest without --db", []string{"ingest", sample}, "give --db FILE or --parquet DIR (one of them)"},
-		{"query without --db", []string{"query", "SELECT 1"}, `required flag(s) "db" not set`},
+		{"query without --db", []string{"query", "SELECT 1"}, "give --db FILE or --parquet DIR (one of them)"},
 		{"bad --output", []string{"query", "--db", db, "--output", "xml", "SELECT 1"}, `"xml" is not one of table, csv, json, markdown`},
 		{"tag without =", []string{"ingest", "--db", db, "--tag", "build", sample}, `"build" is not key=value`},
 		{"tag with empty key", []string{"ingest", "--db", db, "--tag", "=1", sample}, `"=1" is not key=value`},

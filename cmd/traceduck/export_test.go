@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -13,23 +14,18 @@ import (
 	"testing"
 
 	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/queries/export"
 )
 
 // datasetQuery runs SQL over a Parquet dataset the way docs/export.md
-// tells a user: a plain DuckDB in memory, file_search_path set to the
-// dataset, views.sql read, then the query.
+// tells a user (export.OpenDataset: views.sql in an empty DuckDB).
 func datasetQuery(t *testing.T, dataset, query string) string {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	db, err := export.OpenDataset(context.Background(), dataset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1) // file_search_path is the connection's
-	views := string(readFile(t, filepath.Join(dataset, "views.sql")))
-	if _, err := db.Exec("SET file_search_path = '" + dataset + "';\n" + views); err != nil {
-		t.Fatalf("views.sql: %v", err)
-	}
 	return dbtest.Query(t, db, query)
 }
 
@@ -67,6 +63,14 @@ func TestExportParquet(t *testing.T) {
 	if strings.Count(want, "\n") < 8 { // 4 rows for each of two runs
 		t.Errorf("too little to compare:\n%s", want)
 	}
+
+	// query --parquet: the same through the command.
+	got := mustRun(t, dir, nil, "query", "--parquet", dataset, "--output", "csv", "SELECT count(*) AS n FROM ("+q+")")
+	if wantN := strings.Count(want, "\n"); got != fmt.Sprintf("n\r\n%d\r\n", wantN) {
+		t.Errorf("query --parquet: %q, want %d rows", got, wantN)
+	}
+	expectExit(t, td(t, dir, "query", "--parquet", filepath.Join(dir, "none"), "SELECT 1"), 1,
+		"traceduck: "+filepath.Join(dir, "none")+": not a traceduck dataset (no views.sql; write one with 'traceduck export --parquet "+filepath.Join(dir, "none")+"')")
 
 	expectExit(t, td(t, dir, "export", "--db", db, "--parquet", dataset, "--runs", "v9"), 2,
 		`traceduck: --runs: runs selector "v9": "v9" selects no run (see 'SELECT run_id, name, tags FROM runs')`)

@@ -8,15 +8,18 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/traceduck/traceduck/queries/export"
 )
 
 func newQueryCmd() *cobra.Command {
 	var (
-		dbPath string
-		output = outTable
+		dbPath  string
+		dataset string
+		output  = outTable
 	)
 	cmd := &cobra.Command{
-		Use:   "query --db FILE [--output table|csv|json|markdown] [flags] [SQL | -]",
+		Use:   "query (--db FILE | --parquet DIR) [--output table|csv|json|markdown] [flags] [SQL | -]",
 		Short: "Run SQL over a database and print the result",
 		Long: `Query runs SQL over the database: the tables (runs, objects, events,
 eco_triples, state_intervals, state_levels, diagnostics) and the views
@@ -28,6 +31,10 @@ The database must exist (":memory:" is an empty database in memory). The
 traceduck tables and views are created in it where missing, and the views
 brought up to date with this traceduck, before the SQL runs.
 
+--parquet DIR queries a Parquet dataset (traceduck export --parquet, ingest
+--parquet) instead: an empty database in memory reads DIR/views.sql, so the
+tables and every view answer over the files, as in any DuckDB client.
+
 Output formats:
   table     aligned columns, a header and a rule; numbers right-aligned, NULL as NULL
   csv       RFC 4180: a header line, CRLF line ends; NULL as an empty field
@@ -37,7 +44,8 @@ Output formats:
 DuckDB's errors are printed as DuckDB words them; the exit code is then 1.`,
 		Example: `  traceduck query --db t.duckdb "SELECT object, total_ns FROM state_summary WHERE kind='task' AND state='running' ORDER BY total_ns DESC"
   traceduck query --db t.duckdb --output csv "SELECT * FROM event_counts" > counts.csv
-  echo "SELECT run_id, name, meta FROM runs" | traceduck query --db t.duckdb --output json`,
+  echo "SELECT run_id, name, meta FROM runs" | traceduck query --db t.duckdb --output json
+  traceduck query --parquet dataset/ "SELECT run_id, object, total_ns FROM state_summary WHERE state = 'running'"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var text string
@@ -53,10 +61,17 @@ DuckDB's errors are printed as DuckDB words them; the exit code is then 1.`,
 			if lastStatement(text) == "" {
 				return usagef("no SQL to run: give it as the argument or on standard input")
 			}
+			if (dbPath == "") == (dataset == "") {
+				return usagef("give --db FILE or --parquet DIR (one of them)")
+			}
+			if dataset != "" {
+				return runDatasetQuery(cmd.Context(), dataset, text, output, cmd.OutOrStdout())
+			}
 			return runQuery(cmd.Context(), dbPath, text, output, cmd.OutOrStdout())
 		},
 	}
-	addDBFlag(cmd, &dbPath, true, `database file (must exist; ":memory:" for an empty one)`)
+	addDBFlag(cmd, &dbPath, false, `database file (must exist; ":memory:" for an empty one)`)
+	cmd.Flags().StringVar(&dataset, "parquet", "", "query this Parquet dataset instead of a database")
 	cmd.Flags().VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
 	return cmd
 }
@@ -68,6 +83,21 @@ func runQuery(ctx context.Context, dbPath, text, output string, w io.Writer) err
 	}
 	defer db.Close()
 	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return queryTo(ctx, conn, text, newResultWriter(output, w))
+}
+
+// runDatasetQuery is runQuery over a Parquet dataset.
+func runDatasetQuery(ctx context.Context, dir, text, output string, w io.Writer) error {
+	db, err := export.OpenDataset(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}

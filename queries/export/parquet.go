@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 
+	_ "github.com/marcboeker/go-duckdb" // the driver of OpenDataset's in-memory database
+
 	"github.com/traceduck/traceduck/queries"
 )
 
@@ -294,4 +296,35 @@ func RemoveRun(dir string, id int32) error {
 func globEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
 	return r.Replace(s)
+}
+
+// OpenDataset opens the dataset at dir as views.sql tells a DuckDB user
+// to: an empty in-memory database on one connection (file_search_path is
+// the connection's), file_search_path set to dir, views.sql run. The
+// caller closes it.
+func OpenDataset(ctx context.Context, dir string) (*sql.DB, error) {
+	text, err := os.ReadFile(filepath.Join(dir, ViewsFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a traceduck dataset (no %s; write one with 'traceduck export --parquet %s')", dir, ViewsFile, dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetMaxIdleConns(1)
+	if _, err := db.ExecContext(ctx, "SET file_search_path = "+queries.Literal(abs)); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, string(text)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ViewsFile), err)
+	}
+	return db, nil
 }

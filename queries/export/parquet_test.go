@@ -47,26 +47,14 @@ func sampleDB(t *testing.T) *schema.DB {
 	return db
 }
 
-// readDataset opens an empty in-memory database over the dataset in dir,
-// as its views.sql tells a user to.
+// readDataset opens the dataset in dir as its views.sql tells a user to.
 func readDataset(t *testing.T, dir string) *sql.DB {
 	t.Helper()
-	pq, err := sql.Open("duckdb", "")
+	pq, err := export.OpenDataset(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pq.SetMaxOpenConns(1) // file_search_path is a setting of the connection
 	t.Cleanup(func() { pq.Close() })
-	text, err := os.ReadFile(filepath.Join(dir, export.ViewsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pq.Exec("SET file_search_path = '" + strings.ReplaceAll(dir, "'", "''") + "'"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pq.Exec(string(text)); err != nil {
-		t.Fatalf("views.sql: %v", err)
-	}
 	return pq
 }
 
