@@ -73,7 +73,7 @@ func TestHand(t *testing.T) {
 				if !ok {
 					t.Errorf("no %s section (run with -update, then review)", g.Name)
 				} else if w != string(g.Data) {
-					t.Errorf("-- %s --\n%s", g.Name, firstDiff(w, string(g.Data)))
+					t.Errorf("-- %s --\n%s", g.Name, dbtest.Diff(w, string(g.Data)))
 				}
 			}
 		})

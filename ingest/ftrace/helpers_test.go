@@ -3,9 +3,7 @@ package ftrace
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/traceduck/traceduck/ingest"
@@ -28,25 +26,3 @@ func ingestText(t testing.TB, db *schema.DB, name string, text []byte, skipBad b
 const intervalsSQL = `SELECT o.name, s.instance, s.state, s.start_ts, s.end_ts, coalesce(s.cpu, -1), s.truncated
 	FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE s.run_id = $1
 	ORDER BY o.name, s.instance, s.start_ts, s.end_ts`
-
-// firstDiff shows the first lines where two texts differ.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want: %s\n   got: %s\n", i+1, wl, gl)
-			shown++
-		}
-	}
-	fmt.Fprintf(&b, "(%d lines wanted, %d got)", len(w), len(g))
-	return b.String()
-}

@@ -48,7 +48,7 @@ func TestTruth(t *testing.T) {
 				states[iv.State]++
 			}
 			if got := dbtest.Query(t, db.SQL(), intervalsSQL, run); got != want {
-				t.Errorf("state intervals differ from the truth:\n%s", firstDiff(want, got))
+				t.Errorf("state intervals differ from the truth:\n%s", dbtest.Diff(want, got))
 			}
 
 			// System call latency straight from state_intervals: the

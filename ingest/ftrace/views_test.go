@@ -96,7 +96,7 @@ func TestViews(t *testing.T) {
 	} {
 		got := dbtest.Query(t, db.SQL(), c.sql, run)
 		if got != c.want {
-			t.Errorf("%s:\n%s", c.name, firstDiff(c.want, got))
+			t.Errorf("%s:\n%s", c.name, dbtest.Diff(c.want, got))
 		}
 		if strings.Count(got, "\n") < 2 {
 			t.Errorf("%s: %d rows", c.name, strings.Count(got, "\n"))
