@@ -2,21 +2,15 @@ package baget_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
-	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/ingest/baget"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/tracegen"
-	"github.com/traceduck/traceduck/queries"
-	"github.com/traceduck/traceduck/schema"
 )
 
 // The benchmarks read one generated log of a million events on 4 CPUs
@@ -85,61 +79,16 @@ func benchFiles(b *testing.B) (logPath, descPath string) {
 
 func BenchmarkParseOnly(b *testing.B) {
 	benchSetup(b)
-	logPath, descPath := benchFiles(b)
+	_, descPath := benchFiles(b)
 	ing, err := ingest.Configure(&baget.Ingester{}, map[string]string{"description": descPath})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	b.SetBytes(int64(len(benchLog.log)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		src, err := ingest.Open(logPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "bench", Source: logPath, Format: "baget"}, dbtest.Discard{}, memory.DefaultAllocator)
-		if err := ing.Ingest(ctx, src, w); err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Finish(time.Now()); err != nil {
-			b.Fatal(err)
-		}
-		if w.Events() != int64(benchLog.events) {
-			b.Fatalf("parsed %d events, generated %d", w.Events(), benchLog.events)
-		}
-		src.Close()
-	}
-	b.ReportMetric(float64(benchLog.events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	dbtest.BenchParse(b, ing, benchLog.log, int64(benchLog.events))
 }
 
 func BenchmarkIngest(b *testing.B) {
 	benchSetup(b)
 	logPath, descPath := benchFiles(b)
-	ctx := context.Background()
-	dir := b.TempDir()
-	b.SetBytes(int64(len(benchLog.log)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db, err := schema.Open(ctx, filepath.Join(dir, "b"+strconv.Itoa(i)+".duckdb"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := queries.Install(ctx, db.SQL()); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		res, err := ingest.Path(ctx, db, logPath, ingest.Options{Format: "baget", Params: map[string]string{"description": descPath}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Events != int64(benchLog.events) {
-			b.Fatalf("%d events, want %d", res.Events, benchLog.events)
-		}
-		b.StopTimer()
-		db.Close()
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(benchLog.events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	dbtest.BenchIngest(b, logPath, int64(benchLog.events), ingest.Options{Format: "baget", Params: map[string]string{"description": descPath}})
 }

@@ -2,11 +2,9 @@ package ftrace
 
 import (
 	"bytes"
-	"context"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
-	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/schema"
@@ -24,25 +22,7 @@ func BenchmarkIngest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	text := buf.Bytes()
-	ctx := context.Background()
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bench.txt"}, dbtest.Discard{}, memory.DefaultAllocator)
-		if err := (Ingester{}).Ingest(ctx, ingest.NewSource("bench.txt", bytes.NewReader(text), int64(len(text))), w); err != nil {
-			b.Fatal(err)
-		}
-		if w.Events() != int64(truth.Lines) {
-			b.Fatalf("%d events, %d lines", w.Events(), truth.Lines)
-		}
-		w.Abort()
-	}
-	b.StopTimer()
-	if s := b.Elapsed().Seconds(); s > 0 {
-		b.ReportMetric(float64(truth.Lines)*float64(b.N)/s, "events/s")
-	}
+	dbtest.BenchParse(b, Ingester{}, buf.Bytes(), int64(truth.Lines))
 }
 
 // TestLineAllocs: once its objects and names exist, reading an event

@@ -2,22 +2,16 @@ package qnx_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
-	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/ingest/qnx"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/qnxenc"
 	"github.com/traceduck/traceduck/internal/tracegen"
-	"github.com/traceduck/traceduck/queries"
-	"github.com/traceduck/traceduck/schema"
 )
 
 // BenchmarkIngestText and BenchmarkIngestKev ingest the same generated
@@ -38,8 +32,7 @@ func benchIngest(b *testing.B, name string, write func(*os.File, qnxenc.Header, 
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	path := filepath.Join(dir, name)
+	path := filepath.Join(b.TempDir(), name)
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
@@ -48,33 +41,8 @@ func benchIngest(b *testing.B, name string, write func(*os.File, qnxenc.Header, 
 		b.Fatal(err)
 	}
 	f.Close()
-	st, _ := os.Stat(path)
 	events = nil
-	ctx := context.Background()
-	b.SetBytes(st.Size())
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db, err := schema.Open(ctx, filepath.Join(dir, "b"+strconv.Itoa(i)+".duckdb"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := queries.Install(ctx, db.SQL()); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		res, err := ingest.Path(ctx, db, path, ingest.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Events != int64(truth.Events) {
-			b.Fatalf("%d events, want %d", res.Events, truth.Events)
-		}
-		b.StopTimer()
-		db.Close()
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(truth.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	dbtest.BenchIngest(b, path, int64(truth.Events), ingest.Options{})
 }
 
 // BenchmarkParseOnlyText and BenchmarkParseOnlyKev read the same generated
@@ -101,22 +69,5 @@ func benchParse(b *testing.B, ing ingest.Ingester, write func(io.Writer, qnxenc.
 		b.Fatal(err)
 	}
 	events = nil
-	data := buf.Bytes()
-	ctx := context.Background()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bench", Format: ing.Format().Name}, dbtest.Discard{}, memory.DefaultAllocator)
-		if err := ing.Ingest(ctx, ingest.NewSource("bench", bytes.NewReader(data), int64(len(data))), w); err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Finish(time.Now()); err != nil {
-			b.Fatal(err)
-		}
-		if w.Events() != int64(truth.Events) {
-			b.Fatalf("%d events, want %d", w.Events(), truth.Events)
-		}
-	}
-	b.ReportMetric(float64(truth.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	dbtest.BenchParse(b, ing, buf.Bytes(), int64(truth.Events))
 }

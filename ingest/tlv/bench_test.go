@@ -2,17 +2,13 @@ package tlv_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/tracegen"
-	"github.com/traceduck/traceduck/schema"
 )
 
 // The benchmarks read generated logs (internal/tracegen.WriteTLV: the BTF
@@ -55,24 +51,6 @@ func benchTLV(b *testing.B, style tracegen.TLVStyle, lines, cores int) {
 	if ing, err = ingest.Configure(ing, map[string]string{"resources": resPath}); err != nil {
 		b.Fatal(err)
 	}
-	data := log.Bytes()
-	ctx := context.Background()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "bench.log", Format: style.String()}, dbtest.Discard{}, memory.DefaultAllocator)
-		if err := ing.Ingest(ctx, ingest.NewSource("bench.log", bytes.NewReader(data), int64(len(data))), w); err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Finish(time.Now()); err != nil {
-			b.Fatal(err)
-		}
-		if w.Events() != int64(truth.Events) {
-			b.Fatalf("%d events, the log stands for %d", w.Events(), truth.Events)
-		}
-	}
-	s := b.Elapsed().Seconds()
-	b.ReportMetric(float64(truth.Lines)*float64(b.N)/s, "lines/s")
-	b.ReportMetric(float64(truth.Events)*float64(b.N)/s, "events/s")
+	dbtest.BenchParse(b, ing, log.Bytes(), int64(truth.Events))
+	b.ReportMetric(float64(truth.Lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }
