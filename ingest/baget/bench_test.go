@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/ingest/baget"
 	"github.com/traceduck/traceduck/internal/dbtest"
