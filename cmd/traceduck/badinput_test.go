@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -85,7 +86,7 @@ func (c *badCase) check(t *testing.T) {
 		return
 	}
 	if got != c.want {
-		t.Errorf("%s: what traceduck did changed (go test ./cmd/traceduck -run TestBadInput -update, then review the diff)\n%s", c.path, diffLines(c.want, got))
+		t.Errorf("%s: what traceduck did changed (go test ./cmd/traceduck -run TestBadInput -update, then review the diff)\n%s", c.path, dbtest.Diff(c.want, got))
 	}
 }
 
@@ -263,39 +264,11 @@ func (c *badCase) run(t *testing.T) string {
 // queryLines returns the rows of q, values joined by " | ".
 func queryLines(t *testing.T, db *sql.DB, q string) []string {
 	t.Helper()
-	rows, err := db.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
+	text := dbtest.Query(t, db, q)
+	if text == "" {
+		return nil
 	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		s := make([]string, len(vals))
-		for i, v := range vals {
-			switch v := v.(type) {
-			case nil:
-				s[i] = "NULL"
-			case []byte:
-				s[i] = string(v)
-			default:
-				s[i] = fmt.Sprint(v)
-			}
-		}
-		out = append(out, strings.Join(s, " | "))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
 // decodeHexFile reads hex digits (blanks anywhere between bytes), HH*N (the
@@ -339,25 +312,6 @@ func decodeHexFile(data []byte) ([]byte, error) {
 		}
 	}
 	return out, nil
-}
-
-// diffLines shows the lines of want and got that differ.
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d\n  want %s\n  got  %s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }
 
 // badFormats orders the sections of the catalogue and names them.
