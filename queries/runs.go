@@ -100,14 +100,34 @@ func ListRuns(ctx context.Context, db *sql.DB) ([]Run, error) {
 	for rows.Next() {
 		var r Run
 		var tags string
+		var err error
 		if err := rows.Scan(&r.ID, &r.Name, &r.Format, &r.Source, &tags); err != nil {
 			return nil, err
 		}
-		r.Tags = map[string]string{}
-		if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
+		if r.Tags, err = ParseTags(tags); err != nil {
 			return nil, fmt.Errorf("run %d: tags %s: %v", r.ID, tags, err)
 		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// ParseTags reads runs.tags: traceduck writes strings, but a database
+// edited by hand or by another tool may hold numbers or objects, which are
+// kept as their JSON text.
+func ParseTags(text string) (map[string]string, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
+		return nil, err
+	}
+	tags := make(map[string]string, len(raw))
+	for k, v := range raw {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			tags[k] = s
+		} else {
+			tags[k] = string(v)
+		}
+	}
+	return tags, nil
 }

@@ -29,6 +29,10 @@ func TestSelectRuns(t *testing.T) {
 	} {
 		dbtest.Ingest(t, db, path, ingest.Options{Name: r.name, Tags: r.tags, Force: true})
 	}
+	// Tags edited by hand or by another tool may hold numbers.
+	if _, err := db.SQL().Exec(`UPDATE runs SET tags = '{"build": 7, "ok": true}' WHERE run_id = 4`); err != nil {
+		t.Fatal(err)
+	}
 	ids := func(sel string) string {
 		runs, err := queries.SelectRuns(ctx, db.SQL(), sel)
 		if err != nil {
@@ -48,6 +52,7 @@ func TestSelectRuns(t *testing.T) {
 		{"v1, 4", "1,4"},
 		{"build=101,branch=x", "2,3"},
 		{"4,1", "1,4"},
+		{"build=7,ok=true", "4"},
 		{"v9", `error: runs selector "v9": "v9" selects no run (see 'SELECT run_id, name, tags FROM runs')`},
 		{"3-2", `error: runs selector "3-2": range "3-2": expected FIRST-LAST with FIRST <= LAST`},
 		{"1,,2", `error: runs selector "1,,2": item 2 is empty`},

@@ -3,8 +3,8 @@ package report
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
+	"github.com/traceduck/traceduck/queries"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,17 +52,10 @@ func loadRuns(ctx context.Context, conn *sql.Conn) ([]Run, error) {
 		if err := rows.Scan(&r.ID, &r.Name, &r.Format, &r.Source, &tags, &r.Events, &r.FirstTS, &r.LastTS); err != nil {
 			return nil, err
 		}
-		r.Tags = map[string]string{}
-		var raw map[string]any
-		if json.Unmarshal([]byte(tags), &raw) == nil {
-			for k, v := range raw {
-				if s, ok := v.(string); ok {
-					r.Tags[k] = s
-				} else {
-					b, _ := json.Marshal(v)
-					r.Tags[k] = string(b)
-				}
-			}
+		if t, err := queries.ParseTags(tags); err == nil {
+			r.Tags = t
+		} else {
+			r.Tags = map[string]string{}
 		}
 		r.Duration = r.LastTS - r.FirstTS
 		runs = append(runs, r)
