@@ -244,27 +244,13 @@ func (s *checkSink) Put(table string, rec arrow.Record) error {
 }
 
 func (s *checkSink) check(table string, rec arrow.Record) error {
-	if !rec.Schema().Equal(schema.ArrowSchema(table)) {
-		return fmt.Errorf("%s: batch schema %v differs from the table's", table, rec.Schema())
-	}
-	for i, c := range rec.Columns() {
-		if int64(c.Len()) != rec.NumRows() {
-			return fmt.Errorf("%s: column %d has %d rows, the batch %d", table, i, c.Len(), rec.NumRows())
-		}
+	if err := dbtest.CheckBatch(table, rec); err != nil {
+		return err
 	}
 	n := int(rec.NumRows())
 	switch table {
 	case schema.TableEvents:
 		s.events += rec.NumRows()
-	case schema.TableStateIntervals:
-		start := rec.Column(4).(*array.Int64)
-		end := rec.Column(5).(*array.Int64)
-		dur := rec.Column(6).(*array.Int64)
-		for i := 0; i < n; i++ {
-			if dur.Value(i) < 0 || dur.Value(i) != end.Value(i)-start.Value(i) {
-				return fmt.Errorf("state interval [%d, %d] with dur %d", start.Value(i), end.Value(i), dur.Value(i))
-			}
-		}
 	case schema.TableDiagnostics:
 		line := rec.Column(1).(*array.Int64)
 		sev := rec.Column(3).(*array.Dictionary)

@@ -5,14 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
@@ -21,25 +18,6 @@ import (
 )
 
 var time0 = time.Unix(0, 0)
-
-// intervalCheck is a Sink that checks every state interval it is given:
-// it never ends before it starts and its dur is end - start.
-type intervalCheck struct{ bad error }
-
-func (s *intervalCheck) Put(table string, rec arrow.Record) error {
-	if table != schema.TableStateIntervals || s.bad != nil {
-		return nil
-	}
-	start := rec.Column(4).(*array.Int64)
-	end := rec.Column(5).(*array.Int64)
-	dur := rec.Column(6).(*array.Int64)
-	for i := 0; i < int(rec.NumRows()); i++ {
-		if end.Value(i) < start.Value(i) || dur.Value(i) != end.Value(i)-start.Value(i) {
-			s.bad = fmt.Errorf("interval [%d, %d) with dur %d", start.Value(i), end.Value(i), dur.Value(i))
-		}
-	}
-	return nil
-}
 
 // FuzzEvents feeds arbitrary text to the event reader, strict and with
 // --skip-bad: it never panics; a strict read stops only with a FILE:LINE
@@ -78,7 +56,7 @@ func FuzzEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, skip := range []bool{false, true} {
 			mem := memory.NewCheckedAllocator(dbtest.RecyclingAllocator)
-			sink := &intervalCheck{}
+			sink := &dbtest.Checked{}
 			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "fuzz.txt", SkipBad: skip}, sink, mem)
 			r := newEventReader(w, "fuzz.txt")
 			lr := ingest.NewLineReader(bytes.NewReader([]byte(text)))
@@ -103,8 +81,8 @@ func FuzzEvents(f *testing.F) {
 			} else if err := w.Finish(time0); err != nil {
 				t.Fatal(err)
 			}
-			if sink.bad != nil {
-				t.Fatal(sink.bad)
+			if sink.Err != nil {
+				t.Fatal(sink.Err)
 			}
 			if w.Events() > lines {
 				t.Fatalf("%d events from %d lines", w.Events(), lines)

@@ -2,55 +2,18 @@ package ftrace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/schema"
 	"golang.org/x/tools/txtar"
 )
-
-// checkSink is a Sink that checks what it is given: every state interval
-// ends at or after its start with dur = end - start, and every events.args
-// value is JSON.
-type checkSink struct{ bad error }
-
-func (s *checkSink) Put(table string, rec arrow.Record) error {
-	if s.bad != nil {
-		return nil
-	}
-	switch table {
-	case schema.TableStateIntervals:
-		start := rec.Column(4).(*array.Int64)
-		end := rec.Column(5).(*array.Int64)
-		dur := rec.Column(6).(*array.Int64)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			if end.Value(i) < start.Value(i) || dur.Value(i) != end.Value(i)-start.Value(i) {
-				s.bad = fmt.Errorf("interval [%d, %d) with dur %d", start.Value(i), end.Value(i), dur.Value(i))
-			}
-		}
-	case schema.TableEvents:
-		args := rec.Column(12)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			if args.IsNull(i) {
-				continue
-			}
-			if v := args.ValueStr(i); !json.Valid([]byte(v)) {
-				s.bad = fmt.Errorf("args %q are not JSON", v)
-			}
-		}
-	}
-	return nil
-}
 
 // FuzzIngest feeds arbitrary text to the ftrace reader, strict and with
 // --skip-bad: it never panics; a strict read stops only with a FILE:LINE
@@ -94,7 +57,7 @@ func FuzzIngest(f *testing.F) {
 		lines := int64(strings.Count(text, "\n") + strings.Count(text, "\r") + 1)
 		for _, skip := range []bool{false, true} {
 			mem := memory.NewCheckedAllocator(dbtest.RecyclingAllocator)
-			sink := &checkSink{}
+			sink := &dbtest.Checked{}
 			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "fuzz.txt", SkipBad: skip}, sink, mem)
 			err := Ingester{}.Ingest(context.Background(), ingest.NewSource("fuzz.txt", strings.NewReader(text), int64(len(text))), w)
 			if err != nil {
@@ -106,8 +69,8 @@ func FuzzIngest(f *testing.F) {
 			} else if err := w.Finish(time0); err != nil {
 				t.Fatal(err)
 			}
-			if sink.bad != nil {
-				t.Fatal(sink.bad)
+			if sink.Err != nil {
+				t.Fatal(sink.Err)
 			}
 			if w.Events() > lines {
 				t.Fatalf("%d events from %d lines", w.Events(), lines)

@@ -1,0 +1,66 @@
+package dbtest
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/traceduck/traceduck/schema"
+)
+
+// CheckBatch checks what every batch a RunWriter sends must hold, whatever
+// the format wrote: the table's Arrow schema, every column as long as the
+// batch, state intervals that end at or after their start with dur = end -
+// start, and events.args that are valid JSON. The fuzz targets' sinks call
+// it on every batch.
+func CheckBatch(table string, rec arrow.Record) error {
+	if !rec.Schema().Equal(schema.ArrowSchema(table)) {
+		return fmt.Errorf("%s: batch schema %v differs from the table's", table, rec.Schema())
+	}
+	n := int(rec.NumRows())
+	for i, c := range rec.Columns() {
+		if c.Len() != n {
+			return fmt.Errorf("%s: column %d has %d rows, the batch %d", table, i, c.Len(), n)
+		}
+	}
+	switch table {
+	case schema.TableStateIntervals:
+		start := rec.Column(column(rec, "start_ts")).(*array.Int64)
+		end := rec.Column(column(rec, "end_ts")).(*array.Int64)
+		dur := rec.Column(column(rec, "dur")).(*array.Int64)
+		for i := 0; i < n; i++ {
+			if end.Value(i) < start.Value(i) || dur.Value(i) != end.Value(i)-start.Value(i) {
+				return fmt.Errorf("state interval [%d, %d) with dur %d", start.Value(i), end.Value(i), dur.Value(i))
+			}
+		}
+	case schema.TableEvents:
+		args := rec.Column(column(rec, "args"))
+		for i := 0; i < n; i++ {
+			if args.IsNull(i) {
+				continue
+			}
+			if v := args.ValueStr(i); !json.Valid([]byte(v)) {
+				return fmt.Errorf("events.args %q are not JSON", v)
+			}
+		}
+	}
+	return nil
+}
+
+func column(rec arrow.Record, name string) int {
+	return rec.Schema().FieldIndices(name)[0]
+}
+
+// Checked is a schema.Sink that checks every batch with CheckBatch, keeps
+// the first violation in Err and drops the batches.
+type Checked struct{ Err error }
+
+// Put checks the batch.
+func (s *Checked) Put(table string, rec arrow.Record) error {
+	if s.Err == nil {
+		s.Err = CheckBatch(table, rec)
+	}
+	return nil
+}
