@@ -14,19 +14,29 @@ type asyncTrack struct {
 	deep  int          // b events deeper than maxDepth awaiting their e
 }
 
+// trackKey builds the map key of the event's async track in m.key: a tag
+// (the kind of track), the part that names it (category or name), the id;
+// false for an event without id (reported).
+func (m *machine) trackKey(off int64, tag byte, part []byte) ([]byte, bool) {
+	if !m.f.hasID {
+		m.noID(off)
+		return nil, false
+	}
+	k := append(m.key[:0], tag, 0)
+	k = append(k, part...)
+	k = append(k, 0)
+	m.key = m.idKey(k)
+	return m.key, true
+}
+
 // asyncTrack returns the track of the event, creating it; nil for an
 // event without id (reported).
 func (m *machine) asyncTrack(off int64) *asyncTrack {
 	f := &m.f
-	if !f.hasID {
-		m.noID(off)
+	k, ok := m.trackKey(off, 'a', f.cat)
+	if !ok {
 		return nil
 	}
-	k := append(m.key[:0], 'a', 0)
-	k = append(k, f.cat...)
-	k = append(k, 0)
-	k = m.idKey(k)
-	m.key = k
 	if a := m.asyncs[string(k)]; a != nil {
 		return a
 	}
@@ -88,15 +98,10 @@ type legacyAsync struct {
 
 func (m *machine) legacyTrack(off int64) *legacyAsync {
 	f := &m.f
-	if !f.hasID {
-		m.noID(off)
+	k, ok := m.trackKey(off, 'l', f.name)
+	if !ok {
 		return nil
 	}
-	k := append(m.key[:0], 'l', 0)
-	k = append(k, f.name...)
-	k = append(k, 0)
-	k = m.idKey(k)
-	m.key = k
 	if l := m.legacy[string(k)]; l != nil {
 		return l
 	}
