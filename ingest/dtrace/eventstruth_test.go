@@ -3,6 +3,7 @@ package dtrace
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestEventsTruth(t *testing.T) {
 				FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE s.run_id = $1
 				ORDER BY o.name, s.instance, s.start_ts, s.end_ts`, run)
 			if got != want.String() {
-				t.Errorf("state intervals differ from the truth:\n%s", firstDiff(want.String(), got))
+				t.Errorf("state intervals differ from the truth:\n%s", dbtest.Diff(want.String(), got))
 			}
 			if cfg.Gap && switching == 0 || !cfg.Gap && switching > 0 {
 				t.Errorf("%d switching intervals with Gap=%v", switching, cfg.Gap)
@@ -71,7 +72,7 @@ func TestEventsTruth(t *testing.T) {
 			for n := range truth.Syscalls {
 				names = append(names, n)
 			}
-			sortStrings(names)
+			sort.Strings(names)
 			for _, n := range names {
 				var sum, mx int64
 				for _, d := range truth.Syscalls[n] {
@@ -94,34 +95,4 @@ func TestEventsTruth(t *testing.T) {
 			t.Errorf("no %s interval in the truth", st)
 		}
 	}
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
-
-// firstDiff shows the first lines where two texts differ.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want: %s\n   got: %s\n", i+1, wl, gl)
-			shown++
-		}
-	}
-	fmt.Fprintf(&b, "(%d lines wanted, %d got)", len(w), len(g))
-	return b.String()
 }
