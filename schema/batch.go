@@ -77,6 +77,17 @@ func (b *batch) record() arrow.Record {
 	return rec
 }
 
+// flushed is record for a batch that goes on filling: the next batch
+// reserves as many rows as this one had, so that a long run appends
+// without growing its builders, and a short one never reserves more than
+// it used.
+func (b *batch) flushed() arrow.Record {
+	n := b.rows
+	rec := b.record()
+	b.reserve(n)
+	return rec
+}
+
 func (b *batch) release() {
 	for _, c := range b.cols {
 		c.release()

@@ -120,7 +120,6 @@ func (t *stateTracker) emit(obj ObjectID, inst int64, o openInterval, end int64,
 	}
 	if t.b == nil {
 		t.b = newBatchCounting(w.mem, TableStateIntervals, w.syms, &w.badUTF8)
-		t.b.reserve(w.batchRows)
 	}
 	b := t.b
 	b.i32(0).Append(w.info.RunID)
@@ -145,9 +144,7 @@ func (t *stateTracker) flush() error {
 	if t.b == nil || t.b.rows == 0 {
 		return t.w.out.err()
 	}
-	rec := t.b.record()
-	t.b.reserve(t.w.batchRows)
-	return t.w.out.put(TableStateIntervals, rec)
+	return t.w.out.put(TableStateIntervals, t.b.flushed())
 }
 
 // finish closes every open interval at the end of the trace, in the order

@@ -11,8 +11,11 @@ import (
 )
 
 // DefaultBatchRows bounds the rows of one record batch: memory for a run
-// is a few batches, whatever the length of the trace.
-const DefaultBatchRows = 1 << 16
+// is a few batches, whatever the length of the trace. Two of DuckDB's row
+// groups (122,880 rows each): DuckDB writes and compresses a row group when
+// it is full, and a batch that fills whole ones loaded the 10M-event BTF
+// benchmark in 13.4 s against 15.3 s with batches of 65,536 rows.
+const DefaultBatchRows = 2 * 122_880
 
 // Sink receives the record batches of a run, table by table. Put must not
 // keep rec after it returns; the writer releases it.
@@ -134,7 +137,7 @@ type metaEntry struct {
 // from a goroutine of its own, so that parsing and loading overlap.
 func NewRunWriter(info RunInfo, sink Sink, mem memory.Allocator) *RunWriter {
 	if mem == nil {
-		mem = memory.DefaultAllocator
+		mem = DefaultAllocator
 	}
 	w := &RunWriter{
 		info:      info,
@@ -149,8 +152,10 @@ func NewRunWriter(info RunInfo, sink Sink, mem memory.Allocator) *RunWriter {
 		nsPerUnit: 1,
 	}
 	w.states.init(w)
+	// Nothing is reserved up front: a short trace (or a fuzzer's input)
+	// pays only for the rows it has; after the first batch, each batch
+	// reserves the size of the one before (see batch.flushed).
 	w.ev = newBatchCounting(mem, TableEvents, w.syms, &w.badUTF8)
-	w.ev.reserve(w.batchRows)
 	return w
 }
 
@@ -371,9 +376,7 @@ func (w *RunWriter) flushEvents() error {
 	if w.ev.rows == 0 {
 		return w.out.err()
 	}
-	rec := w.ev.record()
-	w.ev.reserve(w.batchRows)
-	return w.out.put(TableEvents, rec)
+	return w.out.put(TableEvents, w.ev.flushed())
 }
 
 // StateLevel declares that, for objects of kind, state at level aggregates
