@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -108,7 +110,7 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		return 0, err
 	}
 	defer conn.Close()
-	restore, err := oneThread(ctx, conn)
+	restore, err := ingestSettings(ctx, conn)
 	if err != nil {
 		return 0, err
 	}
@@ -176,29 +178,76 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 	return info.RunID, nil
 }
 
-// oneThread makes DuckDB work on one thread while a run is loaded, and
-// returns what puts the setting back. Each INSERT reads one Arrow batch,
-// which DuckDB scans on one thread: a second thread only waits for work
-// (go-duckdb runs a statement through DuckDB's pending-result loop, which
-// spins) on the core the ingester parses on. Measured on the 10M-event
-// BTF benchmark: 21.6 s and 1.7 cores with DuckDB's default of 2 threads,
-// 13.4 s and 1.6 cores with 1. The setting is global to the database
-// instance, so a query running beside an ingest in the same process runs
-// on one thread too.
-func oneThread(ctx context.Context, conn *sql.Conn) (restore func(), err error) {
+// ingestMemoryLimit bounds DuckDB's memory while a run is loaded. DuckDB
+// keeps the row groups of a transaction in memory until COMMIT unless its
+// memory limit makes it evict them (they are already written to the
+// file): without a bound the BTF benchmark peaked at 235, 303 and 500 MB
+// at 1M, 3M and 10M events (25 MB more per million, the size of the rows
+// in the database); with 128 MiB, at 236, 322 and 354 MB.
+const ingestMemoryLimit = 128 << 20
+
+// ingestSettings sets DuckDB up for loading a run and returns what puts
+// the settings back:
+//   - one thread: each INSERT reads one Arrow batch, which DuckDB scans on
+//     one thread; a second thread only waits for work (go-duckdb runs a
+//     statement through DuckDB's pending-result loop, which spins) on the
+//     core the ingester parses on. Measured on the 10M-event BTF
+//     benchmark: 21.6 s and 1.7 cores with DuckDB's default of 2 threads,
+//     13.4 s and 1.6 cores with 1;
+//   - a memory limit of at most ingestMemoryLimit (a lower one is kept),
+//     so that memory does not grow with the length of the trace.
+//
+// Both settings are global to the database instance: a query running
+// beside an ingest in the same process gets them too.
+func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err error) {
 	var threads int64
-	if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&threads); err != nil {
-		return nil, fmt.Errorf("read DuckDB threads: %w", err)
+	var limit string
+	if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads'), current_setting('memory_limit')").Scan(&threads, &limit); err != nil {
+		return nil, fmt.Errorf("read DuckDB settings: %w", err)
 	}
-	if threads == 1 {
-		return func() {}, nil
+	var undo []string
+	restore = func() {
+		for _, stmt := range undo {
+			conn.ExecContext(context.Background(), stmt)
+		}
 	}
-	if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
-		return nil, fmt.Errorf("set DuckDB threads: %w", err)
+	if threads != 1 {
+		if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
+			return nil, fmt.Errorf("set DuckDB threads: %w", err)
+		}
+		undo = append(undo, fmt.Sprintf("SET threads = %d", threads))
 	}
-	return func() {
-		conn.ExecContext(context.Background(), fmt.Sprintf("SET threads = %d", threads))
-	}, nil
+	if n, ok := parseByteSize(limit); ok && n > ingestMemoryLimit {
+		// Set back from DuckDB's print of it, which is rounded down to
+		// one decimal ("18.8 GiB"): half a last digit more is nearest to
+		// what it was. Not RESET: in DuckDB 1.1 it changes the setting but
+		// not the buffer pool's limit.
+		_, unit, _ := strings.Cut(limit, " ")
+		one, _ := parseByteSize("1 " + unit)
+		back := fmt.Sprintf("SET memory_limit = '%dKiB'", (n+one/20)>>10)
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET memory_limit = '%dMiB'", ingestMemoryLimit>>20)); err != nil {
+			restore()
+			return nil, fmt.Errorf("set DuckDB memory_limit: %w", err)
+		}
+		undo = append(undo, back)
+	}
+	return restore, nil
+}
+
+// parseByteSize reads a size as DuckDB prints its memory_limit ("19.2
+// GiB", "256.0 MiB", "1000 bytes").
+func parseByteSize(s string) (int64, bool) {
+	num, unit, _ := strings.Cut(strings.TrimSpace(s), " ")
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 {
+		return 0, false
+	}
+	mul := map[string]float64{"bytes": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[unit]
+	if mul == 0 {
+		return 0, false
+	}
+	return int64(v * mul), true
 }
 
 // duckSink loads record batches through DuckDB's Arrow scan: the batch is

@@ -276,3 +276,70 @@ func TestNewObjectAndSetName(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"19.2 GiB": 20615843020, "256.0 MiB": 256 << 20, "1000 bytes": 1000, "1.5 KiB": 1536, "2 GB": 2e9} {
+		if got, ok := parseByteSize(in); !ok || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "12 parsecs", "-1 GiB"} {
+		if got, ok := parseByteSize(in); ok {
+			t.Errorf("parseByteSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestIngestRestoresSettings(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	before := queryString(t, db.SQL(), "SELECT current_setting('threads') || ' ' || current_setting('memory_limit')")
+	var during string
+	if _, err := db.Ingest(ctx, RunInfo{Name: "a", SHA256: "1"}, IngestOptions{}, func(w *RunWriter) error {
+		during = queryString(t, db.SQL(), "SELECT current_setting('threads') || ' ' || current_setting('memory_limit')")
+		return fillSmall(3)(w)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "1 128.0 MiB"; during != want {
+		t.Errorf("during the ingest: %q, want %q", during, want)
+	}
+	checkLimit := func(what, before string) {
+		t.Helper()
+		// set back from DuckDB's rounded print: within its last digit
+		after := queryString(t, db.SQL(), "SELECT current_setting('memory_limit')")
+		a, _ := parseByteSize(after)
+		b, _ := parseByteSize(before)
+		if a < b*99/100 || a > b*101/100 {
+			t.Errorf("%s: memory_limit %q after the ingest, want %q as before", what, after, before)
+		}
+		// and the buffer pool has it, not only the setting: a query that
+		// needs more than the ingest's limit runs
+		if got := queryString(t, db.SQL(), "SELECT len(list(range)) FROM range(30000000)"); got != "30000000" {
+			t.Errorf("%s: %s", what, got)
+		}
+	}
+	if got := queryString(t, db.SQL(), "SELECT current_setting('threads')"); got != strings.Fields(before)[0] {
+		t.Errorf("threads after the ingest: %s, want %s", got, before)
+	}
+	checkLimit("default", strings.SplitN(before, " ", 2)[1])
+	// a limit lower than the ingest's is kept, a higher one set back
+	for _, limit := range []string{"100MB", "3GB"} {
+		if _, err := db.SQL().Exec("SET memory_limit = '" + limit + "'"); err != nil {
+			t.Fatal(err)
+		}
+		before := queryString(t, db.SQL(), "SELECT current_setting('memory_limit')")
+		if _, err := db.Ingest(ctx, RunInfo{Name: limit, SHA256: limit}, IngestOptions{}, func(w *RunWriter) error {
+			during = queryString(t, db.SQL(), "SELECT current_setting('memory_limit')")
+			return fillSmall(3)(w)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]string{"100MB": before, "3GB": "128.0 MiB"}[limit]; during != want {
+			t.Errorf("limit %s: %q during the ingest, want %q", limit, during, want)
+		}
+		if limit == "3GB" {
+			checkLimit(limit, before)
+		}
+	}
+}
