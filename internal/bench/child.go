@@ -207,7 +207,7 @@ func writeHeapProfile(path string) error {
 // the eight fields of a BTF line (the note is optional: null_padding), the
 // '#' header lines skipped.
 func BaselineSQL(path string) string {
-	return `CREATE TABLE btf AS SELECT * FROM read_csv('` + strings.ReplaceAll(path, "'", "''") + `',
+	return `CREATE TABLE btf AS SELECT * FROM read_csv(` + queries.Literal(path) + `,
 		auto_detect = false, header = false, delim = ',', quote = '', escape = '', comment = '#', null_padding = true,
 		columns = {'ts': 'BIGINT', 'source': 'VARCHAR', 'source_instance': 'BIGINT', 'type': 'VARCHAR',
 		           'target': 'VARCHAR', 'target_instance': 'BIGINT', 'event': 'VARCHAR', 'note': 'VARCHAR'})`
