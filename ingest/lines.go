@@ -25,6 +25,7 @@ type LineReader struct {
 	err        error
 	line       int64
 	max        int
+	cut        bool // the last line returned ended at the end of the input, without a terminator
 }
 
 // NewLineReader returns a LineReader with a 64 KiB buffer that grows up to
@@ -38,6 +39,11 @@ func (l *LineReader) SetMax(n int) { l.max = n }
 
 // Line is the 1-based number of the line last returned.
 func (l *LineReader) Line() int64 { return l.line }
+
+// Unterminated reports whether the last line returned ended at the end of
+// the input without a line end: in a format whose writer ends every line,
+// the file was cut inside that line.
+func (l *LineReader) Unterminated() bool { return l.cut }
 
 // Err is the error that ended reading: nil at the end of the input,
 // ErrLineTooLong (wrapped, with the line number) or a read error.
@@ -63,6 +69,7 @@ func (l *LineReader) Next() (line []byte, ok bool) {
 			if len(seg) == 0 {
 				return nil, false
 			}
+			l.cut = true
 			return l.take(len(seg), len(seg)) // last line without a terminator
 		}
 		if l.err != nil {

@@ -125,3 +125,17 @@ func TestSourceSHA256(t *testing.T) {
 		t.Fatalf("empty known sum: %s, want %s", got, file)
 	}
 }
+
+func TestUnterminated(t *testing.T) {
+	for in, want := range map[string]bool{"a\nb\n": false, "a\nb": true, "a\r\nb\r\n": false, "": false, "a\r": false} {
+		lr := NewLineReader(strings.NewReader(in))
+		for {
+			if _, ok := lr.Next(); !ok {
+				break
+			}
+		}
+		if got := lr.Unterminated(); got != want {
+			t.Errorf("%q: Unterminated() = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -79,8 +79,15 @@ func cmdHeader(t []byte) string {
 func (Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
 	r := newReader(w)
 	file := w.Info().Source
-	if err := ingest.NewLineReader(src).Each(ctx, file, "trace", r.line); err != nil {
+	lr := ingest.NewLineReader(src)
+	if err := lr.Each(ctx, file, "trace", r.line); err != nil {
 		return err
+	}
+	if lr.Unterminated() {
+		// The kernel ends every line it prints: a last line without a line
+		// end was cut, and what is left of it may read as another form (a
+		// cut "sched_switch: ..." reads as a function tracer line).
+		w.Diagf(schema.Warning, lr.Line(), schema.NoSeq, "expected a line end at the end of the file, found none: the trace was cut inside line %d, which was read as far as it goes", lr.Line())
 	}
 	return r.end()
 }
