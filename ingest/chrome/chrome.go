@@ -118,6 +118,9 @@ var (
 	// maxMeta bounds a member of the top-level object kept in runs.meta;
 	// a longer one (a systemTraceEvents string of ftrace text) is skipped.
 	maxMeta = 1 << 20
+	// maxMetaTotal bounds all the members kept in runs.meta together: a
+	// file may hold any number of top-level members.
+	maxMetaTotal = 4 << 20
 )
 
 // parser reads the JSON structure around the events; the machine turns
@@ -128,6 +131,8 @@ type parser struct {
 	m   *machine
 	src string
 	key []byte
+
+	metaBytes int // of the top-level members kept for runs.meta
 }
 
 func newParser(w *schema.RunWriter, src *ingest.Source) *parser {
@@ -292,6 +297,11 @@ func (p *parser) metaMember(key string) error {
 		// whatever it says (README.md, Time).
 		p.m.displayUnit = string(unquote(nil, v[1:len(v)-1]))
 	}
+	if p.metaBytes+len(v) > maxMetaTotal {
+		p.m.once(findMetaTotal, schema.Info, off, fmt.Sprintf("top-level members of more than %d bytes in all: %q and the members after it are left out of runs.meta", maxMetaTotal, key))
+		return nil
+	}
+	p.metaBytes += len(v)
 	raw := append([]byte(nil), v...)
 	if r.surrogate {
 		fixSurrogates(raw)

@@ -316,3 +316,29 @@ func TestWarmEventAllocs(t *testing.T) {
 		t.Errorf("%.1f allocations per warm B, E and instant", allocs)
 	}
 }
+
+// TestMetaTotalBound: the top-level members kept for runs.meta are bounded
+// together, not only one by one: a file of many members keeps the first
+// ones up to maxMetaTotal bytes and says which one it stopped at (the
+// count, 2, is the members left out).
+func TestMetaTotalBound(t *testing.T) {
+	defer func(m int) { maxMetaTotal = m }(maxMetaTotal)
+	maxMetaTotal = 50
+	var b strings.Builder
+	b.WriteString("{")
+	for _, k := range []string{"a", "b", "c", "d", "e", "f"} {
+		fmt.Fprintf(&b, `"%s":"0123456789",`, k) // 12 bytes each
+	}
+	b.WriteString(`"traceEvents":[{"ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]}`)
+	p, sink, err := ingestWith(t, strings.NewReader(b.String()), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.metaBytes != 48 {
+		t.Errorf("kept %d bytes of members, want 48 (a to d)", p.metaBytes)
+	}
+	want := `2 top-level members of more than 50 bytes in all: "e" and the members after it are left out of runs.meta`
+	if got := strings.Join(sink.diags, ";"); got != want {
+		t.Errorf("diagnostics %s\nwant %s", got, want)
+	}
+}

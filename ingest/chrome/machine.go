@@ -20,6 +20,7 @@ const (
 	findTrailingComma
 	findCutEvent
 	findMetaTooLarge
+	findMetaTotal
 	findEmptyEvent
 	findSubNS
 	findUnknownPhase
