@@ -15,12 +15,6 @@ import (
 	"github.com/traceduck/traceduck/schema"
 )
 
-// MaxLogSize bounds the log the ingester reads: Open needs random access
-// (an io.ReaderAt) and a Source is a stream (it may be standard input), so
-// the whole log is read into memory first. A larger log is refused with an
-// error rather than exhausting memory.
-const MaxLogSize = 1 << 30
-
 // maxDescSize bounds a description file (docs 3).
 const maxDescSize = 16 << 20
 
@@ -57,48 +51,55 @@ func (*Ingester) With(params map[string]string) (ingest.Ingester, error) {
 	return &Ingester{description: params["description"]}, nil
 }
 
-// Ingest reads the log into memory (at most MaxLogSize bytes), finds and
-// parses its description, indexes it (bad records go to BadOffset, so
-// --skip-bad applies; warnings to diagnostics) and runs the machine.
+// Ingest reads the header, finds and parses the description, then reads
+// the log once, block by block, into the machine: bad records go to
+// BadOffset (so --skip-bad applies), warnings to diagnostics, in file
+// order. Memory holds one block and the machine's state (objects, CPUs),
+// not the log, so it does not grow with the log's length.
+//
+// With the size unknown (standard input), a log cut inside a block or
+// with fewer blocks than service_blocks is found at its end, after the
+// records before it.
 func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
-	if src.Size > MaxLogSize {
-		return fmt.Errorf("%s: a baget log of at most %d bytes expected (it is read into memory), found %d", src.Name, MaxLogSize, src.Size)
-	}
-	data, err := io.ReadAll(io.LimitReader(src, MaxLogSize+1))
-	if err != nil {
-		return fmt.Errorf("%s: %w", src.Name, err)
-	}
-	if len(data) > MaxLogSize {
-		return fmt.Errorf("%s: a baget log of at most %d bytes expected (it is read into memory), found more", src.Name, MaxLogSize)
-	}
-	r := bytes.NewReader(data)
-	h, err := ReadHeader(r, int64(len(data)), src.Name)
+	s, err := NewScanner(src, src.Size, src.Name)
 	if err != nil {
 		return err
 	}
-	desc, err := g.findDescription(src.Name, h)
+	desc, err := g.findDescription(src.Name, s.Header)
 	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	l, err := Open(r, int64(len(data)), src.Name, desc, func(sev schema.Severity, off int64, msg string) error {
+	w.SetMeta("os_version", s.OS)
+	w.SetMeta("arch", s.Arch)
+	w.SetMeta("description", desc.File)
+	w.SetMeta("wrapped", false) // set after the scan; here for the order of the keys
+	w.SetMeta("first_block", uint64(0))
+	m := newMachine(w, desc)
+	m.start()
+	n := 0
+	err = s.Scan(desc, func(sev schema.Severity, off int64, msg string) error {
 		if sev == schema.Error {
 			return w.BadOffset(off, "%s", msg)
 		}
 		w.Diag(sev, off, schema.NoSeq, msg)
 		return nil
+	}, func(e Entry, rec []byte, service bool) error {
+		if n++; n&(1<<14-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return m.visit(e, rec, service)
 	})
 	if err != nil {
 		return err
 	}
-	w.SetMeta("os_version", h.OS)
-	w.SetMeta("arch", h.Arch)
-	w.SetMeta("description", desc.File)
-	w.SetMeta("wrapped", l.Wrapped)
-	w.SetMeta("first_block", l.FirstBlock)
-	return newMachine(w, l, data).run()
+	w.SetMeta("wrapped", s.Wrapped)
+	w.SetMeta("first_block", s.FirstBlock)
+	return nil
 }
 
 // findDescription returns the description: --description; else

@@ -7,7 +7,7 @@ import (
 	"github.com/traceduck/traceduck/schema"
 )
 
-// The machine turns an opened Log into the run's tables (docs/baget-format.md
+// The machine turns the records of a log, in file order, into the run's tables (docs/baget-format.md
 // 1.5–1.7, 2.5–2.7):
 //
 //   - objects: the creation records of the service blocks first, then
@@ -18,7 +18,7 @@ import (
 //     native_id. A field that is not the main one carries no pid: its
 //     object is found by (kind, oid) among the objects already known, and
 //     registered with pid 0 when none is.
-//   - events: every record of Log.Events in order; class = the event group,
+//   - events: every event (essential record of a data block) in order; class = the event group,
 //     object = the main object, context = the <event context=> field's
 //     object if declared, else what ran on the event's CPU just before the
 //     event's rules apply (the thread of cpuThr, the interrupt of cpuIntr;
@@ -84,10 +84,8 @@ type evInfo struct {
 }
 
 type machine struct {
-	w    *schema.RunWriter
-	l    *Log
-	d    *Description
-	data []byte // the whole log
+	w *schema.RunWriter
+	d *Description
 
 	objs  map[objKey]schema.ObjectID
 	byOID map[kindOID]schema.ObjectID
@@ -97,6 +95,7 @@ type machine struct {
 	evs   []evInfo
 	syms  map[string]schema.Sym
 	args  Args
+	ev    schema.Event // the event being written, reused
 
 	prevTS   int64         // latest time of an event with a time field
 	haveTS   bool          // prevTS is set
@@ -104,8 +103,8 @@ type machine struct {
 	back     bool          // backDiag is made
 }
 
-func newMachine(w *schema.RunWriter, l *Log, data []byte) *machine {
-	m := &machine{w: w, l: l, d: l.Desc, data: data,
+func newMachine(w *schema.RunWriter, d *Description) *machine {
+	m := &machine{w: w, d: d,
 		objs: map[objKey]schema.ObjectID{}, byOID: map[kindOID]schema.ObjectID{},
 		cpus: map[int64]*cpuState{}, syms: map[string]schema.Sym{}}
 	for _, ev := range m.d.Events {
@@ -145,12 +144,6 @@ func (m *machine) sym(s string) schema.Sym {
 	y := m.w.Sym(s)
 	m.syms[s] = y
 	return y
-}
-
-// record returns the bytes of Index[i] (the log is in memory).
-func (m *machine) record(i int32) []byte {
-	e := m.l.Index[i]
-	return m.data[e.Off : e.Off+int64(e.Size)]
 }
 
 // object returns the object (kind, pid, oid, text), registering it.
@@ -267,52 +260,64 @@ func admits(from []string, st string) bool {
 	return false
 }
 
-// run writes the objects, events and state intervals of the log.
-func (m *machine) run() error {
+// start writes the state levels, before any record.
+func (m *machine) start() {
 	for _, lv := range StateLevels {
 		m.w.StateLevel(lv.Kind, lv.State, lv.Level-1, lv.Parent)
 	}
-	for _, i := range m.l.Service {
-		ev := m.d.Events[m.l.Index[i].Ev]
-		m.creation(ev, m.record(i))
-	}
-	var e schema.Event
-	for _, i := range m.l.Events {
-		ent := m.l.Index[i]
-		ev := m.d.Events[ent.Ev]
-		info := &m.evs[ent.Ev]
-		rec := m.record(i)
+}
+
+// visit takes the records of the log in file order (a Visit): the
+// creation records of the service blocks, then the events of the data
+// blocks; other records carry nothing for the tables.
+func (m *machine) visit(ent Entry, rec []byte, service bool) error {
+	ev := m.d.Events[ent.Ev]
+	switch {
+	case service:
 		if ev.Creates != nil {
 			m.creation(ev, rec)
 		}
-		ts := m.d.Time(ev, rec)
-		if ev.Time != nil {
-			m.checkTime(ts, ent.Off)
+		return nil
+	case ev.Kind.Essential():
+		return m.event(ev, ent, rec)
+	}
+	return nil
+}
+
+// event writes one event and applies its rules.
+func (m *machine) event(ev *Event, ent Entry, rec []byte) error {
+	info := &m.evs[ent.Ev]
+	if ev.Creates != nil {
+		m.creation(ev, rec)
+	}
+	ts := m.d.Time(ev, rec)
+	if ev.Time != nil {
+		m.checkTime(ts, ent.Off)
+	}
+	cpuN := m.d.CPU(ev, rec)
+	c := m.cpu(cpuN)
+	e := &m.ev
+	*e = schema.Event{TS: ts, CPU: schema.CPU(cpuN), Class: info.class, Event: info.name,
+		SourceInstance: schema.NoInstance, TargetInstance: schema.NoInstance, Line: ent.Off}
+	if cpuN < 0 || cpuN > 1<<31-1 {
+		e.CPU = schema.NoCPU
+	}
+	e.Object = m.mainObject(ev, info, rec)
+	e.Context = m.context(ev, rec, c)
+	e.Args = m.args.Build(m.d, ev, rec)
+	seq, err := m.w.Event(e)
+	if err != nil {
+		return err
+	}
+	for _, r := range info.rules {
+		var err error
+		if r.cpu {
+			err = m.cpuRule(&ev.CPURules[r.i], rec, c, ts, seq, e.CPU, ent.Off)
+		} else {
+			err = m.stateRule(ev, &ev.States[r.i], rec, c, ts, seq, e.CPU)
 		}
-		cpuN := m.d.CPU(ev, rec)
-		c := m.cpu(cpuN)
-		e = schema.Event{TS: ts, CPU: schema.CPU(cpuN), Class: info.class, Event: info.name,
-			SourceInstance: schema.NoInstance, TargetInstance: schema.NoInstance, Line: ent.Off}
-		if cpuN < 0 || cpuN > 1<<31-1 {
-			e.CPU = schema.NoCPU
-		}
-		e.Object = m.mainObject(ev, info, rec)
-		e.Context = m.context(ev, rec, c)
-		e.Args = m.args.Build(m.d, ev, rec)
-		seq, err := m.w.Event(&e)
 		if err != nil {
 			return err
-		}
-		for _, r := range info.rules {
-			var err error
-			if r.cpu {
-				err = m.cpuRule(&ev.CPURules[r.i], rec, c, ts, seq, e.CPU, ent.Off)
-			} else {
-				err = m.stateRule(ev, &ev.States[r.i], rec, c, ts, seq, e.CPU)
-			}
-			if err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -36,16 +36,30 @@ type Header struct {
 // the header alone (not against a description) and that the rest of the
 // file is a whole number of blocks.
 func ReadHeader(r io.ReaderAt, size int64, name string) (Header, error) {
-	var h Header
-	bad := func(off int64, format string, args ...any) (Header, error) {
-		return Header{}, &schema.InputError{File: name, Offset: off, Msg: fmt.Sprintf(format, args...)}
-	}
 	var b [HeaderSize]byte
 	if size < HeaderSize {
-		return bad(0, "header: expected %d bytes, found %d before the end of the file", HeaderSize, size)
+		return Header{}, inputErr(name, 0, "header: expected %d bytes, found %d before the end of the file", HeaderSize, size)
 	}
 	if n, err := r.ReadAt(b[:], 0); n < HeaderSize {
-		return bad(int64(n), "header: expected %d bytes, found a read error: %v", HeaderSize, err)
+		return Header{}, inputErr(name, int64(n), "header: expected %d bytes, found a read error: %v", HeaderSize, err)
+	}
+	h, err := parseHeader(&b, name)
+	if err != nil {
+		return Header{}, err
+	}
+	return h, h.checkSize(size, name)
+}
+
+func inputErr(name string, off int64, format string, args ...any) error {
+	return &schema.InputError{File: name, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// parseHeader checks the fields of the fixed header; DataBlocks is left 0
+// (it needs the file size: checkSize).
+func parseHeader(b *[HeaderSize]byte, name string) (Header, error) {
+	var h Header
+	bad := func(off int64, format string, args ...any) (Header, error) {
+		return Header{}, inputErr(name, off, format, args...)
 	}
 	if string(b[:8]) != Magic {
 		return bad(0, "header: expected the magic %q, found %s", Magic, quoteBytes(b[:8]))
@@ -73,30 +87,36 @@ func ReadHeader(r io.ReaderAt, size int64, name string) (Header, error) {
 		return bad(12, "header: block_size: expected a multiple of 8 from %d to %d, found %d", MinBlockSize, MaxBlockSize, bs)
 	}
 	h.BlockSize = int(bs)
-	sb := bo.Uint32(b[16:])
+	h.ServiceBlocks = int(bo.Uint32(b[16:])) // checked against the file size by checkSize
 	h.Flags = bo.Uint32(b[20:])
 	if h.Flags&^FlagWrapped != 0 {
 		return bad(20, "header: flags: expected only bit 0, found 0x%x", h.Flags)
 	}
 	h.OS = cString(b[24:56])
 	h.Arch = cString(b[56:72])
+	return h, nil
+}
+
+// checkSize checks the header against the size of the file (header,
+// whole blocks, service blocks) and sets DataBlocks.
+func (h *Header) checkSize(size int64, name string) error {
 	if int64(h.HeaderSize) > size {
-		return bad(10, "header: header_size: expected at most the file size %d, found %d", size, h.HeaderSize)
+		return inputErr(name, 10, "header: header_size: expected at most the file size %d, found %d", size, h.HeaderSize)
 	}
+	bs := int64(h.BlockSize)
 	rest := size - int64(h.HeaderSize)
-	if whole := rest / int64(bs) * int64(bs); whole != rest {
-		return bad(int64(h.HeaderSize)+whole, "expected a whole block of %d bytes, found %d bytes before the end of the file", bs, rest-whole)
+	if whole := rest / bs * bs; whole != rest {
+		return inputErr(name, int64(h.HeaderSize)+whole, "expected a whole block of %d bytes, found %d bytes before the end of the file", bs, rest-whole)
 	}
-	blocks := rest / int64(bs)
-	if int64(sb) > blocks {
-		return bad(16, "header: service_blocks: expected at most the %d blocks in the file, found %d", blocks, sb)
+	blocks := rest / bs
+	if int64(h.ServiceBlocks) > blocks {
+		return inputErr(name, 16, "header: service_blocks: expected at most the %d blocks in the file, found %d", blocks, h.ServiceBlocks)
 	}
 	if blocks > 1<<31-1 {
-		return bad(12, "header: expected at most %d blocks, found %d", 1<<31-1, blocks)
+		return inputErr(name, 12, "header: expected at most %d blocks, found %d", 1<<31-1, blocks)
 	}
-	h.ServiceBlocks = int(sb)
 	h.DataBlocks = int(blocks) - h.ServiceBlocks
-	return h, nil
+	return nil
 }
 
 // cString is a NUL-padded string field.
@@ -125,7 +145,9 @@ type Entry struct {
 // reading with that error.
 type Report func(sev schema.Severity, off int64, msg string) error
 
-// Log is an opened, indexed log. Records are decoded only on demand.
+// Log is an opened, indexed log. Records are decoded only on demand. The
+// indexes grow with the log (16 bytes an Entry, 4 an event): the ingester
+// does not build them, it reads the log once through a Scanner.
 type Log struct {
 	Header
 	Name string
@@ -162,6 +184,180 @@ func (l *Log) Record(i int) ([]byte, error) {
 	return b, nil
 }
 
+// Open reads the header of a log, checks it against the description and
+// builds the primary and secondary indexes from the record descriptors
+// alone (seed 3.1, docs 1.5): record bodies are not decoded, except the
+// number of block records. report may be nil: then the first bad record
+// stops Open with its error and warnings are dropped.
+//
+// Errors are *schema.InputError with the byte offset of the bad header
+// field, block or record.
+func Open(r io.ReaderAt, size int64, name string, desc *Description, report Report) (*Log, error) {
+	s, err := NewScanner(io.NewSectionReader(r, 0, size), size, name)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{Name: name, Desc: desc, R: r}
+	err = s.Scan(desc, report, func(e Entry, rec []byte, service bool) error {
+		i := int32(len(l.Index))
+		l.Index = append(l.Index, e)
+		ev := desc.Events[e.Ev]
+		switch {
+		case service:
+			if ev.Creates != nil {
+				l.Service = append(l.Service, i)
+			}
+		case ev.Kind.Essential():
+			l.Events = append(l.Events, i)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.Header, l.FirstBlock, l.Wrapped = s.Header, s.FirstBlock, s.Wrapped
+	return l, nil
+}
+
+// Visit receives the records of a log in file order: where and of which
+// type (for a filler, Size is the rest of its block), the bytes (valid
+// until Visit returns), and whether the record is in a service block. Bad
+// records and the descriptor-only tails of blocks are not visited.
+type Visit func(e Entry, rec []byte, service bool) error
+
+// Scanner reads a log from a stream in one pass, one block in memory at a
+// time: what the log holds beyond the current block is in no index, so its
+// memory does not grow with the log.
+type Scanner struct {
+	Header // DataBlocks: as the size says, or (size unknown) counted by Scan
+	Name   string
+
+	FirstBlock uint64 // after Scan: the number of the first data block
+	Wrapped    bool   // after Scan: header flag bit 0, or FirstBlock > 0
+
+	r    io.Reader
+	size int64  // bytes of the log, -1 when unknown
+	buf  []byte // the current block
+}
+
+// NewScanner reads and checks the header from r. size is the log's size,
+// or -1 when unknown (standard input): the checks of the header against
+// the size (checkSize) then happen when Scan reaches the end.
+func NewScanner(r io.Reader, size int64, name string) (*Scanner, error) {
+	var b [HeaderSize]byte
+	if n, err := io.ReadFull(r, b[:]); n < HeaderSize {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, inputErr(name, 0, "header: expected %d bytes, found %d before the end of the file", HeaderSize, n)
+		}
+		return nil, inputErr(name, int64(n), "header: expected %d bytes, found a read error: %v", HeaderSize, err)
+	}
+	h, err := parseHeader(&b, name)
+	if err != nil {
+		return nil, err
+	}
+	if size >= 0 {
+		if err := h.checkSize(size, name); err != nil {
+			return nil, err
+		}
+	}
+	return &Scanner{Header: h, Name: name, r: r, size: size}, nil
+}
+
+// Scan checks the header against the description and visits the records
+// of every block in file order, indexing each block from its descriptors
+// (as Open does). report is as for Open. It reads to the end of r.
+func (s *Scanner) Scan(desc *Description, report Report, visit Visit) error {
+	h := s.Header
+	name := s.Name
+	if h.BigEndian != desc.ABI.BigEndian {
+		want, found := "little ('L')", "big ('B')"
+		if desc.ABI.BigEndian {
+			want, found = found, want
+		}
+		return inputErr(name, 8, "header: byte_order: expected %s as the description %s says, found %s", want, desc.File, found)
+	}
+	if h.OS != desc.OS {
+		return inputErr(name, 24, "header: os_version: expected %q as the description %s says, found %q", desc.OS, desc.File, h.OS)
+	}
+	if h.Arch != desc.Arch {
+		return inputErr(name, 56, "header: arch: expected %q as the description %s says, found %q", desc.Arch, desc.File, h.Arch)
+	}
+	if extra := int64(h.HeaderSize - HeaderSize); extra > 0 {
+		if n, err := io.CopyN(io.Discard, s.r, extra); n < extra {
+			if err != io.EOF {
+				return inputErr(name, HeaderSize+n, "header: expected %d bytes, found a read error: %v", h.HeaderSize, err)
+			}
+			return inputErr(name, 10, "header: header_size: expected at most the file size %d, found %d", HeaderSize+n, h.HeaderSize)
+		}
+	}
+	x := newIndexer(desc, name, report, visit)
+	s.Wrapped = h.Flags&FlagWrapped != 0
+	x.wrapped = &s.Wrapped
+	x.first = &s.FirstBlock
+	var k int64
+blocks:
+	for ; ; k++ {
+		off := int64(h.HeaderSize) + k*int64(h.BlockSize)
+		n, err := s.readBlock()
+		if n < h.BlockSize {
+			switch {
+			case err != io.EOF && err != io.ErrUnexpectedEOF:
+				return inputErr(name, off+int64(n), "expected a block of %d bytes, found a read error: %v", h.BlockSize, err)
+			case n > 0:
+				return inputErr(name, off, "expected a whole block of %d bytes, found %d bytes before the end of the file", h.BlockSize, n)
+			}
+			break blocks
+		}
+		x.services = k < int64(h.ServiceBlocks)
+		x.numbered = false
+		if err := x.block(s.buf[:h.BlockSize], off, int(k)); err != nil {
+			return err
+		}
+		if !x.numbered && !x.services { // a bad first record: assume the block came next
+			if x.started {
+				x.lastNum++
+			} else {
+				x.started = true
+			}
+		}
+	}
+	if k < int64(h.ServiceBlocks) {
+		return inputErr(name, 16, "header: service_blocks: expected at most the %d blocks in the file, found %d", k, h.ServiceBlocks)
+	}
+	if s.size < 0 {
+		s.DataBlocks = int(min(k, 1<<31-1)) - h.ServiceBlocks
+	}
+	return nil
+}
+
+// firstRead is the most of a block read before its first bytes are there:
+// a header alone may claim a block of MaxBlockSize.
+const firstRead = 64 << 10
+
+// readBlock reads the next block into s.buf, returning how many bytes
+// were read (short only at the end of r or on an error).
+func (s *Scanner) readBlock() (int, error) {
+	bs := s.BlockSize
+	first := min(bs, firstRead)
+	if len(s.buf) < first {
+		s.buf = make([]byte, first)
+	}
+	n, err := io.ReadFull(s.r, s.buf[:first])
+	if n < first || bs == first {
+		return n, err
+	}
+	if len(s.buf) < bs {
+		b := make([]byte, bs)
+		copy(b, s.buf[:first])
+		s.buf = b
+	}
+	m, err := io.ReadFull(s.r, s.buf[first:bs])
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return first + m, err
+}
+
 // readUint reads an n-byte unsigned integer.
 func readUint(b []byte, n int, big bool) uint64 {
 	var v uint64
@@ -177,10 +373,12 @@ func readUint(b []byte, n int, big bool) uint64 {
 	return v
 }
 
-// indexer carries the state of one Open.
+// indexer carries the state of one Scan.
 type indexer struct {
-	l        *Log
+	d        *Description
+	name     string
 	report   Report
+	visit    Visit
 	typeOff  int // descriptor layout
 	typeLen  int
 	sizeOff  int
@@ -190,54 +388,13 @@ type indexer struct {
 	started  bool    // a data block number was seen
 	lastNum  uint64
 	services bool
-	numbered bool // the current block's number was read
+	numbered bool    // the current block's number was read
+	first    *uint64 // the Scanner's FirstBlock
+	wrapped  *bool   // the Scanner's Wrapped
 }
 
-func (x *indexer) errorf(off int64, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if x.report == nil {
-		return &schema.InputError{File: x.l.Name, Offset: off, Msg: msg}
-	}
-	return x.report(schema.Error, off, msg)
-}
-
-func (x *indexer) warnf(off int64, format string, args ...any) {
-	if x.report != nil {
-		x.report(schema.Warning, off, fmt.Sprintf(format, args...))
-	}
-}
-
-// Open reads the header of a log, checks it against the description and
-// builds the primary and secondary indexes from the record descriptors
-// alone (seed 3.1, docs 1.5): record bodies are not decoded, except the
-// number of block records. report may be nil: then the first bad record
-// stops Open with its error and warnings are dropped.
-//
-// Errors are *schema.InputError with the byte offset of the bad header
-// field, block or record.
-func Open(r io.ReaderAt, size int64, name string, desc *Description, report Report) (*Log, error) {
-	h, err := ReadHeader(r, size, name)
-	if err != nil {
-		return nil, err
-	}
-	l := &Log{Header: h, Name: name, Desc: desc, R: r}
-	hdrErr := func(off int64, format string, args ...any) (*Log, error) {
-		return nil, &schema.InputError{File: name, Offset: off, Msg: fmt.Sprintf(format, args...)}
-	}
-	if h.BigEndian != desc.ABI.BigEndian {
-		want, found := "little ('L')", "big ('B')"
-		if desc.ABI.BigEndian {
-			want, found = found, want
-		}
-		return hdrErr(8, "header: byte_order: expected %s as the description %s says, found %s", want, desc.File, found)
-	}
-	if h.OS != desc.OS {
-		return hdrErr(24, "header: os_version: expected %q as the description %s says, found %q", desc.OS, desc.File, h.OS)
-	}
-	if h.Arch != desc.Arch {
-		return hdrErr(56, "header: arch: expected %q as the description %s says, found %q", desc.Arch, desc.File, h.Arch)
-	}
-	x := &indexer{l: l, report: report}
+func newIndexer(desc *Description, name string, report Report, visit Visit) *indexer {
+	x := &indexer{d: desc, name: name, report: report, visit: visit}
 	x.typeLen = desc.TypeRecord.Size
 	x.sizeLen = desc.SizeRecord.Size
 	x.sizeOff = alignUp(x.typeLen, desc.SizeRecord.Align)
@@ -254,31 +411,21 @@ func Open(r io.ReaderAt, size int64, name string, desc *Description, report Repo
 			x.dense[ev.ID] = int32(i) + 1
 		}
 	}
-	l.Wrapped = h.Flags&FlagWrapped != 0
-	var buf []byte // a block; allocated for a file that has one (the header alone may claim 16 MiB)
-	nblocks := h.ServiceBlocks + h.DataBlocks
-	if nblocks > 0 {
-		buf = make([]byte, h.BlockSize)
+	return x
+}
+
+func (x *indexer) errorf(off int64, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if x.report == nil {
+		return &schema.InputError{File: x.name, Offset: off, Msg: msg}
 	}
-	for k := 0; k < nblocks; k++ {
-		off := int64(h.HeaderSize) + int64(k)*int64(h.BlockSize)
-		if n, err := r.ReadAt(buf, off); n < len(buf) {
-			return nil, &schema.InputError{File: name, Offset: off + int64(n), Msg: fmt.Sprintf("expected a block of %d bytes, found a read error: %v", h.BlockSize, err)}
-		}
-		x.services = k < h.ServiceBlocks
-		x.numbered = false
-		if err := x.block(buf, off, k); err != nil {
-			return nil, err
-		}
-		if !x.numbered && !x.services { // a bad first record: assume the block came next
-			if x.started {
-				x.lastNum++
-			} else {
-				x.started = true
-			}
-		}
+	return x.report(schema.Error, off, msg)
+}
+
+func (x *indexer) warnf(off int64, format string, args ...any) {
+	if x.report != nil {
+		x.report(schema.Warning, off, fmt.Sprintf(format, args...))
 	}
-	return l, nil
 }
 
 // lookup returns the index in Description.Events of a record type id, or -1.
@@ -286,8 +433,8 @@ func (x *indexer) lookup(id uint64) int32 {
 	if id < uint64(len(x.dense)) {
 		return x.dense[id] - 1
 	}
-	if ev := x.l.Desc.ByID[id]; ev != nil {
-		for i, e := range x.l.Desc.Events {
+	if ev := x.d.ByID[id]; ev != nil {
+		for i, e := range x.d.Events {
 			if e == ev {
 				return int32(i)
 			}
@@ -306,8 +453,7 @@ func (x *indexer) lookup(id uint64) int32 {
 //     (first record of the block only); a missing one is a bad record.
 //  4. Service blocks hold creation, block and filler records only.
 func (x *indexer) block(b []byte, base int64, k int) error {
-	l := x.l
-	d := l.Desc
+	d := x.d
 	big := d.ABI.BigEndian
 	bs := len(b)
 	pos := 0
@@ -333,8 +479,7 @@ func (x *indexer) block(b []byte, base int64, k int) error {
 					return err
 				}
 			}
-			l.Index = append(l.Index, Entry{Off: off, Size: uint32(bs - pos), Ev: ei})
-			return nil
+			return x.visit(Entry{Off: off, Size: uint32(bs - pos), Ev: ei}, b[pos:], x.services)
 		}
 		if sz < uint64(x.descLen) {
 			return x.errorf(off, "record %s: size_record: expected at least %d bytes (the descriptor), found %d", ev.Name, x.descLen, sz)
@@ -362,15 +507,8 @@ func (x *indexer) block(b []byte, base int64, k int) error {
 			pos += int(sz)
 			continue
 		}
-		i := int32(len(l.Index))
-		l.Index = append(l.Index, Entry{Off: off, Size: uint32(sz), Ev: ei})
-		switch {
-		case x.services:
-			if ev.Creates != nil {
-				l.Service = append(l.Service, i)
-			}
-		case ev.Kind.Essential():
-			l.Events = append(l.Events, i)
+		if err := x.visit(Entry{Off: off, Size: uint32(sz), Ev: ei}, rec, x.services); err != nil {
+			return err
 		}
 		pos += int(sz)
 	}
@@ -380,7 +518,6 @@ func (x *indexer) block(b []byte, base int64, k int) error {
 // blockNumber checks the first record of block k (ev nil: not a block
 // record, or a filler) and follows the block numbers (docs 1.4, 1.7).
 func (x *indexer) blockNumber(off int64, k int, ev *Event, rec []byte) error {
-	l := x.l
 	if ev == nil || ev.Kind != RecBlock {
 		found := "a filler"
 		if ev != nil {
@@ -389,7 +526,7 @@ func (x *indexer) blockNumber(off int64, k int, ev *Event, rec []byte) error {
 		return x.errorf(off, "expected a block record to begin the block, found %s", found)
 	}
 	x.numbered = true
-	n := readUint(rec[ev.Number.Offset:], ev.Number.Size, l.Desc.ABI.BigEndian)
+	n := readUint(rec[ev.Number.Offset:], ev.Number.Size, x.d.ABI.BigEndian)
 	if x.services {
 		if n != uint64(k) {
 			x.warnf(off, "service block number: expected %d, found %d", k, n)
@@ -399,9 +536,9 @@ func (x *indexer) blockNumber(off int64, k int, ev *Event, rec []byte) error {
 	switch {
 	case !x.started:
 		x.started = true
-		l.FirstBlock = n
+		*x.first = n
 		if n > 0 {
-			l.Wrapped = true
+			*x.wrapped = true
 		}
 	case n == x.lastNum+1:
 	case n > x.lastNum+1:
