@@ -54,7 +54,32 @@ type Converter struct {
 	timeout time.Duration
 	sel     []*Res
 	runes   []rune
+
+	// A macro's argument and a condition are texts known only once the
+	// groups are expanded, but few distinct ones recur on every line
+	// (Task(id==3), RUNNING==WAITING): they are parsed once and kept, up
+	// to maxParsed of each (then the cache starts afresh).
+	refs  map[string]parsedRef
+	conds map[string]parsedCond
+	buf   []byte // the condition being expanded
+	arg   []byte // the macro argument being expanded
+	out   []byte // the output line being expanded
+
+	line  string // the line the patterns see
+	ascii bool   // line is ASCII: rune i is line[i]
 }
+
+type parsedRef struct {
+	r   ref
+	err error
+}
+
+type parsedCond struct {
+	e   *Expr
+	err error
+}
+
+const maxParsed = 4096
 
 type crule struct {
 	set     string
@@ -145,7 +170,7 @@ func Compile(sets []RuleSet, st *State, timeout time.Duration) (*Converter, erro
 	if timeout <= 0 {
 		timeout = DefaultMatchTimeout
 	}
-	c := &Converter{st: st, timeout: timeout}
+	c := &Converter{st: st, timeout: timeout, refs: map[string]parsedRef{}, conds: map[string]parsedCond{}}
 	for _, set := range sets {
 		for i := range set.Rules {
 			r := &set.Rules[i]
@@ -564,10 +589,14 @@ type Problem struct {
 // problem each output that had to be skipped. matched reports whether
 // any rule matched. A rule that exceeds its match timeout is an error.
 func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matched bool, err error) {
-	c.runes = append(c.runes[:0], []rune(line)...)
+	c.runes = c.runes[:0]
+	for _, r := range line { // as []rune(line), without allocating
+		c.runes = append(c.runes, r)
+	}
 	if !utf8.ValidString(line) {
 		line = string(c.runes) // the text the patterns see: each bad byte is U+FFFD
 	}
+	c.line, c.ascii = line, len(c.runes) == len(line)
 	for _, r := range c.rules {
 		if r.lit != "" && !strings.Contains(line, r.lit) {
 			continue
@@ -652,14 +681,24 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, cpu int,
 			continue
 		}
 		for _, cs := range o.cases {
-			text, perr := c.expand(cs.cond, ms)
+			var perr string
+			c.buf, perr = c.expandTo(c.buf[:0], cs.cond, ms)
 			if perr != "" {
 				problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("condition %q: %s (taken as false)", cs.cond.src, perr)})
 				continue
 			}
-			e, err := ParseExpr(text, false)
+			pc, ok := c.conds[string(c.buf)]
+			if !ok {
+				text := string(c.buf)
+				pc.e, pc.err = ParseExpr(text, false)
+				if len(c.conds) >= maxParsed {
+					clear(c.conds)
+				}
+				c.conds[text] = pc
+			}
+			e, err := pc.e, pc.err
 			if err != nil {
-				problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", cs.cond.src, text, err)})
+				problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", cs.cond.src, c.buf, err)})
 				continue
 			}
 			if e.Eval(nil) {
@@ -676,78 +715,107 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, cpu int,
 // does, then evaluates its macros. A macro that cannot be evaluated
 // returns its reason.
 func (c *Converter) expand(t *template, ms []*regexp2.Match) (string, string) {
-	var b strings.Builder
+	var why string
+	if c.out, why = c.expandTo(c.out[:0], t, ms); why != "" {
+		return "", why
+	}
+	return string(c.out), ""
+}
+
+// expandTo is expand appending to dst.
+func (c *Converter) expandTo(dst []byte, t *template, ms []*regexp2.Match) ([]byte, string) {
 	pos := 0
 	for _, m := range ms {
-		b.WriteString(string(c.runes[pos:m.Index]))
-		if why := c.expandOne(&b, t, m); why != "" {
-			return "", why
+		dst = c.appendText(dst, pos, m.Index)
+		var why string
+		if dst, why = c.expandOne(dst, t, m); why != "" {
+			return dst, why
 		}
 		pos = m.Index + m.Length
 	}
-	b.WriteString(string(c.runes[pos:]))
-	return b.String(), ""
+	return c.appendText(dst, pos, len(c.runes)), ""
 }
 
-func (c *Converter) expandOne(b *strings.Builder, t *template, m *regexp2.Match) string {
+// appendText appends the line's runes [i, j) as UTF-8 (a rune that is
+// not valid, as string([]rune) does, as U+FFFD).
+func (c *Converter) appendText(dst []byte, i, j int) []byte {
+	if c.ascii {
+		return append(dst, c.line[i:j]...)
+	}
+	for _, r := range c.runes[i:j] {
+		dst = utf8.AppendRune(dst, r)
+	}
+	return dst
+}
+
+func (c *Converter) expandOne(dst []byte, t *template, m *regexp2.Match) ([]byte, string) {
 	for _, p := range t.parts {
 		switch p.kind {
 		case pLit:
-			b.WriteString(p.text)
+			dst = append(dst, p.text...)
 		case pGroup:
 			if g := m.GroupByNumber(p.group); g != nil && len(g.Captures) > 0 {
-				b.WriteString(g.String())
+				dst = c.appendText(dst, g.Index, g.Index+g.Length)
 			}
 		case pMacro:
-			var ab strings.Builder
-			c.expandOne(&ab, p.arg, m)
-			v, why := c.macro(p.macro, ab.String())
-			if why != "" {
-				return why
+			// Arguments hold no macros (they do not nest): c.arg is free.
+			c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+			var why string
+			if dst, why = c.macro(dst, p.macro, c.arg); why != "" {
+				return dst, why
 			}
-			b.WriteString(v)
 		}
 	}
-	return ""
+	return dst, ""
 }
 
-func (c *Converter) macro(k macroKind, arg string) (string, string) {
-	r, err := parseRef(arg, k == mAttr)
+// macro appends the value of a macro with its argument expanded.
+func (c *Converter) macro(dst []byte, k macroKind, argb []byte) ([]byte, string) {
+	pr, ok := c.refs[string(argb)]
+	if !ok {
+		arg := string(argb)
+		pr.r, pr.err = parseRef(arg, k == mAttr)
+		if len(c.refs) >= maxParsed {
+			clear(c.refs)
+		}
+		c.refs[arg] = pr
+	}
+	r, err := pr.r, pr.err
 	if err != nil {
-		return "", fmt.Sprintf("$%s{%s}: %v", macroName(k), arg, err)
+		return dst, fmt.Sprintf("$%s{%s}: %v", macroName(k), argb, err)
 	}
 	var ns int64
 	if r.hasTime {
 		t, err := ParseTime(r.time, c.radix(), c.unit())
 		if err != nil {
-			return "", fmt.Sprintf("$%s{%s}: %v", macroName(k), arg, err)
+			return dst, fmt.Sprintf("$%s{%s}: %v", macroName(k), argb, err)
 		}
 		ns = t.NS
 	}
 	c.sel, err = c.st.Select(c.sel, r.res, r.cond, ns, r.hasTime)
 	if err != nil {
-		return "", fmt.Sprintf("$%s{%s}: %v", macroName(k), arg, err)
+		return dst, fmt.Sprintf("$%s{%s}: %v", macroName(k), argb, err)
 	}
 	switch k {
 	case mExist:
 		if len(c.sel) > 0 {
-			return "True", ""
+			return append(dst, "True"...), ""
 		}
-		return "False", ""
+		return append(dst, "False"...), ""
 	case mCount:
-		return strconv.Itoa(len(c.sel)), ""
+		return strconv.AppendInt(dst, int64(len(c.sel)), 10), ""
 	}
 	if len(c.sel) != 1 {
-		return "", fmt.Sprintf("$%s{%s}: designates %d resources, not one", macroName(k), arg, len(c.sel))
+		return dst, fmt.Sprintf("$%s{%s}: designates %d resources, not one", macroName(k), argb, len(c.sel))
 	}
 	if k == mResName {
-		return c.sel[0].Name, ""
+		return append(dst, c.sel[0].Name...), ""
 	}
 	v, err := c.st.AttrValue(c.sel[0], r.attr, ns, r.hasTime)
 	if err != nil {
-		return "", fmt.Sprintf("$%s{%s}: %v", macroName(k), arg, err)
+		return dst, fmt.Sprintf("$%s{%s}: %v", macroName(k), argb, err)
 	}
-	return v, ""
+	return append(dst, v...), ""
 }
 
 // timeBase is how macros read [TIME]: set by the reader.

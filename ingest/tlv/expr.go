@@ -280,10 +280,14 @@ func (e *Expr) Attributes() []string {
 
 func compare(a string, op cmpOp, b string) bool {
 	var c int
-	fa, errA := strconv.ParseFloat(a, 64)
-	fb, errB := strconv.ParseFloat(b, 64)
+	fa, okA := parseNumber(a)
+	var fb float64
+	okB := false
+	if okA {
+		fb, okB = parseNumber(b)
+	}
 	switch {
-	case errA == nil && errB == nil:
+	case okA && okB:
 		switch {
 		case fa < fb:
 			c = -1
@@ -311,6 +315,28 @@ func compare(a string, op cmpOp, b string) bool {
 	default:
 		return c >= 0
 	}
+}
+
+// parseNumber is strconv.ParseFloat without its error: a failed parse
+// allocates one, and most comparisons are of names (state==RUNNING). A
+// text ParseFloat accepts starts, after its sign, with a digit, "." or
+// the i of inf or n of nan; others are not tried.
+func parseNumber(s string) (float64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	c := s[0]
+	if c == '+' || c == '-' {
+		if len(s) == 1 {
+			return 0, false
+		}
+		c = s[1]
+	}
+	if !(c >= '0' && c <= '9' || c == '.' || c|0x20 == 'i' || c|0x20 == 'n') {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
 }
 
 func isBoolWord(s string) bool { return strings.EqualFold(s, "true") || strings.EqualFold(s, "false") }
