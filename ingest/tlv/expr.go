@@ -34,7 +34,22 @@ type Expr struct {
 	left, right string
 	op          cmpOp
 	x, y        *Expr
+
+	rnum   float64 // the right side as a number, when rIsNum
+	rIsNum bool
+
+	// Select's memos, for the type it last read (a condition is parsed
+	// once and read on every line): the type the attribute names were
+	// checked against, and the number of the left side's attribute.
+	checkedT *typeInfo
+	kT       *typeInfo
+	k        int // attribute number; kName, kType for _name, _type
 }
+
+const (
+	kName = -1 - iota
+	kType
+)
 
 type exprKind uint8
 
@@ -207,7 +222,9 @@ loop:
 		p.i++
 	}
 	right := strings.TrimSpace(p.s[vstart:p.i])
-	return &Expr{kind: exCmp, left: left, op: op, right: right}, nil
+	e := &Expr{kind: exCmp, left: left, op: op, right: right}
+	e.rnum, e.rIsNum = parseNumber(right)
+	return e, nil
 }
 
 // cmpAt returns the comparison operator at s[i] and its length (0: none).
@@ -256,7 +273,66 @@ func (e *Expr) Eval(attr func(name string) string) bool {
 	if attr != nil {
 		left = attr(e.left)
 	}
-	return compare(left, e.op, e.right)
+	return e.compare(left)
+}
+
+// evalRes evaluates a resource condition on r, as Eval with
+// State.AttrValue for attr, without looking names up on every call.
+func (e *Expr) evalRes(s *State, r *Res, ns int64, at bool) bool {
+	switch e.kind {
+	case exBool:
+		return e.b
+	case exNot:
+		return !e.x.evalRes(s, r, ns, at)
+	case exAnd:
+		return e.x.evalRes(s, r, ns, at) && e.y.evalRes(s, r, ns, at)
+	case exOr:
+		return e.x.evalRes(s, r, ns, at) || e.y.evalRes(s, r, ns, at)
+	}
+	var v string // AttrValue's value: "" for an attribute the type lacks
+	switch k := e.attrIndex(r.Type); {
+	case k == kName:
+		v = r.Name
+	case k == kType:
+		v = r.Type.def.Name
+	case k >= 0 && at:
+		v = s.ValueAt(r, k, ns)
+	case k >= 0:
+		v = r.Value(k)
+	}
+	return e.compare(v)
+}
+
+// attrIndex returns the number of the left side's attribute in t, as
+// AttrValue reads it; below kType when t has none (not kept: the trace
+// may add it).
+func (e *Expr) attrIndex(t *typeInfo) int {
+	if e.kT == t {
+		return e.k
+	}
+	var k int
+	switch e.left {
+	case "_name", "_displayName":
+		k = kName
+	case "_type":
+		k = kType
+	default:
+		var ok bool
+		if k, ok = t.attrIdx[e.left]; !ok {
+			return kType - 1
+		}
+	}
+	e.kT, e.k = t, k
+	return k
+}
+
+// compare compares a left side with the right side, as compare does.
+func (e *Expr) compare(a string) bool {
+	fa, okA := parseNumber(a)
+	if okA && e.rIsNum {
+		return cmpResult(e.op, cmpFloat(fa, e.rnum))
+	}
+	return compareText(a, e.op, e.right)
 }
 
 // Attributes lists the attribute names a resource condition compares.
@@ -279,28 +355,39 @@ func (e *Expr) Attributes() []string {
 }
 
 func compare(a string, op cmpOp, b string) bool {
-	var c int
 	fa, okA := parseNumber(a)
-	var fb float64
-	okB := false
 	if okA {
-		fb, okB = parseNumber(b)
-	}
-	switch {
-	case okA && okB:
-		switch {
-		case fa < fb:
-			c = -1
-		case fa > fb:
-			c = 1
+		if fb, okB := parseNumber(b); okB {
+			return cmpResult(op, cmpFloat(fa, fb))
 		}
-	case isBoolWord(a) && isBoolWord(b):
+	}
+	return compareText(a, op, b)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// compareText compares a and b when they are not both numbers.
+func compareText(a string, op cmpOp, b string) bool {
+	var c int
+	if isBoolWord(a) && isBoolWord(b) {
 		if !strings.EqualFold(a, b) {
 			c = strings.Compare(strings.ToLower(a), strings.ToLower(b))
 		}
-	default:
+	} else {
 		c = strings.Compare(a, b)
 	}
+	return cmpResult(op, c)
+}
+
+func cmpResult(op cmpOp, c int) bool {
 	switch op {
 	case opEq:
 		return c == 0
@@ -335,6 +422,18 @@ func parseNumber(s string) (float64, bool) {
 	if !(c >= '0' && c <= '9' || c == '.' || c|0x20 == 'i' || c|0x20 == 'n') {
 		return 0, false
 	}
+	if len(s) <= 15 { // digits only: the integer, exact as a float64
+		n := int64(0)
+		for i := 0; i < len(s); i++ {
+			d := s[i] - '0'
+			if d > 9 {
+				goto general
+			}
+			n = n*10 + int64(d)
+		}
+		return float64(n), true
+	}
+general:
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
 }

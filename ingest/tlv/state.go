@@ -289,17 +289,16 @@ func (s *State) Select(buf []*Res, name string, cond *Expr, ns int64, at bool) (
 		}
 		return buf, fmt.Errorf("unknown resource type %q", name)
 	}
-	for _, a := range cond.Attributes() {
-		if _, ok := t.attrIdx[a]; !ok && a != "_name" && a != "_type" {
-			return buf, fmt.Errorf("resource type %s has no attribute %q", name, a)
+	if cond.checkedT != t { // a type's attributes are only ever added to: checked once
+		for _, a := range cond.Attributes() {
+			if _, ok := t.attrIdx[a]; !ok && a != "_name" && a != "_type" {
+				return buf, fmt.Errorf("resource type %s has no attribute %q", name, a)
+			}
 		}
+		cond.checkedT = t
 	}
 	for _, r := range s.byType[name] {
-		ok := cond.Eval(func(a string) string {
-			v, _ := s.AttrValue(r, a, ns, at)
-			return v
-		})
-		if ok {
+		if cond.evalRes(s, r, ns, at) {
 			buf = append(buf, r)
 		}
 	}
