@@ -36,9 +36,9 @@ func newBatchCounting(mem memory.Allocator, table string, syms *symtab, bad *int
 	for i, f := range sc.Fields() {
 		switch f.Type.ID() {
 		case arrow.INT32:
-			b.cols[i] = &i32Col{array.NewInt32Builder(mem)}
+			b.cols[i] = &i32Col{newNumCol[int32](mem, arrow.PrimitiveTypes.Int32)}
 		case arrow.INT64:
-			b.cols[i] = &i64Col{array.NewInt64Builder(mem)}
+			b.cols[i] = &i64Col{newNumCol[int64](mem, arrow.PrimitiveTypes.Int64)}
 		case arrow.FLOAT64:
 			b.cols[i] = &f64Col{array.NewFloat64Builder(mem)}
 		case arrow.STRING:
@@ -102,34 +102,9 @@ func (b *batch) boolc(i int) *boolCol { return b.cols[i].(*boolCol) }
 func (b *batch) ts(i int) *tsCol      { return b.cols[i].(*tsCol) }
 func (b *batch) dict(i int) *dictCol  { return b.cols[i].(*dictCol) }
 
-type i32Col struct{ *array.Int32Builder }
+type i32Col struct{ *numCol[int32] }
 
-func (c *i32Col) reserve(n int)         { c.Reserve(n) }
-func (c *i32Col) newArray() arrow.Array { return c.NewArray() }
-func (c *i32Col) release()              { c.Release() }
-
-// put appends v, or NULL when null is true.
-func (c *i32Col) put(v int32, null bool) {
-	if null {
-		c.AppendNull()
-		return
-	}
-	c.Append(v)
-}
-
-type i64Col struct{ *array.Int64Builder }
-
-func (c *i64Col) reserve(n int)         { c.Reserve(n) }
-func (c *i64Col) newArray() arrow.Array { return c.NewArray() }
-func (c *i64Col) release()              { c.Release() }
-
-func (c *i64Col) put(v int64, null bool) {
-	if null {
-		c.AppendNull()
-		return
-	}
-	c.Append(v)
-}
+type i64Col struct{ *numCol[int64] }
 
 type f64Col struct{ *array.Float64Builder }
 
@@ -201,17 +176,17 @@ func (c *tsCol) release()              { c.Release() }
 type dictCol struct {
 	mem     memory.Allocator
 	syms    *symtab
-	idx     *array.Int32Builder
+	idx     *numCol[int32]
 	slot    []int32 // slot[sym] = local index + 1 in this batch, 0 = unused
 	used    []Sym   // local index -> symbol
 	dictTyp *arrow.DictionaryType
 }
 
 func newDictCol(mem memory.Allocator, syms *symtab) *dictCol {
-	return &dictCol{mem: mem, syms: syms, idx: array.NewInt32Builder(mem), dictTyp: dict}
+	return &dictCol{mem: mem, syms: syms, idx: newNumCol[int32](mem, arrow.PrimitiveTypes.Int32), dictTyp: dict}
 }
 
-func (c *dictCol) reserve(n int) { c.idx.Reserve(n) }
+func (c *dictCol) reserve(n int) { c.idx.reserve(n) }
 
 // put appends a symbol; NoSym is NULL.
 func (c *dictCol) put(s Sym) {
@@ -244,9 +219,9 @@ func (c *dictCol) newArray() arrow.Array {
 	c.used = c.used[:0]
 	values := vb.NewArray()
 	defer values.Release()
-	indices := c.idx.NewArray()
+	indices := c.idx.newArray()
 	defer indices.Release()
 	return array.NewDictionaryArray(c.dictTyp, indices, values)
 }
 
-func (c *dictCol) release() { c.idx.Release() }
+func (c *dictCol) release() { c.idx.release() }
