@@ -8,8 +8,11 @@ import (
 // (object, instance) has at most one open interval; a transition closes it
 // and opens the next.
 type stateTracker struct {
-	w       *RunWriter
-	open    map[stateKey]openInterval
+	w *RunWriter
+	// open holds pointers so that a transition of an open interval, the
+	// common case, hashes its key once; freed intervals are reused.
+	open    map[stateKey]*openInterval
+	spare   []*openInterval
 	b       *batch
 	clamped DiagID
 	hasClam bool
@@ -30,7 +33,7 @@ type openInterval struct {
 
 func (t *stateTracker) init(w *RunWriter) {
 	t.w = w
-	t.open = make(map[stateKey]openInterval)
+	t.open = make(map[stateKey]*openInterval)
 }
 
 // Transition closes the open interval of (obj, inst), if any, at ts and
@@ -51,12 +54,10 @@ func (w *RunWriter) TransitionFromStart(obj ObjectID, inst int64, ts int64, stat
 // Close closes the open interval of (obj, inst) at ts without opening
 // another (the object reached a final state, or its state became unknown).
 func (w *RunWriter) Close(obj ObjectID, inst int64, ts int64, seq Seq) error {
-	k := stateKey{obj, inst}
-	o, ok := w.states.open[k]
+	o, ok := w.states.take(stateKey{obj, inst})
 	if !ok {
 		return nil
 	}
-	delete(w.states.open, k)
 	return w.states.emit(obj, inst, o, ts, seq, false)
 }
 
@@ -65,27 +66,39 @@ func (w *RunWriter) Close(obj ObjectID, inst int64, ts int64, seq Seq) error {
 // call whose thread was destroyed inside it), so its length is not that
 // of a complete one.
 func (w *RunWriter) CloseCut(obj ObjectID, inst int64, ts int64, seq Seq) error {
-	k := stateKey{obj, inst}
-	o, ok := w.states.open[k]
+	o, ok := w.states.take(stateKey{obj, inst})
 	if !ok {
 		return nil
 	}
-	delete(w.states.open, k)
 	return w.states.emit(obj, inst, o, ts, seq, true)
 }
 
 // Current returns the state of (obj, inst) and since when, if one is open.
 func (w *RunWriter) Current(obj ObjectID, inst int64) (state Sym, since int64, ok bool) {
-	o, ok := w.states.open[stateKey{obj, inst}]
-	if !ok {
+	o := w.states.open[stateKey{obj, inst}]
+	if o == nil {
 		return NoSym, 0, false
 	}
 	return o.state, o.start, true
 }
 
+// take removes the open interval of k and returns it.
+func (t *stateTracker) take(k stateKey) (openInterval, bool) {
+	p := t.open[k]
+	if p == nil {
+		return openInterval{}, false
+	}
+	delete(t.open, k)
+	o := *p
+	t.spare = append(t.spare, p)
+	return o, true
+}
+
 func (t *stateTracker) transition(obj ObjectID, inst int64, ts int64, state Sym, seq Seq, cpu CPU, cutStart bool) error {
 	k := stateKey{obj, inst}
-	if o, ok := t.open[k]; ok {
+	p := t.open[k]
+	if p != nil {
+		o := *p
 		if o.state == state && o.cpu == cpu {
 			// Entering the state the object is in (a repeated write of the
 			// same value, an alias action) continues the interval: an
@@ -98,8 +111,16 @@ func (t *stateTracker) transition(obj ObjectID, inst int64, ts int64, state Sym,
 		if ts < o.start {
 			ts = o.start // see emit: the next interval starts where the clamped one ended
 		}
+	} else {
+		if n := len(t.spare); n > 0 {
+			p = t.spare[n-1]
+			t.spare = t.spare[:n-1]
+		} else {
+			p = new(openInterval)
+		}
+		t.open[k] = p
 	}
-	t.open[k] = openInterval{state: state, start: ts, startSeq: seq, cpu: cpu, cutStart: cutStart}
+	*p = openInterval{state: state, start: ts, startSeq: seq, cpu: cpu, cutStart: cutStart}
 	return nil
 }
 
@@ -155,7 +176,7 @@ func (t *stateTracker) finish(lastTS int64) error {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		a, b := t.open[keys[i]], t.open[keys[j]]
+		a, b := *t.open[keys[i]], *t.open[keys[j]]
 		if a.startSeq != b.startSeq {
 			return a.startSeq < b.startSeq
 		}
@@ -165,7 +186,7 @@ func (t *stateTracker) finish(lastTS int64) error {
 		return keys[i].inst < keys[j].inst
 	})
 	for _, k := range keys {
-		o := t.open[k]
+		o := *t.open[k]
 		end := max(lastTS, o.start)
 		if err := t.emit(k.obj, k.inst, o, end, NoSeq, true); err != nil {
 			t.release()

@@ -66,6 +66,11 @@ type ecoKey struct {
 	ctx, obj     ObjectID
 }
 
+type ecoCached struct {
+	k  ecoKey
+	id int32 // 0: empty
+}
+
 type levelKey struct {
 	kind  Sym
 	state string
@@ -95,7 +100,8 @@ type RunWriter struct {
 	byKind  map[Sym]map[string]ObjectID
 
 	// eco-triples
-	eco     map[ecoKey]int32
+	eco      map[ecoKey]int32
+	ecoCache [256]ecoCached // in front of eco: a trace has few triples, met again and again
 	ecoKeys []ecoKey
 	ecoN    []int64
 
@@ -324,12 +330,17 @@ func (w *RunWriter) Attr(id ObjectID, key string) (any, bool) {
 func (w *RunWriter) Event(e *Event) (Seq, error) {
 	w.seq++
 	k := ecoKey{e.Class, e.Event, e.Context, e.Object}
-	eco, ok := w.eco[k]
-	if !ok {
-		w.ecoKeys = append(w.ecoKeys, k)
-		w.ecoN = append(w.ecoN, 0)
-		eco = int32(len(w.ecoKeys)) // ids from 1
-		w.eco[k] = eco
+	slot := &w.ecoCache[(uint32(k.class)*0x9E3779B1^uint32(k.event)*0x85EBCA77^uint32(k.ctx)*0xC2B2AE3D^uint32(k.obj)*0x27D4EB2F)>>24]
+	eco := slot.id
+	if eco == 0 || slot.k != k {
+		var ok bool
+		if eco, ok = w.eco[k]; !ok {
+			w.ecoKeys = append(w.ecoKeys, k)
+			w.ecoN = append(w.ecoN, 0)
+			eco = int32(len(w.ecoKeys)) // ids from 1
+			w.eco[k] = eco
+		}
+		*slot = ecoCached{k, eco}
 	}
 	w.ecoN[eco-1]++
 	if !w.haveTS {

@@ -121,6 +121,7 @@ type parser struct {
 	confirmed map[schema.ObjectID]bool
 
 	classSym [nTypes]schema.Sym
+	actSym   [nActions]actionSym // the symbol of each action's text, as last seen
 	stateSym [nStates]schema.Sym
 	idleSym  schema.Sym
 	levels   [nTypes]bool
@@ -355,7 +356,7 @@ func (p *parser) data(line []byte, n int64) error {
 	p.prevTS = max(p.prevTS, ts)
 	c := p.cpuOf(src, srcInst, tgt, typ, tgtInst, act)
 	ev := &p.ev
-	*ev = schema.Event{TS: ts, CPU: schema.NoCPU, Class: class, Event: p.w.SymBytes(f[6]),
+	*ev = schema.Event{TS: ts, CPU: schema.NoCPU, Class: class, Event: p.actionSym(act, f[6]),
 		Context: src.id, Object: tgt.id, SourceInstance: srcInst, TargetInstance: tgtInst, Value: note, Line: n}
 	if p.unit.Div != 1 {
 		ev.TSRaw, ev.HasRaw = int64(raw), true
@@ -386,6 +387,26 @@ func (p *parser) data(line []byte, n int64) error {
 		return err
 	}
 	return p.idleFreshCores(ts, seq)
+}
+
+// actionSym is the symbol of an action's text. A known action's text is
+// almost always the same bytes (parseAction also takes other cases), so
+// it is compared with the last one seen instead of hashed again.
+type actionSym struct {
+	text []byte
+	sym  schema.Sym
+}
+
+func (p *parser) actionSym(act action, text []byte) schema.Sym {
+	if act == aOther {
+		return p.w.SymBytes(text)
+	}
+	c := &p.actSym[act]
+	if c.text == nil || !bytes.Equal(c.text, text) {
+		c.text = append(c.text[:0], text...)
+		c.sym = p.w.SymBytes(text)
+	}
+	return c.sym
 }
 
 // idleFreshCores opens the idle interval of cores that the line registered
