@@ -102,8 +102,8 @@ type RunWriter struct {
 	// eco-triples
 	eco      map[ecoKey]int32
 	ecoCache [256]ecoCached // in front of eco: a trace has few triples, met again and again
-	ecoKeys []ecoKey
-	ecoN    []int64
+	ecoKeys  []ecoKey
+	ecoN     []int64
 
 	states stateTracker
 
