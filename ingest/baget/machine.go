@@ -46,54 +46,78 @@ import (
 // maxNesting bounds nested interrupts on one CPU (docs 2.7).
 const maxNesting = 64
 
+// Objects are keyed by integers (kind interned per description node at
+// the start): a record's lookups hash no strings and allocate nothing.
 type objKey struct {
-	kind string
+	kind int32
 	pid  int64
 	oid  uint64
-	text string
 }
 
 type kindOID struct {
-	kind string
+	kind int32
 	oid  uint64
+}
+
+type kindPID struct {
+	kind int32
+	pid  int64
 }
 
 // cpuState is one CPU's known state: st "" is unknown.
 type cpuState struct {
 	id    schema.ObjectID
 	st    string
+	sym   schema.Sym      // of st
 	obj   schema.ObjectID // thread or interrupt; NoObject for idle
 	stack []savedCPU
 }
 
 type savedCPU struct {
 	st  string
+	sym schema.Sym
 	obj schema.ObjectID
 }
 
-// rule is one <state> (cpu false) or <cpu> rule of an event, in order.
+// rule is one <state> (cpu false) or <cpu> rule of an event, in order,
+// with the kind of its field's objects and the symbol of its target.
 type rule struct {
-	cpu bool
-	i   int
+	cpu  bool
+	i    int
+	kind int32
+	to   schema.Sym
 }
 
 type evInfo struct {
 	class, name schema.Sym
 	rules       []rule
-	mainKind    string
+	mainKind    int32 // main object's kind
+	ctxKind     int32 // context= field's kind
+	createKind  int32 // <creates> field's kind
+	parentKind  int32 // <creates parent=> kind
 }
+
+// maxDenseCPU bounds the CPU numbers looked up in a slice; others go
+// through a map.
+const maxDenseCPU = 1024
 
 type machine struct {
 	w *schema.RunWriter
 	d *Description
 
+	kindIDs   map[string]int32 // setup only
+	kindNames []string         // by kind id
+	thread    int32            // kind id of "thread"
+
 	objs  map[objKey]schema.ObjectID
+	texts map[kindPID]map[string]schema.ObjectID // user objects named by text
 	byOID map[kindOID]schema.ObjectID
-	kinds []string // kind of each object, by ObjectID-1
+	kinds []int32  // kind of each object, by ObjectID-1
 	objSt []string // state of each object ("" unknown), by ObjectID-1
 	cpus  map[int64]*cpuState
+	dense []*cpuState // cpus for 0 <= n < maxDenseCPU
 	evs   []evInfo
-	syms  map[string]schema.Sym
+	idle  schema.Sym
 	args  Args
 	ev    schema.Event // the event being written, reused
 
@@ -104,19 +128,34 @@ type machine struct {
 }
 
 func newMachine(w *schema.RunWriter, d *Description) *machine {
-	m := &machine{w: w, d: d,
-		objs: map[objKey]schema.ObjectID{}, byOID: map[kindOID]schema.ObjectID{},
-		cpus: map[int64]*cpuState{}, syms: map[string]schema.Sym{}}
+	m := &machine{w: w, d: d, kindIDs: map[string]int32{},
+		objs: map[objKey]schema.ObjectID{}, texts: map[kindPID]map[string]schema.ObjectID{},
+		byOID: map[kindOID]schema.ObjectID{}, cpus: map[int64]*cpuState{}}
+	m.thread = m.kindID("thread")
+	m.idle = w.Sym(CPUIdle)
 	for _, ev := range m.d.Events {
-		info := evInfo{class: w.Sym(orDefault(ev.Group, "other")), name: w.Sym(ev.Name), mainKind: ev.MainKind}
-		if info.mainKind == "" && ev.Main != nil && ev.Main.Base != nil {
-			info.mainKind = ev.Main.Base.ObjKind
+		info := evInfo{class: w.Sym(orDefault(ev.Group, "other")), name: w.Sym(ev.Name)}
+		mainKind := ev.MainKind
+		if mainKind == "" && ev.Main != nil && ev.Main.Base != nil {
+			mainKind = ev.Main.Base.ObjKind
 		}
-		for i := range ev.States {
-			info.rules = append(info.rules, rule{false, i})
+		info.mainKind = m.kindID(orDefault(mainKind, "object"))
+		info.ctxKind = m.fieldKind(ev.Context)
+		if c := ev.Creates; c != nil {
+			info.createKind = m.fieldKind(c.Field)
+			if c.Parent != nil {
+				kind := "process"
+				if c.Parent.Base.Kind == KindObject {
+					kind = orDefault(c.Parent.Base.ObjKind, "process")
+				}
+				info.parentKind = m.kindID(kind)
+			}
 		}
-		for i := range ev.CPURules {
-			info.rules = append(info.rules, rule{true, i})
+		for i, r := range ev.States {
+			info.rules = append(info.rules, rule{false, i, m.fieldKind(r.Field), w.Sym(r.To)})
+		}
+		for i, r := range ev.CPURules {
+			info.rules = append(info.rules, rule{true, i, m.fieldKind(r.Field), w.Sym(r.To)})
 		}
 		line := func(r rule) int {
 			if r.cpu {
@@ -127,6 +166,7 @@ func newMachine(w *schema.RunWriter, d *Description) *machine {
 		sort.SliceStable(info.rules, func(i, j int) bool { return line(info.rules[i]) < line(info.rules[j]) })
 		m.evs = append(m.evs, info)
 	}
+	m.kindIDs = nil
 	return m
 }
 
@@ -137,53 +177,85 @@ func orDefault(s, d string) string {
 	return s
 }
 
-func (m *machine) sym(s string) schema.Sym {
-	if y, ok := m.syms[s]; ok {
-		return y
+// kindID interns an object kind (setup only).
+func (m *machine) kindID(kind string) int32 {
+	if id, ok := m.kindIDs[kind]; ok {
+		return id
 	}
-	y := m.w.Sym(s)
-	m.syms[s] = y
-	return y
+	id := int32(len(m.kindNames))
+	m.kindIDs[kind] = id
+	m.kindNames = append(m.kindNames, kind)
+	return id
 }
 
-// object returns the object (kind, pid, oid, text), registering it.
+// fieldKind is the kind of the objects a field without pid names (-1
+// without a field).
+func (m *machine) fieldKind(n *Node) int32 {
+	if n == nil || n.Base == nil {
+		return -1
+	}
+	return m.kindID(orDefault(n.Base.ObjKind, "object"))
+}
+
+// newObject registers an object of a kind.
+func (m *machine) newObject(kind int32, name string, pid int64) schema.ObjectID {
+	id := m.w.NewObject(m.kindNames[kind], name)
+	m.w.SetPID(id, pid)
+	m.kinds = append(m.kinds, kind)
+	m.objSt = append(m.objSt, "")
+	return id
+}
+
+// object returns the object (kind, pid, oid), registering it.
 func (m *machine) object(k objKey) schema.ObjectID {
 	if id, ok := m.objs[k]; ok {
 		return id
 	}
-	name := k.text
-	if k.text == "" {
-		name = k.kind + " " + strconv.FormatUint(k.oid, 10)
-	}
-	id := m.w.NewObject(k.kind, name)
-	if k.text == "" {
-		m.w.SetNativeID(id, int64(k.oid))
-	}
+	id := m.w.NewObject(m.kindNames[k.kind], m.kindNames[k.kind]+" "+strconv.FormatUint(k.oid, 10))
+	m.w.SetNativeID(id, int64(k.oid))
 	m.w.SetPID(id, k.pid)
-	m.objs[k] = id
-	if k.text == "" {
-		ko := kindOID{k.kind, k.oid}
-		if _, ok := m.byOID[ko]; !ok {
-			m.byOID[ko] = id
-		}
-	}
 	m.kinds = append(m.kinds, k.kind)
 	m.objSt = append(m.objSt, "")
+	m.objs[k] = id
+	ko := kindOID{k.kind, k.oid}
+	if _, ok := m.byOID[ko]; !ok {
+		m.byOID[ko] = id
+	}
+	return id
+}
+
+// textObject returns the user object (kind, pid) named by text,
+// registering it; it has no native_id and is not found by oid.
+func (m *machine) textObject(kind int32, pid int64, text []byte) schema.ObjectID {
+	if len(text) == 0 {
+		text = []byte("(empty)")
+	}
+	kp := kindPID{kind, pid}
+	byText := m.texts[kp]
+	if id, ok := byText[string(text)]; ok {
+		return id
+	}
+	if byText == nil {
+		byText = map[string]schema.ObjectID{}
+		m.texts[kp] = byText
+	}
+	name := string(text)
+	id := m.newObject(kind, name, pid)
+	byText[name] = id
 	return id
 }
 
 // byField returns the object named by a field that carries no pid: the
 // known object of that kind and oid, or a new one with pid 0. NoObject for
-// oid 0.
-func (m *machine) byField(n *Node, rec []byte) schema.ObjectID {
-	if n == nil || n.Base == nil {
+// oid 0 or no field (kind < 0).
+func (m *machine) byField(n *Node, kind int32, rec []byte) schema.ObjectID {
+	if kind < 0 {
 		return schema.NoObject
 	}
 	oid := uint64(m.d.Int(rec, n))
 	if oid == 0 {
 		return schema.NoObject
 	}
-	kind := orDefault(n.Base.ObjKind, "object")
 	if id, ok := m.byOID[kindOID{kind, oid}]; ok {
 		return id
 	}
@@ -196,23 +268,18 @@ func (m *machine) mainObject(ev *Event, info *evInfo, rec []byte) schema.ObjectI
 	if !ok {
 		return schema.NoObject
 	}
-	k := objKey{kind: orDefault(info.mainKind, "object"), pid: m.d.Pid(ev, rec)}
+	pid := m.d.Pid(ev, rec)
 	if ev.Main.Dims != nil {
-		k.text = string(text)
-		if k.text == "" {
-			k.text = "(empty)"
-		}
-	} else {
-		k.oid = uint64(id)
+		return m.textObject(info.mainKind, pid, text)
 	}
-	return m.object(k)
+	return m.object(objKey{kind: info.mainKind, pid: pid, oid: uint64(id)})
 }
 
 // creation registers the object a creation record creates, with its name
 // and parent.
-func (m *machine) creation(ev *Event, rec []byte) {
+func (m *machine) creation(ev *Event, info *evInfo, rec []byte) {
 	c := ev.Creates
-	k := objKey{kind: orDefault(c.Field.Base.ObjKind, "object"), oid: uint64(m.d.Int(rec, c.Field))}
+	k := objKey{kind: info.createKind, oid: uint64(m.d.Int(rec, c.Field))}
 	if c.Field == ev.Main {
 		k.pid = m.d.Pid(ev, rec)
 	}
@@ -224,11 +291,7 @@ func (m *machine) creation(ev *Event, rec []byte) {
 	}
 	if c.Parent != nil {
 		if p := m.d.Int(rec, c.Parent); p != 0 {
-			kind := "process"
-			if c.Parent.Base.Kind == KindObject {
-				kind = orDefault(c.Parent.Base.ObjKind, "process")
-			}
-			if pid, ok := m.byOID[kindOID{kind, uint64(p)}]; ok && pid != id {
+			if pid, ok := m.byOID[kindOID{info.parentKind, uint64(p)}]; ok && pid != id {
 				m.w.SetParent(id, pid)
 			}
 		}
@@ -236,11 +299,20 @@ func (m *machine) creation(ev *Event, rec []byte) {
 }
 
 func (m *machine) cpu(n int64) *cpuState {
+	if n >= 0 && n < int64(len(m.dense)) && m.dense[n] != nil {
+		return m.dense[n]
+	}
 	c := m.cpus[n]
 	if c == nil {
 		c = &cpuState{id: m.w.NewObject("cpu", "cpu "+strconv.FormatInt(n, 10)), obj: schema.NoObject}
 		m.w.SetNativeID(c.id, n)
 		m.cpus[n] = c
+		if n >= 0 && n < maxDenseCPU {
+			if n >= int64(len(m.dense)) {
+				m.dense = append(m.dense, make([]*cpuState, int(n)+1-len(m.dense))...)
+			}
+			m.dense[n] = c
+		}
 	}
 	return c
 }
@@ -275,7 +347,7 @@ func (m *machine) visit(ent Entry, rec []byte, service bool) error {
 	switch {
 	case service:
 		if ev.Creates != nil {
-			m.creation(ev, rec)
+			m.creation(ev, &m.evs[ent.Ev], rec)
 		}
 		return nil
 	case ev.Kind.Essential():
@@ -288,7 +360,7 @@ func (m *machine) visit(ent Entry, rec []byte, service bool) error {
 func (m *machine) event(ev *Event, ent Entry, rec []byte) error {
 	info := &m.evs[ent.Ev]
 	if ev.Creates != nil {
-		m.creation(ev, rec)
+		m.creation(ev, info, rec)
 	}
 	ts := m.d.Time(ev, rec)
 	if ev.Time != nil {
@@ -303,7 +375,7 @@ func (m *machine) event(ev *Event, ent Entry, rec []byte) error {
 		e.CPU = schema.NoCPU
 	}
 	e.Object = m.mainObject(ev, info, rec)
-	e.Context = m.context(ev, rec, c)
+	e.Context = m.context(ev, info, rec, c)
 	e.Args = m.args.Build(m.d, ev, rec)
 	seq, err := m.w.Event(e)
 	if err != nil {
@@ -312,9 +384,9 @@ func (m *machine) event(ev *Event, ent Entry, rec []byte) error {
 	for _, r := range info.rules {
 		var err error
 		if r.cpu {
-			err = m.cpuRule(&ev.CPURules[r.i], rec, c, ts, seq, e.CPU, ent.Off)
+			err = m.cpuRule(&ev.CPURules[r.i], r, rec, c, ts, seq, e.CPU, ent.Off)
 		} else {
-			err = m.stateRule(ev, &ev.States[r.i], rec, c, ts, seq, e.CPU)
+			err = m.stateRule(ev, info, &ev.States[r.i], r, rec, c, ts, seq, e.CPU)
 		}
 		if err != nil {
 			return err
@@ -339,9 +411,9 @@ func (m *machine) checkTime(ts, off int64) {
 }
 
 // context is the event's context: its context= field, or what runs on c.
-func (m *machine) context(ev *Event, rec []byte, c *cpuState) schema.ObjectID {
+func (m *machine) context(ev *Event, info *evInfo, rec []byte, c *cpuState) schema.ObjectID {
 	if ev.Context != nil {
-		return m.byField(ev.Context, rec)
+		return m.byField(ev.Context, info.ctxKind, rec)
 	}
 	if c.st == CPUThr || c.st == CPUIntr {
 		return c.obj
@@ -349,20 +421,20 @@ func (m *machine) context(ev *Event, rec []byte, c *cpuState) schema.ObjectID {
 	return schema.NoObject
 }
 
-func (m *machine) stateRule(ev *Event, r *StateRule, rec []byte, c *cpuState, ts int64, seq schema.Seq, cpu schema.CPU) error {
+func (m *machine) stateRule(ev *Event, info *evInfo, r *StateRule, ru rule, rec []byte, c *cpuState, ts int64, seq schema.Seq, cpu schema.CPU) error {
 	obj := schema.NoObject
 	switch {
 	case r.Field != nil:
-		obj = m.byField(r.Field, rec)
+		obj = m.byField(r.Field, ru.kind, rec)
 	case ev.Context != nil:
-		obj = m.byField(ev.Context, rec)
+		obj = m.byField(ev.Context, info.ctxKind, rec)
 	case c.st == CPUThr:
 		obj = c.obj
 	}
 	if obj == schema.NoObject {
 		return nil
 	}
-	if r.Context && m.kinds[obj-1] != "thread" {
+	if r.Context && m.kinds[obj-1] != m.thread {
 		return nil
 	}
 	if !admits(r.From, m.objSt[obj-1]) {
@@ -372,22 +444,23 @@ func (m *machine) stateRule(ev *Event, r *StateRule, rec []byte, c *cpuState, ts
 		return err
 	}
 	m.objSt[obj-1] = r.To
-	return m.w.Transition(obj, 0, ts, m.sym(r.To), seq, cpu)
+	return m.w.Transition(obj, 0, ts, ru.to, seq, cpu)
 }
 
-// setCPU ends c's interval and opens st (with obj) or, for st "", none.
-func (m *machine) setCPU(c *cpuState, st string, obj schema.ObjectID, ts int64, seq schema.Seq, cpu schema.CPU) error {
+// setCPU ends c's interval and opens st (symbol sym, with obj) or, for st
+// "", none.
+func (m *machine) setCPU(c *cpuState, st string, sym schema.Sym, obj schema.ObjectID, ts int64, seq schema.Seq, cpu schema.CPU) error {
 	if c.st != "" {
 		if err := m.w.Close(c.id, instOf(c.obj), ts, seq); err != nil {
 			return err
 		}
 	}
-	c.st, c.obj = st, obj
+	c.st, c.sym, c.obj = st, sym, obj
 	if st == "" {
 		c.obj = schema.NoObject
 		return nil
 	}
-	return m.w.Transition(c.id, instOf(obj), ts, m.sym(st), seq, cpu)
+	return m.w.Transition(c.id, instOf(obj), ts, sym, seq, cpu)
 }
 
 func instOf(obj schema.ObjectID) int64 {
@@ -397,7 +470,7 @@ func instOf(obj schema.ObjectID) int64 {
 	return int64(obj)
 }
 
-func (m *machine) cpuRule(r *CPURule, rec []byte, c *cpuState, ts int64, seq schema.Seq, cpu schema.CPU, off int64) error {
+func (m *machine) cpuRule(r *CPURule, ru rule, rec []byte, c *cpuState, ts int64, seq schema.Seq, cpu schema.CPU, off int64) error {
 	if !admits(r.From, c.st) {
 		return nil
 	}
@@ -408,15 +481,15 @@ func (m *machine) cpuRule(r *CPURule, rec []byte, c *cpuState, ts int64, seq sch
 		}
 		if len(c.stack) == 0 {
 			m.w.Diagf(schema.Warning, off, seq, "cpu %d: return from an interrupt with no interrupt to return to: CPU state unknown until the next <cpu> rule", cpu)
-			return m.setCPU(c, "", schema.NoObject, ts, seq, cpu)
+			return m.setCPU(c, "", 0, schema.NoObject, ts, seq, cpu)
 		}
 		s := c.stack[len(c.stack)-1]
 		c.stack = c.stack[:len(c.stack)-1]
-		return m.setCPU(c, s.st, s.obj, ts, seq, cpu)
+		return m.setCPU(c, s.st, s.sym, s.obj, ts, seq, cpu)
 	case CPUIdle:
-		return m.setCPU(c, CPUIdle, schema.NoObject, ts, seq, cpu)
+		return m.setCPU(c, CPUIdle, m.idle, schema.NoObject, ts, seq, cpu)
 	}
-	obj := m.byField(r.Field, rec)
+	obj := m.byField(r.Field, ru.kind, rec)
 	if obj == schema.NoObject {
 		return nil
 	}
@@ -424,9 +497,9 @@ func (m *machine) cpuRule(r *CPURule, rec []byte, c *cpuState, ts int64, seq sch
 		if len(c.stack) >= maxNesting {
 			m.w.Diagf(schema.Warning, off, seq, "cpu %d: interrupts nested deeper than %d: CPU state unknown until the next <cpu> rule", cpu, maxNesting)
 			c.stack = c.stack[:0]
-			return m.setCPU(c, "", schema.NoObject, ts, seq, cpu)
+			return m.setCPU(c, "", 0, schema.NoObject, ts, seq, cpu)
 		}
-		c.stack = append(c.stack, savedCPU{c.st, c.obj})
+		c.stack = append(c.stack, savedCPU{c.st, c.sym, c.obj})
 	}
-	return m.setCPU(c, r.To, obj, ts, seq, cpu)
+	return m.setCPU(c, r.To, ru.to, obj, ts, seq, cpu)
 }
