@@ -118,10 +118,11 @@ func TestBadRuleFile(t *testing.T) {
 }
 
 // TestRuleTimeout: a pathological pattern stops the conversion with an
-// error naming the rule, instead of hanging.
+// error naming the rule, instead of hanging. (Unanchored, it stays on
+// regexp2; anchored, Go's regexp matches it in linear time: fastre.go.)
 func TestRuleTimeout(t *testing.T) {
 	st := testState(t)
-	sets := []RuleSet{{Name: "slow", Rules: []Rule{{Pattern: `^(a+)+$`, Outputs: []Output{{Template: "[1]TASK1.state=READY"}}, Pos: Pos{File: "slow.cnv", Line: 2, Col: 3}}}}}
+	sets := []RuleSet{{Name: "slow", Rules: []Rule{{Pattern: `(a+)+$`, Outputs: []Output{{Template: "[1]TASK1.state=READY"}}, Pos: Pos{File: "slow.cnv", Line: 2, Col: 3}}}}}
 	c, err := Compile(sets, st, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +132,7 @@ func TestRuleTimeout(t *testing.T) {
 	if !errors.As(err, &te) {
 		t.Fatalf("got %v, want a timeout", err)
 	}
-	if want := `rule slow rule "^(a+)+$": the regular expression took longer than 20ms on this line`; !strings.HasPrefix(err.Error(), want) {
+	if want := `rule slow rule "(a+)+$": the regular expression took longer than 20ms on this line`; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 }

@@ -65,8 +65,43 @@ type Converter struct {
 	arg   []byte // the macro argument being expanded
 	out   []byte // the output line being expanded
 
-	line  string // the line the patterns see
-	ascii bool   // line is ASCII: rune i is line[i]
+	line      string // the line the patterns see
+	ascii     bool   // line is ASCII: rune i is line[i]
+	haveRunes bool   // runes holds line's
+	ms        []match
+	locs      []int
+}
+
+// match is one match of a rule in the line: per .NET group number n,
+// loc[2n:2n+2] are the rune offsets of the group's text, -1 when it
+// took no part (n = 0: the whole match).
+type match struct{ loc []int }
+
+func (m match) index() int { return m.loc[0] }
+func (m match) end() int   { return m.loc[1] }
+
+// lineRunes returns the line's runes, decoded when first asked for.
+func (c *Converter) lineRunes() []rune {
+	if !c.haveRunes {
+		c.runes = c.runes[:0]
+		for _, r := range c.line { // as []rune(line), without allocating
+			c.runes = append(c.runes, r)
+		}
+		c.haveRunes = true
+	}
+	return c.runes
+}
+
+// group returns group n's text ("" when it took no part).
+func (c *Converter) group(m match, n int) (string, bool) {
+	i, j := m.loc[2*n], m.loc[2*n+1]
+	if i < 0 {
+		return "", false
+	}
+	if c.ascii {
+		return c.line[i:j], true
+	}
+	return string(c.lineRunes()[i:j]), true
 }
 
 type parsedRef struct {
@@ -86,6 +121,8 @@ type crule struct {
 	pattern string
 	pos     Pos
 	re      *regexp2.Regexp
+	fast    *fastRE // the pattern for Go's regexp, nil when it has none (fastre.go)
+	ngroups int     // 1 + the highest group number
 	outs    []cout
 	index   int
 	prc     int    // the number of the group "prc" (the processor), -1 when none
@@ -192,6 +229,10 @@ func (c *Converter) compileRule(set string, r *Rule) (*crule, error) {
 	}
 	re.MatchTimeout = c.timeout
 	cr := &crule{set: set, pattern: r.Pattern, pos: r.Pos, re: re, prc: re.GroupNumberFromName("prc"), lit: requiredLiteral(r.Pattern)}
+	for _, n := range re.GetGroupNumbers() {
+		cr.ngroups = max(cr.ngroups, n+1)
+	}
+	cr.fast = compileFast(r.Pattern, re)
 	if cr.outs, err = c.compileOutputs(cr, r.Outputs); err != nil {
 		return nil, err
 	}
@@ -589,19 +630,17 @@ type Problem struct {
 // problem each output that had to be skipped. matched reports whether
 // any rule matched. A rule that exceeds its match timeout is an error.
 func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matched bool, err error) {
-	c.runes = c.runes[:0]
-	for _, r := range line { // as []rune(line), without allocating
-		c.runes = append(c.runes, r)
+	c.line, c.haveRunes, c.ascii = line, false, isASCII(line)
+	if !c.ascii && !utf8.ValidString(line) {
+		line = string(c.lineRunes()) // the text the patterns see: each bad byte is U+FFFD
+		c.line = line
 	}
-	if !utf8.ValidString(line) {
-		line = string(c.runes) // the text the patterns see: each bad byte is U+FFFD
-	}
-	c.line, c.ascii = line, len(c.runes) == len(line)
+	fast := c.ascii && strings.IndexByte(line, '\n') < 0
 	for _, r := range c.rules {
 		if r.lit != "" && !strings.Contains(line, r.lit) {
 			continue
 		}
-		ms, err := c.matches(r)
+		ms, err := c.matches(r, fast)
 		if err != nil {
 			return matched, err
 		}
@@ -611,8 +650,8 @@ func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matc
 		matched = true
 		cpu := -1
 		if r.prc >= 0 {
-			if g := ms[0].GroupByNumber(r.prc); g != nil && len(g.Captures) > 0 {
-				if n, err := strconv.ParseInt(strings.TrimSpace(g.String()), 10, 32); err == nil && n >= 0 {
+			if g, ok := c.group(ms[0], r.prc); ok {
+				if n, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && n >= 0 {
 					cpu = int(n)
 				}
 			}
@@ -634,7 +673,37 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("rule %s: the regular expression took longer than %v on this line (a pathological pattern?)", e.Rule, e.Timeout)
 }
 
-func (c *Converter) matches(r *crule) ([]*regexp2.Match, error) {
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// matches returns the matches of r in the line; fast: the line is one
+// Go's regexp may read (fastre.go).
+func (c *Converter) matches(r *crule, fast bool) ([]match, error) {
+	c.ms, c.locs = c.ms[:0], c.locs[:0]
+	if fast && r.fast != nil {
+		loc, ok := r.fast.match(c.line)
+		if ok {
+			if loc == nil {
+				return nil, nil
+			}
+			for _, gi := range r.fast.groups {
+				if gi < 0 {
+					c.locs = append(c.locs, -1, -1)
+				} else {
+					c.locs = append(c.locs, loc[2*gi], loc[2*gi+1])
+				}
+			}
+			c.ms = append(c.ms, match{c.locs})
+			return c.ms, nil
+		}
+	}
+	c.lineRunes()
 	// regexp2 checks its deadline against a clock that a goroutine
 	// advances, and a loaded machine can deschedule a match: a timeout
 	// counts only when the match really took that long twice in a row.
@@ -657,17 +726,27 @@ func (c *Converter) matches(r *crule) ([]*regexp2.Match, error) {
 	}
 }
 
-func (c *Converter) matchAll(r *crule) ([]*regexp2.Match, error) {
+func (c *Converter) matchAll(r *crule) ([]match, error) {
+	c.ms, c.locs = c.ms[:0], c.locs[:0]
 	m, err := r.re.FindRunesMatch(c.runes)
-	var ms []*regexp2.Match
 	for err == nil && m != nil {
-		ms = append(ms, m)
+		start := len(c.locs)
+		for n := 0; n < r.ngroups; n++ {
+			if g := m.GroupByNumber(n); g != nil && len(g.Captures) > 0 {
+				c.locs = append(c.locs, g.Index, g.Index+g.Length)
+			} else {
+				c.locs = append(c.locs, -1, -1)
+			}
+		}
+		// When locs grows, the earlier matches keep its old array, which
+		// holds their offsets.
+		c.ms = append(c.ms, match{c.locs[start:len(c.locs):len(c.locs)]})
 		m, err = r.re.FindNextMatch(m)
 	}
-	return ms, err
+	return c.ms, err
 }
 
-func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, cpu int, emit Emit, problem func(Problem)) error {
+func (c *Converter) outputs(r *crule, outs []cout, ms []match, cpu int, emit Emit, problem func(Problem)) error {
 	for _, o := range outs {
 		if o.tmpl != nil {
 			text, perr := c.expand(o.tmpl, ms)
@@ -714,7 +793,7 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []*regexp2.Match, cpu int,
 // expand expands a template over the matches of a line as Regex.Replace
 // does, then evaluates its macros. A macro that cannot be evaluated
 // returns its reason.
-func (c *Converter) expand(t *template, ms []*regexp2.Match) (string, string) {
+func (c *Converter) expand(t *template, ms []match) (string, string) {
 	var why string
 	if c.out, why = c.expandTo(c.out[:0], t, ms); why != "" {
 		return "", why
@@ -723,17 +802,20 @@ func (c *Converter) expand(t *template, ms []*regexp2.Match) (string, string) {
 }
 
 // expandTo is expand appending to dst.
-func (c *Converter) expandTo(dst []byte, t *template, ms []*regexp2.Match) ([]byte, string) {
+func (c *Converter) expandTo(dst []byte, t *template, ms []match) ([]byte, string) {
 	pos := 0
 	for _, m := range ms {
-		dst = c.appendText(dst, pos, m.Index)
+		dst = c.appendText(dst, pos, m.index())
 		var why string
 		if dst, why = c.expandOne(dst, t, m); why != "" {
 			return dst, why
 		}
-		pos = m.Index + m.Length
+		pos = m.end()
 	}
-	return c.appendText(dst, pos, len(c.runes)), ""
+	if c.ascii {
+		return append(dst, c.line[pos:]...), ""
+	}
+	return c.appendText(dst, pos, len(c.lineRunes())), ""
 }
 
 // appendText appends the line's runes [i, j) as UTF-8 (a rune that is
@@ -742,20 +824,20 @@ func (c *Converter) appendText(dst []byte, i, j int) []byte {
 	if c.ascii {
 		return append(dst, c.line[i:j]...)
 	}
-	for _, r := range c.runes[i:j] {
+	for _, r := range c.lineRunes()[i:j] {
 		dst = utf8.AppendRune(dst, r)
 	}
 	return dst
 }
 
-func (c *Converter) expandOne(dst []byte, t *template, m *regexp2.Match) ([]byte, string) {
+func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string) {
 	for _, p := range t.parts {
 		switch p.kind {
 		case pLit:
 			dst = append(dst, p.text...)
 		case pGroup:
-			if g := m.GroupByNumber(p.group); g != nil && len(g.Captures) > 0 {
-				dst = c.appendText(dst, g.Index, g.Index+g.Length)
+			if i := m.loc[2*p.group]; i >= 0 {
+				dst = c.appendText(dst, i, m.loc[2*p.group+1])
 			}
 		case pMacro:
 			// Arguments hold no macros (they do not nest): c.arg is free.
