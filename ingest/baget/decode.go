@@ -211,6 +211,33 @@ func (a *Args) append(d *Description, ev *Event, rec []byte) []byte {
 	if cap(a.name) < 256 {
 		a.name = make([]byte, 0, 256)
 	}
+	if ev.args == nil {
+		return a.walk(d, ev, rec)
+	}
+	dst := append(a.JSON, '{')
+	start := len(dst)
+	for i := range ev.args {
+		op := &ev.args[i]
+		switch op.kind {
+		case opLeaf:
+			dst = appendKey(dst, start, op.key)
+			dst = d.appendScalar(dst, op.n, rec, op.delta)
+		case opText:
+			dst = appendKey(dst, start, op.key)
+			dst = ingest.AppendJSONString(dst, cText(rec, op.n.Offset+op.delta, op.size, nil))
+		case opElem:
+			dst = d.appendElem(dst, start, append(a.name[:0], op.key...), op.n, rec, op.delta)
+		default: // opNode
+			dst = d.appendNode(dst, start, append(a.name[:0], op.key...), op.n, rec, op.delta)
+		}
+	}
+	a.JSON = append(dst, '}')
+	return a.JSON
+}
+
+// walk builds args by walking the field tree (the definition; append
+// runs the same steps flattened when the event has a program).
+func (a *Args) walk(d *Description, ev *Event, rec []byte) []byte {
 	dst := append(a.JSON, '{')
 	start := len(dst)
 	name := a.name[:0]
@@ -221,6 +248,132 @@ func (a *Args) append(d *Description, ev *Event, rec []byte) []byte {
 	dst = d.appendNodes(dst, start, name, fields, rec, 0)
 	a.JSON = append(dst, '}')
 	return a.JSON
+}
+
+// An args program is the field tree of an event flattened at Parse into
+// one step per JSON member, names made: building an event's args then
+// walks no tree and builds no names. What depends on the record (the
+// member a union selects, the length of a flexible array) stays a step
+// that walks its subtree.
+type argOpKind uint8
+
+const (
+	opLeaf argOpKind = iota // a scalar at n.Offset+delta
+	opText                  // a char array of size bytes at n.Offset+delta
+	opElem                  // a union element: appendElem
+	opNode                  // a flexible array: appendNode
+)
+
+type argOp struct {
+	kind  argOpKind
+	key   string // opLeaf, opText: the member name; opElem, opNode: the path passed on
+	n     *Node
+	delta int
+	size  int
+}
+
+// Bounds of the programs (about 64 bytes a step): an event beyond its
+// bound, or beyond what is left of the description's, keeps walking its
+// tree.
+const (
+	maxEventOps = 1 << 10
+	maxDescOps  = 1 << 16
+)
+
+// compileArgs makes the args program of every event, within the bounds.
+func (d *Description) compileArgs() {
+	left := maxDescOps
+	for _, ev := range d.Events {
+		c := argCompiler{limit: min(maxEventOps, left)}
+		fields := ev.Fields
+		if len(fields) >= 2 {
+			fields = fields[2:]
+		}
+		if c.nodes("", fields, 0) {
+			ev.args = c.ops
+			if ev.args == nil {
+				ev.args = []argOp{}
+			}
+			left -= len(c.ops)
+		}
+	}
+}
+
+type argCompiler struct {
+	ops   []argOp
+	limit int
+}
+
+func (c *argCompiler) add(op argOp) bool {
+	if len(c.ops) >= c.limit {
+		return false
+	}
+	c.ops = append(c.ops, op)
+	return true
+}
+
+// nodes, node, array and elem follow appendNodes, appendNode, appendArray
+// and appendElem; false when the bound is reached.
+func (c *argCompiler) nodes(prefix string, nodes []*Node, delta int) bool {
+	for _, n := range nodes {
+		if !c.node(prefix+n.Name, n, delta) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *argCompiler) node(name string, n *Node, delta int) bool {
+	if n.Dims != nil {
+		if len(n.Dims) == 1 && n.Dims[0] == 0 {
+			return c.add(argOp{kind: opNode, key: name, n: n, delta: delta})
+		}
+		return c.array(name, n, n.Dims, delta)
+	}
+	return c.elem(name, n, delta)
+}
+
+func (c *argCompiler) array(name string, n *Node, dims []int, delta int) bool {
+	if n.Base != nil && n.Base.Kind == KindChar && len(dims) == 1 {
+		return c.add(argOp{kind: opText, key: name, n: n, delta: delta, size: dims[0] * n.ElemSize})
+	}
+	stride := n.ElemSize
+	for _, k := range dims[1:] {
+		stride *= k
+	}
+	for i := 0; i < dims[0]; i++ {
+		sub := name + "[" + strconv.Itoa(i) + "]"
+		ok := false
+		if len(dims) > 1 {
+			ok = c.array(sub, n, dims[1:], delta+i*stride)
+		} else {
+			ok = c.elem(sub, n, delta+i*stride)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *argCompiler) elem(name string, n *Node, delta int) bool {
+	if n.Base == nil {
+		if !n.Union {
+			return c.nodes(name+".", n.Children, delta)
+		}
+		return c.add(argOp{kind: opElem, key: name, n: n, delta: delta})
+	}
+	return c.add(argOp{kind: opLeaf, key: name, n: n, delta: delta})
+}
+
+// appendKey is key for a name that is a string.
+func appendKey(dst []byte, start int, name string) []byte {
+	if len(dst) > start {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '"')
+	dst = append(dst, name...)
+	return append(dst, '"', ':')
 }
 
 // appendNodes appends the nodes (offsets of element 0, shifted by delta)
@@ -309,6 +462,12 @@ func (d *Description) appendElem(dst []byte, start int, name []byte, n *Node, re
 		return appendHex(dst, rec, n.Offset+delta, n.Size)
 	}
 	dst = key(dst, start, name)
+	return d.appendScalar(dst, n, rec, delta)
+}
+
+// appendScalar appends the value of a scalar (n.Base set) at
+// n.Offset+delta.
+func (d *Description) appendScalar(dst []byte, n *Node, rec []byte, delta int) []byte {
 	off := n.Offset + delta
 	switch n.Base.Kind {
 	case KindTimespec:

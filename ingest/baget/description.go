@@ -94,6 +94,8 @@ type Event struct {
 	Creates                               *Creates
 	States                                []StateRule
 	CPURules                              []CPURule
+
+	args []argOp // the args program (compileArgs); nil: walk the tree
 }
 
 // Description is a parsed and validated XML description.
@@ -190,6 +192,7 @@ func Parse(file string, data []byte) (*Description, error) {
 	if err := p.root(root); err != nil { // 2, 3, 4, 5
 		return nil, err
 	}
+	p.d.compileArgs()
 	return p.d, nil
 }
 
