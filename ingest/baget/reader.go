@@ -358,8 +358,28 @@ func (s *Scanner) readBlock() (int, error) {
 	return first + m, err
 }
 
-// readUint reads an n-byte unsigned integer.
+// readUint reads an n-byte unsigned integer (len(b) >= n); the usual
+// widths in one load.
 func readUint(b []byte, n int, big bool) uint64 {
+	if big {
+		switch n {
+		case 8:
+			return binary.BigEndian.Uint64(b)
+		case 4:
+			return uint64(binary.BigEndian.Uint32(b))
+		case 2:
+			return uint64(binary.BigEndian.Uint16(b))
+		}
+	} else {
+		switch n {
+		case 8:
+			return binary.LittleEndian.Uint64(b)
+		case 4:
+			return uint64(binary.LittleEndian.Uint32(b))
+		case 2:
+			return uint64(binary.LittleEndian.Uint16(b))
+		}
+	}
 	var v uint64
 	if big {
 		for i := 0; i < n; i++ {
