@@ -436,7 +436,7 @@ Bounds (each an error past it; see the formats' READMEs): text lines 1 MiB
 (every text format); BTF header lines 4096 and entity tables 16 MiB;
 traceprinter header lines 4096, continuation lines of an event 1024 and
 1 MiB; .kev header 64 KiB, syspage 1 MiB, a combine event 1024 records, 1024
-combine events open at once; Baget logs 1 GiB (read into memory), blocks
+combine events open at once; Baget logs any size (read one block at a time), blocks
 16 MiB, descriptions 16 MiB and the limits of docs/baget-format.md §3; TLV
 rule, header and resource files 16 MiB each, JSON nesting 200, a rule's
 match 1 s per line, archives 256 MiB (256 entries, 256 MiB each, 512 MiB
