@@ -242,13 +242,7 @@ func TestBadLog(t *testing.T) {
 		d := readerDesc(t, big)
 		for _, c := range badLogs {
 			t.Run(fmt.Sprintf("%s/big=%v", c.name, big), func(t *testing.T) {
-				lb := &logBuilder{big: big, b: goodLog(big)}
-				if c.edit != nil {
-					c.edit(lb)
-				}
-				if c.size > 0 {
-					lb.b = lb.b[:c.size]
-				}
+				lb := c.build(big)
 				_, err := Open(bytes.NewReader(lb.b), int64(len(lb.b)), "x.blog", d, nil)
 				got := ""
 				if err != nil {
@@ -284,4 +278,16 @@ func TestByteOrderMismatch(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
+}
+
+// build writes the case's log: the good log, edited, cut to size.
+func (c badLog) build(big bool) *logBuilder {
+	lb := &logBuilder{big: big, b: goodLog(big)}
+	if c.edit != nil {
+		c.edit(lb)
+	}
+	if c.size > 0 {
+		lb.b = lb.b[:c.size]
+	}
+	return lb
 }

@@ -39,13 +39,7 @@ func TestStreamLikeOpen(t *testing.T) {
 		cases := append([]badLog{{name: "good"}}, badLogs...)
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/big=%v", c.name, big), func(t *testing.T) {
-				lb := &logBuilder{big: big, b: goodLog(big)}
-				if c.edit != nil {
-					c.edit(lb)
-				}
-				if c.size > 0 {
-					lb.b = lb.b[:c.size]
-				}
+				lb := c.build(big)
 				for _, skip := range []bool{false, true} {
 					var want, got diagLog
 					var wr, gr Report

@@ -70,18 +70,7 @@ var fastPatterns = []string{
 }
 
 func TestFastMatchesRegexp2(t *testing.T) {
-	var patterns []string
-	for _, f := range []string{"bundled/asp.cnv", "bundled/fmp.cnv", "testdata/fuzzrules/fuzzrules.cnv", "testdata/fig8/fig8.cnv", "testdata/example/tiny.cnv"} {
-		sets, err := LoadRules(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range sets {
-			for _, r := range s.Rules {
-				patterns = append(patterns, r.Pattern)
-			}
-		}
-	}
+	patterns := rulePatterns(t)
 	for _, p := range patterns {
 		if !strings.HasPrefix(p, "^") {
 			continue

@@ -40,18 +40,7 @@ func TestRequiredLiteral(t *testing.T) {
 // TestRequiredLiteralHolds: on every line of the real logs, a rule that
 // matches has its literal in the line.
 func TestRequiredLiteralHolds(t *testing.T) {
-	var patterns []string
-	for _, f := range []string{"bundled/asp.cnv", "bundled/fmp.cnv", "testdata/fuzzrules/fuzzrules.cnv", "testdata/fig8/fig8.cnv", "testdata/example/tiny.cnv"} {
-		sets, err := LoadRules(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range sets {
-			for _, r := range s.Rules {
-				patterns = append(patterns, r.Pattern)
-			}
-		}
-	}
+	patterns := rulePatterns(t)
 	logs, _ := filepath.Glob(filepath.Join(external, "*.log"))
 	logs = append(logs, "testdata/fig1/fig1.log", "testdata/fmp-reorder/fmp-reorder.log", "testdata/example/tiny.log", "testdata/fuzzrules/fuzzrules.log")
 	var lines []string
@@ -103,4 +92,22 @@ func FuzzRequiredLiteral(f *testing.F) {
 			t.Fatalf("%q matches %q, which lacks %q", pattern, line, lit)
 		}
 	})
+}
+
+// rulePatterns is every rule pattern of the bundled and test rule files.
+func rulePatterns(t *testing.T) []string {
+	t.Helper()
+	var patterns []string
+	for _, f := range []string{"bundled/asp.cnv", "bundled/fmp.cnv", "testdata/fuzzrules/fuzzrules.cnv", "testdata/fig8/fig8.cnv", "testdata/example/tiny.cnv"} {
+		sets, err := LoadRules(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sets {
+			for _, r := range s.Rules {
+				patterns = append(patterns, r.Pattern)
+			}
+		}
+	}
+	return patterns
 }
