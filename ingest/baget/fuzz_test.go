@@ -2,21 +2,16 @@ package baget
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/traceduck/traceduck/internal/dbtest"
 )
 
 // FuzzDescription: any bytes as a description parse or fail with an error,
 // without panicking, in bounded time.
 func FuzzDescription(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.xml")
-	for _, name := range files {
-		if data, err := os.ReadFile(name); err == nil {
-			f.Add(data)
-		}
-	}
+	dbtest.AddSeeds(f, 0, "testdata/*.xml")
 	for _, c := range badCases {
 		f.Add([]byte(c.xml()))
 	}

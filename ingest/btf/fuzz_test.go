@@ -1,12 +1,10 @@
 package btf_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -91,18 +89,8 @@ var fuzzSeeds = []string{
 // SkipBad, and the two must agree with each other and with a count of the
 // data lines made independently of the ingester.
 func FuzzIngest(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.btf")
-	for _, path := range files {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	external, _ := filepath.Glob(filepath.Join(externalDir, "*.btf"))
-	for _, path := range external {
-		f.Add(headLines(f, path, 200))
-	}
+	dbtest.AddSeeds(f, 0, "testdata/*.btf")
+	dbtest.AddSeeds(f, 16<<10, filepath.Join(externalDir, "*.btf"))
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
@@ -294,25 +282,6 @@ func splitLines(b []byte) [][]byte {
 		}
 	}
 	return lines
-}
-
-// headLines returns the first n lines of a file, line ends kept.
-func headLines(tb testing.TB, path string, n int) []byte {
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var out []byte
-	r := bufio.NewReader(f)
-	for i := 0; i < n; i++ {
-		line, err := r.ReadBytes('\n')
-		out = append(out, line...)
-		if err != nil {
-			break
-		}
-	}
-	return out
 }
 
 // TestFuzzSeedsLoad loads the fuzz seeds that parse without error into

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -54,24 +53,10 @@ var fuzzSeeds = []string{
 // each other, and with encoding/json where the input is plain JSON of
 // simple events.
 func FuzzIngest(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	dbtest.AddSeeds(f, 0, "testdata/*.json")
 	// Heads of the larger files: the fuzzer minimizes every input it finds
 	// interesting, which takes minutes from an 88 KB one.
-	ext, _ := filepath.Glob(filepath.Join(externalDir, "*.json"))
-	for _, p := range append(ext, samplePath) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data[:min(len(data), 3000)])
-	}
+	dbtest.AddSeeds(f, 3000, filepath.Join(externalDir, "*.json"), samplePath)
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dlclark/regexp2"
+	"github.com/traceduck/traceduck/internal/dbtest"
 )
 
 // The real TLV files, read in place (never copied into the repository).
@@ -943,11 +944,7 @@ func FuzzJSONC(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	for _, p := range []string{"testdata/config/rules/demo.cnv", "testdata/config/demo.resh", "testdata/config/fmp.res", "bundled/asp.cnv"} {
-		if data, err := os.ReadFile(p); err == nil {
-			f.Add(data)
-		}
-	}
+	dbtest.AddSeeds(f, 0, "testdata/config/rules/demo.cnv", "testdata/config/demo.resh", "testdata/config/fmp.res", "bundled/asp.cnv")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := jcParse("f.json", data)
 		if err != nil {

@@ -3,12 +3,12 @@ package tlv
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
 )
 
 // FuzzStdFormat: any line either is refused with a syntax error, or
@@ -61,13 +61,7 @@ func FuzzStdFormat(f *testing.F) {
 // error (bad lines are skipped), and every line they produce is in the
 // standard format.
 func FuzzConvert(f *testing.F) {
-	for _, p := range []string{"testdata/fig8/fig8.log", "testdata/fuzzrules/fuzzrules.log"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	dbtest.AddSeeds(f, 0, "testdata/fig8/fig8.log", "testdata/fuzzrules/fuzzrules.log")
 	f.Add([]byte("[0] unknown trace log type: 0.\n\n\r\n[x] dispatch to task 1.\n[99999999999999999999999] dispatch to task 1.\n"))
 	useLoader(f)
 	s, err := LoadSetup(filepath.Join("testdata", "fuzzrules", "fuzzrules.res"), []string{filepath.Join("testdata", "fuzzrules")}, []string{filepath.Join("testdata", "common.resh")}, nil)
