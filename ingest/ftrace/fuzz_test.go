@@ -2,11 +2,9 @@ package ftrace
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/traceduck/traceduck/ingest"
@@ -52,7 +50,6 @@ func FuzzIngest(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	time0 := time.Unix(0, 0)
 	f.Fuzz(func(t *testing.T, text string) {
 		lines := int64(strings.Count(text, "\n") + strings.Count(text, "\r") + 1)
 		for _, skip := range []bool{false, true} {
@@ -60,22 +57,7 @@ func FuzzIngest(f *testing.F) {
 			sink := &dbtest.Checked{}
 			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "fuzz.txt", SkipBad: skip}, sink, mem)
 			err := Ingester{}.Ingest(context.Background(), ingest.NewSource("fuzz.txt", strings.NewReader(text), int64(len(text))), w)
-			if err != nil {
-				var ie *schema.InputError
-				if skip || !errors.As(err, &ie) || ie.Line < 1 || ie.Line > lines || !strings.Contains(ie.Msg, "expected") {
-					t.Fatalf("skip-bad=%v: %v", skip, err)
-				}
-				w.Abort()
-			} else if err := w.Finish(time0); err != nil {
-				t.Fatal(err)
-			}
-			if sink.Err != nil {
-				t.Fatal(sink.Err)
-			}
-			if w.Events() > lines {
-				t.Fatalf("%d events from %d lines", w.Events(), lines)
-			}
-			mem.AssertSize(t, 0)
+			dbtest.EndFuzzRun(t, w, sink, mem, err, skip, lines, lines)
 		}
 	})
 }

@@ -2,10 +2,15 @@ package dbtest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
+	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/traceduck/traceduck/schema"
 )
@@ -63,4 +68,30 @@ func (s *Checked) Put(table string, rec arrow.Record) error {
 		s.Err = CheckBatch(table, rec)
 	}
 	return nil
+}
+
+// EndFuzzRun checks what every text fuzz target requires of one ingest
+// attempt that ended with err, and finishes or aborts the writer: without
+// SkipBad the only error allowed is an input error at a line in
+// 1..maxLine whose message says what was expected; with SkipBad none. The
+// batches the sink received are valid, there are no more events than
+// lines, and nothing built is left allocated.
+func EndFuzzRun(t *testing.T, w *schema.RunWriter, sink *Checked, mem *memory.CheckedAllocator, err error, skip bool, maxLine, lines int64) {
+	t.Helper()
+	if err != nil {
+		var ie *schema.InputError
+		if skip || !errors.As(err, &ie) || ie.Line < 1 || ie.Line > maxLine || !strings.Contains(ie.Msg, "expected") {
+			t.Fatalf("skip-bad=%v: %v", skip, err)
+		}
+		w.Abort()
+	} else if err := w.Finish(time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if sink.Err != nil {
+		t.Fatal(sink.Err)
+	}
+	if w.Events() > lines {
+		t.Fatalf("%d events from %d lines", w.Events(), lines)
+	}
+	mem.AssertSize(t, 0)
 }
