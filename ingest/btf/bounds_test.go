@@ -1,14 +1,10 @@
 package btf_test
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
 )
 
@@ -33,24 +29,7 @@ func TestHeaderBounds(t *testing.T) {
 			"SELECT json_array_length(meta->'entityTable') FROM runs", "16\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "bad.btf")
-			data := goodHead + c.header + "5,Core_0,0,T,A,0,start\n"
-			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			db := dbtest.Open(t)
-			_, err := ingest.Path(context.Background(), db, path, ingest.Options{})
-			if err == nil || "bad.btf"+strings.TrimPrefix(err.Error(), path) != c.want {
-				t.Fatalf("error\n got %v\nwant %s", err, c.want)
-			}
-			res := dbtest.Ingest(t, db, path, ingest.Options{SkipBad: true})
-			if res.Events != 2 {
-				t.Errorf("--skip-bad: %d events, want 2", res.Events)
-			}
-			want := strings.TrimPrefix(c.want, "bad.btf:")
-			if got := dbtest.Query(t, db.SQL(), "SELECT src_line || ': ' || message FROM diagnostics WHERE severity = 'error'"); got != want+"\n" {
-				t.Errorf("--skip-bad diagnostics\n got %s\nwant %s", got, want)
-			}
+			db := dbtest.BadThenSkipped(t, "bad.btf", []byte(goodHead+c.header+"5,Core_0,0,T,A,0,start\n"), c.want, 2)
 			if got := dbtest.Query(t, db.SQL(), c.meta); got != c.kept {
 				t.Errorf("%s: %s, want %s", c.meta, got, c.kept)
 			}

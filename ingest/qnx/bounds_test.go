@@ -29,23 +29,7 @@ func TestTextContinuationBound(t *testing.T) {
 			"bad.txt:8: expected at most 1024 continuation lines and 1048576 bytes of fields after the event line 6, found more (the rest up to the next event line is dropped)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "bad.txt")
-			if err := os.WriteFile(path, []byte(head+event+c.body+next), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			db := dbtest.Open(t)
-			_, err := ingest.Path(context.Background(), db, path, ingest.Options{})
-			if err == nil || "bad.txt"+strings.TrimPrefix(err.Error(), path) != c.want {
-				t.Fatalf("error\n got %v\nwant %s", err, c.want)
-			}
-			res := dbtest.Ingest(t, db, path, ingest.Options{SkipBad: true})
-			if res.Events != 3 {
-				t.Errorf("--skip-bad: %d events, want 3", res.Events)
-			}
-			want := strings.TrimPrefix(c.want, "bad.txt:")
-			if got := dbtest.Query(t, db.SQL(), "SELECT src_line || ': ' || message FROM diagnostics WHERE severity = 'error'"); got != want+"\n" {
-				t.Errorf("--skip-bad diagnostics\n got %s\nwant %s", got, want)
-			}
+			dbtest.BadThenSkipped(t, "bad.txt", []byte(head+event+c.body+next), c.want, 3)
 		})
 	}
 }

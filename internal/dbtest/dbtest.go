@@ -208,3 +208,30 @@ func Diff(want, got string) string {
 	}
 	return b.String()
 }
+
+// BadThenSkipped writes data to a file named name in a temporary
+// directory and checks the two ways a bad input is read: without
+// --skip-bad the ingest stops with want (the file's path shortened to
+// name), and with it the run holds events events and want as its one
+// error diagnostic. It returns the database holding that run.
+func BadThenSkipped(t *testing.T, name string, data []byte, want string, events int64) *schema.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := Open(t)
+	_, err := ingest.Path(context.Background(), db, path, ingest.Options{})
+	if err == nil || name+strings.TrimPrefix(err.Error(), path) != want {
+		t.Fatalf("error\n got %v\nwant %s", err, want)
+	}
+	res := Ingest(t, db, path, ingest.Options{SkipBad: true})
+	if res.Events != events {
+		t.Errorf("--skip-bad: %d events, want %d", res.Events, events)
+	}
+	msg := strings.TrimPrefix(want, name+":")
+	if got := Query(t, db.SQL(), "SELECT src_line || ': ' || message FROM diagnostics WHERE severity = 'error'"); got != msg+"\n" {
+		t.Errorf("--skip-bad diagnostics\n got %s\nwant %s", got, msg)
+	}
+	return db
+}
