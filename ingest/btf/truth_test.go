@@ -78,7 +78,7 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 	for k, n := range truth.ActionCounts {
 		want[k] = int64(n)
 	}
-	compare(t, "events per class/event", queryMap(t, q, `
+	compare(t, "events per class/event", dbtest.QueryCounts(t, q, `
 		SELECT class || '/' || event, count FROM event_counts WHERE run_id = ?`, res.RunID), want)
 
 	// Running and ready time per process (task or ISR), complete intervals
@@ -88,7 +88,7 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 		state string
 		truth map[string]int64
 	}{{"running", truth.Running}, {"ready", truth.Ready}} {
-		compare(t, st.state+" ns per process", queryMap(t, q, `
+		compare(t, st.state+" ns per process", dbtest.QueryCounts(t, q, `
 			SELECT o.name, sum(s.dur)
 			FROM state_intervals s JOIN objects o USING (run_id, object_id)
 			WHERE s.run_id = ? AND o.kind IN ('task', 'isr') AND s.state = ? AND NOT s.truncated
@@ -101,12 +101,12 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 			taskRunning[name] = ns
 		}
 	}
-	compare(t, "state_summary: running ns per task", queryMap(t, q, `
+	compare(t, "state_summary: running ns per task", dbtest.QueryCounts(t, q, `
 		SELECT object, total_ns FROM state_summary WHERE run_id = ? AND kind = 'task' AND state = 'running'`, res.RunID), taskRunning)
 
 	// Core busy time: what a core runs, idle excluded (a polling process
 	// leaves its core idle in the ingester and is not busy in the truth).
-	compare(t, "busy ns per core", queryMap(t, q, `
+	compare(t, "busy ns per core", dbtest.QueryCounts(t, q, `
 		SELECT o.name, sum(s.dur)
 		FROM state_intervals s JOIN objects o USING (run_id, object_id)
 		WHERE s.run_id = ? AND o.kind = 'cpu' AND s.state <> 'idle' AND NOT s.truncated
@@ -151,12 +151,12 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 	for name, n := range truth.Instances {
 		instances[name] = int64(n)
 	}
-	compare(t, "activate events per process", queryMap(t, q, `
+	compare(t, "activate events per process", dbtest.QueryCounts(t, q, `
 		SELECT o.name, count(*)
 		FROM events e JOIN objects o ON o.run_id = e.run_id AND o.object_id = e.object_id
 		WHERE e.run_id = ? AND e.class IN ('T', 'I') AND e.event = 'activate'
 		GROUP BY o.name`, res.RunID), instances)
-	compare(t, "instances with an active interval", queryMap(t, q, `
+	compare(t, "instances with an active interval", dbtest.QueryCounts(t, q, `
 		SELECT o.name, count(DISTINCT s.instance)
 		FROM state_intervals s JOIN objects o USING (run_id, object_id)
 		WHERE s.run_id = ? AND o.kind IN ('task', 'isr') AND s.state = 'active'
@@ -168,12 +168,12 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 	for name, n := range truth.Terminated {
 		terminated[name] = int64(n)
 	}
-	compare(t, "terminate events per process", queryMap(t, q, `
+	compare(t, "terminate events per process", dbtest.QueryCounts(t, q, `
 		SELECT o.name, count(*)
 		FROM events e JOIN objects o ON o.run_id = e.run_id AND o.object_id = e.object_id
 		WHERE e.run_id = ? AND e.class IN ('T', 'I') AND e.event = 'terminate'
 		GROUP BY o.name`, res.RunID), terminated)
-	compare(t, "running intervals ended by terminate", queryMap(t, q, `
+	compare(t, "running intervals ended by terminate", dbtest.QueryCounts(t, q, `
 		SELECT o.name, count(*)
 		FROM state_intervals s
 		JOIN objects o USING (run_id, object_id)
@@ -224,29 +224,6 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 	if d := queryText(t, q, "SELECT severity, count, src_line, message FROM diagnostics WHERE run_id = ? ORDER BY src_line", res.RunID); d != "" {
 		t.Errorf("diagnostics on a trace that follows the BTF definition:\n%s", d)
 	}
-}
-
-// queryMap runs a query of (name, number) rows.
-func queryMap(t *testing.T, q *sql.DB, query string, args ...any) map[string]int64 {
-	t.Helper()
-	rows, err := q.Query(query, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	m := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var v int64
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
-		}
-		m[k] = v
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 func queryText(t *testing.T, q *sql.DB, query string, args ...any) string {

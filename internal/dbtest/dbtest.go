@@ -235,3 +235,27 @@ func BadThenSkipped(t *testing.T, name string, data []byte, want string, events 
 	}
 	return db
 }
+
+// QueryCounts runs a query of (name, number) rows and returns them as a
+// map (the shape of the truth tests' comparisons with a generator).
+func QueryCounts(t testing.TB, db *sql.DB, q string, args ...any) map[string]int64 {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var k string
+		var v int64
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		m[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

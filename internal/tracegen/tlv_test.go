@@ -91,7 +91,7 @@ func checkTLV(t *testing.T, q *sql.DB, res ingest.Result, tr tracegen.TLVTruth) 
 			want[name+" "+st] = ns
 		}
 	}
-	compareTLV(t, "ns per resource and state", queryTLV(t, q, `
+	compareTLV(t, "ns per resource and state", dbtest.QueryCounts(t, q, `
 		SELECT o.name || ' ' || split_part(s.state, '=', 2), sum(s.dur)
 		FROM state_intervals s JOIN objects o USING (run_id, object_id)
 		WHERE s.run_id = ? AND o.kind IN ('Task', 'InterruptHandler') AND s.state LIKE 'state=%' AND NOT s.truncated
@@ -104,7 +104,7 @@ func checkTLV(t *testing.T, q *sql.DB, res ingest.Result, tr tracegen.TLVTruth) 
 			want[name+" "+b] = int64(n)
 		}
 	}
-	compareTLV(t, "behaviors per resource", queryTLV(t, q, `
+	compareTLV(t, "behaviors per resource", dbtest.QueryCounts(t, q, `
 		SELECT o.name || ' ' || e.event, count(*)
 		FROM events e JOIN objects o ON o.run_id = e.run_id AND o.object_id = e.object_id
 		WHERE e.run_id = ? AND e.event NOT LIKE '%=' AND o.kind IN ('Task', 'InterruptHandler')
@@ -121,28 +121,6 @@ func checkTLV(t *testing.T, q *sql.DB, res ingest.Result, tr tracegen.TLVTruth) 
 	if ns.Int64 != tr.SignalNS || valueNS.Int64 != tr.SignalValueNS || tr.SignalNS == 0 {
 		t.Errorf("SIG_Speed: %d ns, %d value×ns; the log %d, %d", ns.Int64, valueNS.Int64, tr.SignalNS, tr.SignalValueNS)
 	}
-}
-
-func queryTLV(t *testing.T, q *sql.DB, query string, args ...any) map[string]int64 {
-	t.Helper()
-	rows, err := q.Query(query, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	m := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var v int64
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
-		}
-		m[k] = v
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 func compareTLV(t *testing.T, what string, got, want map[string]int64) {
