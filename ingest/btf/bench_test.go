@@ -1,8 +1,8 @@
 package btf_test
 
 import (
+	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/traceduck/traceduck/ingest"
@@ -20,34 +20,19 @@ import (
 
 const benchEvents = 1_000_000
 
-// benchTrace writes the benchmark trace into a temporary directory, outside
-// the timer, and returns its path, size and number of events.
-func benchTrace(b *testing.B) (path string, size int64, events int) {
-	b.Helper()
-	path = filepath.Join(b.TempDir(), "bench.btf")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	truth, err := tracegen.WriteBTF(f, tracegen.Config{Events: benchEvents, Cores: 2, Tasks: 8, Seed: 1, TimeScale: "ns"})
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return path, st.Size(), truth.Lines
+// benchTrace writes the benchmark trace, outside the timer.
+func benchTrace(b *testing.B) (path string, events int64) {
+	return dbtest.BenchTrace(b, "bench.btf", func(w io.Writer) (int, error) {
+		truth, err := tracegen.WriteBTF(w, tracegen.Config{Events: benchEvents, Cores: 2, Tasks: 8, Seed: 1, TimeScale: "ns"})
+		return truth.Lines, err
+	})
 }
 
 // BenchmarkIngest is the whole path: BTF file → parser → Arrow batches →
 // a fresh DuckDB file, committed.
 func BenchmarkIngest(b *testing.B) {
-	path, _, events := benchTrace(b)
-	dbtest.BenchIngest(b, path, int64(events), ingest.Options{Format: "btf"})
+	path, events := benchTrace(b)
+	dbtest.BenchIngest(b, path, events, ingest.Options{Format: "btf"})
 }
 
 // BenchmarkParseOnly runs the BTF ingester into a RunWriter whose sink
@@ -55,10 +40,10 @@ func BenchmarkIngest(b *testing.B) {
 // Arrow batches, without DuckDB. BenchmarkIngest minus this is the cost of
 // loading into DuckDB.
 func BenchmarkParseOnly(b *testing.B) {
-	path, _, events := benchTrace(b)
+	path, events := benchTrace(b)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dbtest.BenchParse(b, btf.Ingester{}, data, int64(events))
+	dbtest.BenchParse(b, btf.Ingester{}, data, events)
 }

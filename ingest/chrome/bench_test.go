@@ -1,9 +1,8 @@
 package chrome_test
 
 import (
-	"bufio"
+	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/traceduck/traceduck/ingest"
@@ -21,44 +20,27 @@ import (
 //	go test -run XXX -bench 'Ingest$' -benchmem -benchtime 1x ./ingest/chrome/
 const benchTasks = 12000
 
-func benchTrace(b *testing.B) (path string, size int64, events int) {
-	b.Helper()
-	path = filepath.Join(b.TempDir(), "bench.json")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	truth, err := chromegen.Write(bw, chromegen.Config{Seed: 1, Tasks: benchTasks})
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return path, st.Size(), truth.Events
+// benchTrace writes the benchmark trace, outside the timer.
+func benchTrace(b *testing.B) (path string, events int64) {
+	return dbtest.BenchTrace(b, "bench.json", func(w io.Writer) (int, error) {
+		truth, err := chromegen.Write(w, chromegen.Config{Seed: 1, Tasks: benchTasks})
+		return truth.Events, err
+	})
 }
 
 // BenchmarkParseOnly: file -> parser -> Arrow batches, dropped.
 func BenchmarkParseOnly(b *testing.B) {
-	path, _, events := benchTrace(b)
+	path, events := benchTrace(b)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dbtest.BenchParse(b, chrome.Ingester{}, data, int64(events))
+	dbtest.BenchParse(b, chrome.Ingester{}, data, events)
 }
 
 // BenchmarkIngest is the whole path: file -> parser -> Arrow batches -> a
 // fresh DuckDB file, committed.
 func BenchmarkIngest(b *testing.B) {
-	path, _, events := benchTrace(b)
-	dbtest.BenchIngest(b, path, int64(events), ingest.Options{Format: "chrome"})
+	path, events := benchTrace(b)
+	dbtest.BenchIngest(b, path, events, ingest.Options{Format: "chrome"})
 }

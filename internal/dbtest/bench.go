@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -129,4 +130,28 @@ func procStatusKB(name string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// BenchTrace writes a generated trace to a file named name in a temporary
+// directory, outside the benchmark's timer, and returns its path and the
+// number of events the generator says it wrote.
+func BenchTrace(b *testing.B, name string, generate func(io.Writer) (events int, err error)) (path string, events int64) {
+	b.Helper()
+	path = filepath.Join(b.TempDir(), name)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	n, err := generate(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return path, int64(n)
 }
