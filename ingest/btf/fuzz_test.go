@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -186,27 +185,11 @@ type ingestOutcome struct {
 }
 
 func runIngest(t *testing.T, data []byte, skipBad bool) ingestOutcome {
-	mem := memory.NewCheckedAllocator(dbtest.RecyclingAllocator)
-	defer mem.AssertSize(t, 0)
 	sink := &checkSink{t: t, badLines: map[int64]bool{}}
-	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "fuzz", Source: fuzzName, Format: "btf", SkipBad: skipBad}, sink, mem)
-	w.SetBatchRows(3 + len(data)%14) // small batches, to cross their boundaries
-	src := ingest.NewSource(fuzzName, bytes.NewReader(data), int64(len(data)))
 	out := ingestOutcome{}
-	out.err = btf.Ingester{}.Ingest(context.Background(), src, w)
-	out.events = w.Events()
+	out.events, out.err = dbtest.FuzzIngest(t, btf.Ingester{}, fuzzName, data, skipBad, sink)
 	if out.err != nil {
-		w.Abort()
 		return out
-	}
-	if err := w.Finish(time.Now()); err != nil {
-		t.Fatalf("Finish: %v", err)
-	}
-	if sink.err != nil {
-		t.Fatal(sink.err)
-	}
-	if sink.events != out.events {
-		t.Fatalf("writer counted %d events, the sink received %d rows", out.events, sink.events)
 	}
 	out.badLines, out.overflow = sink.badLines, sink.overflow
 	return out
@@ -222,6 +205,9 @@ type checkSink struct {
 	badLines map[int64]bool
 	overflow bool
 }
+
+// Result is what dbtest.FuzzIngest checks.
+func (s *checkSink) Result() (int64, error) { return s.events, s.err }
 
 func (s *checkSink) Put(table string, rec arrow.Record) error {
 	if s.err != nil {

@@ -2,7 +2,6 @@ package chrome_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,12 +9,9 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/arrow/memory"
-	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/ingest/chrome"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/schema"
@@ -199,27 +195,11 @@ func (o ingestOutcome) eventsBefore(off int64) int64 {
 }
 
 func runIngest(t *testing.T, data []byte, skipBad bool) ingestOutcome {
-	mem := memory.NewCheckedAllocator(dbtest.RecyclingAllocator)
-	defer mem.AssertSize(t, 0)
 	sink := &checkSink{}
-	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "fuzz", Source: fuzzName, Format: "chrome", SkipBad: skipBad}, sink, mem)
-	w.SetBatchRows(3 + len(data)%14) // small batches, to cross their boundaries
-	src := ingest.NewSource(fuzzName, bytes.NewReader(data), int64(len(data)))
 	out := ingestOutcome{}
-	out.err = chrome.Ingester{}.Ingest(context.Background(), src, w)
-	out.events = w.Events()
+	out.events, out.err = dbtest.FuzzIngest(t, chrome.Ingester{}, fuzzName, data, skipBad, sink)
 	if out.err != nil {
-		w.Abort()
 		return out
-	}
-	if err := w.Finish(time.Now()); err != nil {
-		t.Fatalf("Finish: %v", err)
-	}
-	if sink.err != nil {
-		t.Fatal(sink.err)
-	}
-	if sink.events != out.events {
-		t.Fatalf("writer counted %d events, the sink received %d rows", out.events, sink.events)
 	}
 	out.srcLines, out.errors, out.errorAt, out.overflow = sink.srcLines, sink.errors, sink.errorAt, sink.overflow
 	return out
@@ -234,6 +214,9 @@ type checkSink struct {
 	errorAt  []int64
 	overflow bool
 }
+
+// Result is what dbtest.FuzzIngest checks.
+func (s *checkSink) Result() (int64, error) { return s.events, s.err }
 
 func (s *checkSink) Put(table string, rec arrow.Record) error {
 	if s.err == nil {
