@@ -33,9 +33,14 @@ func newBatch(mem memory.Allocator, table string, syms *symtab) *batch {
 func newBatchCounting(mem memory.Allocator, table string, syms *symtab, bad *int64) *batch {
 	sc := ArrowSchema(table)
 	b := &batch{schema: sc, cols: make([]colBuilder, len(sc.Fields()))}
+	cols := lookupTable(table).columns
 	for i, f := range sc.Fields() {
 		switch f.Type.ID() {
 		case arrow.INT32:
+			if cols[i].isSymbol() {
+				b.cols[i] = &symCol{newNumCol[int32](mem, arrow.PrimitiveTypes.Int32)}
+				break
+			}
 			b.cols[i] = &i32Col{newNumCol[int32](mem, arrow.PrimitiveTypes.Int32)}
 		case arrow.INT64:
 			b.cols[i] = &i64Col{newNumCol[int64](mem, arrow.PrimitiveTypes.Int64)}
@@ -101,10 +106,18 @@ func (b *batch) str(i int) *strCol    { return b.cols[i].(*strCol) }
 func (b *batch) boolc(i int) *boolCol { return b.cols[i].(*boolCol) }
 func (b *batch) ts(i int) *tsCol      { return b.cols[i].(*tsCol) }
 func (b *batch) dict(i int) *dictCol  { return b.cols[i].(*dictCol) }
+func (b *batch) sym(i int) *symCol    { return b.cols[i].(*symCol) }
 
 type i32Col struct{ *numCol[int32] }
 
 type i64Col struct{ *numCol[int64] }
+
+// symCol is a column of symbol ids, which the table's view turns back
+// into names (see TableSymbols).
+type symCol struct{ *numCol[int32] }
+
+// put appends a symbol; NoSym is NULL.
+func (c *symCol) put(s Sym) { c.numCol.put(int32(s), s < 0) }
 
 type f64Col struct{ *array.Float64Builder }
 

@@ -32,6 +32,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := sql.OpenDB(connector)
+	if err := migrateToSymbols(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	if _, err := db.ExecContext(ctx, DDL()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("create tables in %s: %w", path, err)
@@ -143,7 +147,12 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		// computed at the end; the run row is written at Finish
 		info.SHA256 = ""
 	}
+	names, err := loadSymbols(ctx, conn)
+	if err != nil {
+		return 0, err
+	}
 	w := NewRunWriter(info, sink, db.mem)
+	w.loadSymbols(names)
 	if opt.BatchRows > 0 {
 		w.SetBatchRows(opt.BatchRows)
 	}
@@ -234,6 +243,35 @@ func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err er
 	return restore, nil
 }
 
+// maxSymbolGap bounds what loadSymbols allocates for ids that are not in
+// the table (the writer leaves none).
+const maxSymbolGap = 1 << 20
+
+// loadSymbols reads the database's symbols: names[i] is symbol i.
+func loadSymbols(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT sym, name FROM "+TableSymbols+" ORDER BY sym")
+	if err != nil {
+		return nil, fmt.Errorf("read symbols: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var id int32
+		var name sql.NullString
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("read symbols: %w", err)
+		}
+		if id < 0 || int(id) < len(names) || int(id)-len(names) > maxSymbolGap {
+			return nil, fmt.Errorf("read symbols: symbol id %d after %d symbols", id, len(names))
+		}
+		for len(names) < int(id) {
+			names = append(names, "") // a gap: never looked up by name
+		}
+		names = append(names, name.String)
+	}
+	return names, rows.Err()
+}
+
 // parseByteSize reads a size as DuckDB prints its memory_limit ("19.2
 // GiB", "256.0 MiB", "1000 bytes").
 func parseByteSize(s string) (int64, bool) {
@@ -290,7 +328,7 @@ func (s *duckSink) Put(table string, rec arrow.Record) error {
 	}
 	defer release()
 	s.views[view] = true
-	if _, err := s.conn.ExecContext(s.ctx, "INSERT INTO "+table+" SELECT * FROM "+view); err != nil {
+	if _, err := s.conn.ExecContext(s.ctx, "INSERT INTO "+stored(table)+" SELECT * FROM "+view); err != nil {
 		return fmt.Errorf("load %s: %w", table, err)
 	}
 	// Drop the view at once: it points at a stream that is freed on return.

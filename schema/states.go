@@ -146,7 +146,7 @@ func (t *stateTracker) emit(obj ObjectID, inst int64, o openInterval, end int64,
 	b.i32(0).Append(w.info.RunID)
 	b.i32(1).Append(int32(obj))
 	b.i64(2).Append(inst)
-	b.dict(3).put(o.state)
+	b.sym(3).put(o.state)
 	b.i64(4).Append(o.start)
 	b.i64(5).Append(end)
 	b.i64(6).Append(end - o.start)
@@ -165,7 +165,7 @@ func (t *stateTracker) flush() error {
 	if t.b == nil || t.b.rows == 0 {
 		return t.w.out.err()
 	}
-	return t.w.out.put(TableStateIntervals, t.b.flushed())
+	return t.w.putWithSymbols(TableStateIntervals, t.b.flushed())
 }
 
 // finish closes every open interval at the end of the trace, in the order

@@ -37,6 +37,18 @@ func (t *symtab) internBytes(b []byte) Sym {
 	return t.intern(string(b))
 }
 
+// preload makes the table start from the symbols a database already holds:
+// names[i] is symbol i ("" in a gap, which is never looked up by name).
+// A name held twice keeps its first id.
+func (t *symtab) preload(names []string) {
+	for i, n := range names {
+		if _, ok := t.ids[n]; !ok && n != "" {
+			t.ids[n] = Sym(i)
+		}
+	}
+	t.names = append(t.names, names...)
+}
+
 func (t *symtab) str(s Sym) string {
 	if s < 0 || int(s) >= len(t.names) {
 		return ""

@@ -20,6 +20,24 @@ const (
 	TableHistograms     = "histograms"
 )
 
+// TableSymbols is the base table of the strings that events and
+// state_intervals keep as symbol ids: the names of classes, events and
+// states, dense ids from 0, shared by every run of the database.
+//
+// Why not VARCHAR columns: DuckDB 1.1 loads a VARCHAR column of few
+// values at about 2.2 s per 10M rows on this machine, against 0.3 s for
+// an INTEGER one (it appends each string, hashes it for its statistics and
+// dictionary, and analyzes it for FSST). events.class, events.event and
+// state_intervals.state made half of a 10M-event BTF ingest. The views
+// events and state_intervals give them back as strings, in the same
+// columns, in the order the rows were written.
+const TableSymbols = "symbols"
+
+var symbolsTable = table{name: TableSymbols, doc: "the strings of the symbol columns of events and state_intervals, shared by all runs", columns: []column{
+	{"sym", "INTEGER NOT NULL", i32, "dense from 0, in order of first use"},
+	{"name", "VARCHAR", str, ""},
+}, extra: "PRIMARY KEY (sym)"}
+
 // column is one column of a table: its SQL type and the Arrow type the
 // run writer builds it as. The Arrow schema of a table lists exactly the
 // table's columns in order, because batches are loaded with
@@ -36,17 +54,33 @@ type table struct {
 	doc     string
 	columns []column
 	extra   string // table constraints appended to the DDL
+	// rows, when set, makes the table a view over the base table of that
+	// name, which stores each of its symbol columns as symbol ids
+	// (<column>_sym INTEGER, see TableSymbols).
+	rows string
 }
 
 var (
-	i32   = arrow.PrimitiveTypes.Int32
-	i64   = arrow.PrimitiveTypes.Int64
-	f64   = arrow.PrimitiveTypes.Float64
-	str   = arrow.BinaryTypes.String
-	boo   = arrow.FixedWidthTypes.Boolean
-	dict  = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
-	tstmp = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	i32  = arrow.PrimitiveTypes.Int32
+	i64  = arrow.PrimitiveTypes.Int64
+	f64  = arrow.PrimitiveTypes.Float64
+	str  = arrow.BinaryTypes.String
+	boo  = arrow.FixedWidthTypes.Boolean
+	dict = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	// symbol marks a column that a view reads from a symbol id (a VARCHAR
+	// of the contract stored as INTEGER): its batches carry the id, int32.
+	symbol arrow.DataType = &symbolType{}
+	tstmp                 = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 )
+
+type symbolType struct{ arrow.Int32Type }
+
+// isSymbol tells a symbol column (by type: pointers to zero-size values
+// may compare equal).
+func (c column) isSymbol() bool {
+	_, ok := c.arrow.(*symbolType)
+	return ok
+}
 
 // tables is the table contract of DESIGN.md. Times are BIGINT nanoseconds
 // on the trace's own time base.
@@ -76,14 +110,14 @@ var tables = []table{
 		{"parent_id", "INTEGER", i32, "object_id of the owner (thread -> process)"},
 		{"attrs", "JSON", str, "format-specific attributes"},
 	}},
-	{name: TableEvents, doc: "one row per event, in trace order", columns: []column{
+	{name: TableEvents, doc: "one row per event, in trace order", rows: "event_rows", columns: []column{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
 		{"seq", "BIGINT NOT NULL", i64, "ordinal in the run, from 1"},
 		{"ts", "BIGINT", i64, "ns"},
 		{"ts_raw", "BIGINT", i64, "timestamp in the source unit, kept where the conversion to ns loses information"},
 		{"cpu", "INTEGER", i32, "processor the event happened on"},
-		{"class", "VARCHAR", dict, "event class (BTF: target type)"},
-		{"event", "VARCHAR", dict, "event name (BTF: action)"},
+		{"class", "VARCHAR", symbol, "event class (BTF: target type)"},
+		{"event", "VARCHAR", symbol, "event name (BTF: action)"},
 		{"context_id", "INTEGER", i32, "object in whose context it happened (BTF: source)"},
 		{"object_id", "INTEGER", i32, "main object (BTF: target)"},
 		{"source_instance", "BIGINT", i64, ""},
@@ -102,11 +136,11 @@ var tables = []table{
 		{"object_id", "INTEGER", i32, ""},
 		{"count", "BIGINT", i64, "events with this triple"},
 	}},
-	{name: TableStateIntervals, doc: "one row per time an object spent in one state", columns: []column{
+	{name: TableStateIntervals, doc: "one row per time an object spent in one state", rows: "state_interval_rows", columns: []column{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
 		{"object_id", "INTEGER", i32, ""},
 		{"instance", "BIGINT", i64, "object instance (BTF task instance); 0 where the format has none"},
-		{"state", "VARCHAR", dict, ""},
+		{"state", "VARCHAR", symbol, ""},
 		{"start_ts", "BIGINT", i64, "ns"},
 		{"end_ts", "BIGINT", i64, "ns"},
 		{"dur", "BIGINT", i64, "end_ts - start_ts"},
@@ -167,26 +201,106 @@ func lookupTable(name string) *table {
 			return &tables[i]
 		}
 	}
+	if name == TableSymbols {
+		return &symbolsTable
+	}
 	panic("schema: no table " + name)
 }
 
-// DDL returns the CREATE TABLE IF NOT EXISTS statements of every table.
+// stored returns the base table that holds a table's rows: itself, or the
+// table of symbol ids under its view.
+func stored(name string) string {
+	if t := lookupTable(name); t.rows != "" {
+		return t.rows
+	}
+	return name
+}
+
+// StorageTables lists the base tables that are not tables of the contract
+// but hold the rows of its views (see TableSymbols). An export of a
+// database reads the views instead.
+func StorageTables() []string {
+	out := []string{TableSymbols}
+	for _, t := range tables {
+		if t.rows != "" {
+			out = append(out, t.rows)
+		}
+	}
+	return out
+}
+
+// storedName is the name of a column in the base table.
+func (c column) storedName() string {
+	if c.isSymbol() {
+		return c.name + "_sym"
+	}
+	return c.name
+}
+
+// DDL returns the statements that create whatever does not exist yet: the
+// base tables, the symbols, then the views over the tables of symbol ids.
+// A view is not replaced when it exists, so that opening a database
+// writes nothing.
 func DDL() string {
 	var b strings.Builder
-	for _, t := range tables {
-		fmt.Fprintf(&b, "-- %s: %s\nCREATE TABLE IF NOT EXISTS %s (\n", t.name, t.doc, t.name)
-		for i, c := range t.columns {
-			sep := ","
-			if i == len(t.columns)-1 && t.extra == "" {
-				sep = ""
-			}
-			fmt.Fprintf(&b, "    %s %s%s\n", c.name, c.sql, sep)
-		}
-		if t.extra != "" {
-			fmt.Fprintf(&b, "    %s\n", t.extra)
-		}
-		b.WriteString(");\n")
+	for _, t := range append(tables[:len(tables):len(tables)], symbolsTable) {
+		b.WriteString(tableDDL(t))
 	}
+	for _, t := range tables {
+		if t.rows != "" {
+			b.WriteString(viewDDL(t, "CREATE VIEW IF NOT EXISTS"))
+		}
+	}
+	return b.String()
+}
+
+// tableDDL creates the base table of t: a symbol column is stored as
+// <column>_sym INTEGER in the table t.rows.
+func tableDDL(t table) string {
+	var b strings.Builder
+	name, doc := t.name, t.doc
+	if t.rows != "" {
+		name, doc = t.rows, fmt.Sprintf("the rows of the view %s, its strings as symbol ids", t.name)
+	}
+	fmt.Fprintf(&b, "-- %s: %s\nCREATE TABLE IF NOT EXISTS %s (\n", name, doc, name)
+	for i, c := range t.columns {
+		sep := ","
+		if i == len(t.columns)-1 && t.extra == "" {
+			sep = ""
+		}
+		typ := c.sql
+		if c.isSymbol() {
+			typ = "INTEGER"
+		}
+		fmt.Fprintf(&b, "    %s %s%s\n", c.storedName(), typ, sep)
+	}
+	if t.extra != "" {
+		fmt.Fprintf(&b, "    %s\n", t.extra)
+	}
+	b.WriteString(");\n")
+	return b.String()
+}
+
+// viewDDL is the view of a table kept as symbol ids. The names are looked
+// up in one list per query (a range join fills any gap in the ids with
+// NULL): unlike a join, a list lookup keeps the rows in the order of the
+// base table, the order they were written in.
+func viewDDL(t table, create string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- %s: %s\n%s %s AS\nSELECT ", t.name, t.doc, create, t.name)
+	for i, c := range t.columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if c.isSymbol() {
+			fmt.Fprintf(&b, "s.names[r.%s + 1] AS %s", c.storedName(), c.name)
+		} else {
+			fmt.Fprintf(&b, "r.%s", c.name)
+		}
+	}
+	fmt.Fprintf(&b, "\nFROM %s r, (SELECT list(y.name ORDER BY i.i) AS names\n"+
+		"      FROM range((SELECT coalesce(max(sym) + 1, 0) FROM %s)) i(i) LEFT JOIN %s y ON y.sym = i.i) s;\n",
+		t.rows, TableSymbols, TableSymbols)
 	return b.String()
 }
 
@@ -195,7 +309,10 @@ func ArrowSchema(name string) *arrow.Schema {
 	t := lookupTable(name)
 	fields := make([]arrow.Field, len(t.columns))
 	for i, c := range t.columns {
-		fields[i] = arrow.Field{Name: c.name, Type: c.arrow, Nullable: !strings.Contains(c.sql, "NOT NULL")}
+		fields[i] = arrow.Field{Name: c.storedName(), Type: c.arrow, Nullable: !strings.Contains(c.sql, "NOT NULL")}
+		if c.isSymbol() {
+			fields[i].Type = i32
+		}
 		if c.sql == "JSON" {
 			// Marked as Arrow's JSON extension, DuckDB takes the strings as
 			// JSON as they are; a plain string column would be cast to

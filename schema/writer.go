@@ -124,6 +124,7 @@ type RunWriter struct {
 
 	finished bool
 	lateSHA  func() string
+	symsSent int // symbols already in TableSymbols, sent or loaded
 
 	// strings that were not UTF-8 and were repaired, and the first event
 	// line that brought one
@@ -356,8 +357,8 @@ func (w *RunWriter) Event(e *Event) (Seq, error) {
 	b.i64(2).Append(e.TS)
 	b.i64(3).put(e.TSRaw, !e.HasRaw)
 	b.i32(4).put(int32(e.CPU), e.CPU < 0)
-	b.dict(5).put(e.Class)
-	b.dict(6).put(e.Event)
+	b.sym(5).put(e.Class)
+	b.sym(6).put(e.Event)
 	b.i32(7).put(int32(e.Context), e.Context < 0)
 	b.i32(8).put(int32(e.Object), e.Object < 0)
 	b.i64(9).put(e.SourceInstance, e.SourceInstance == NoInstance)
@@ -387,7 +388,37 @@ func (w *RunWriter) flushEvents() error {
 	if w.ev.rows == 0 {
 		return w.out.err()
 	}
-	return w.out.put(TableEvents, w.ev.flushed())
+	return w.putWithSymbols(TableEvents, w.ev.flushed())
+}
+
+// loadSymbols starts the run from the symbols its database holds
+// (names[i] is symbol i), so that its symbol ids are the database's.
+func (w *RunWriter) loadSymbols(names []string) {
+	w.syms.preload(names)
+	w.symsSent = len(w.syms.names)
+}
+
+// putWithSymbols sends a batch of a table with symbol columns, after the
+// symbols that are new since the last one: the sink always holds the
+// names of the ids it is given.
+func (w *RunWriter) putWithSymbols(table string, rec arrow.Record) error {
+	if n := len(w.syms.names); n > w.symsSent {
+		b := newBatch(w.mem, TableSymbols, w.syms)
+		b.reserve(n - w.symsSent)
+		for i := w.symsSent; i < n; i++ {
+			b.i32(0).Append(int32(i))
+			b.str(1).add(w.syms.names[i])
+			b.rows++
+		}
+		w.symsSent = n
+		err := w.out.put(TableSymbols, b.record())
+		b.release()
+		if err != nil {
+			rec.Release()
+			return err
+		}
+	}
+	return w.out.put(table, rec)
 }
 
 // StateLevel declares that, for objects of kind, state at level aggregates

@@ -199,6 +199,7 @@ func runIngest(t *testing.T, data []byte, skipBad bool) ingestOutcome {
 // It runs on the writer's pipeline goroutine; the figures are read after
 // Finish, which waits for it.
 type checkSink struct {
+	batches  dbtest.BatchChecker
 	t        *testing.T
 	err      error
 	events   int64
@@ -218,7 +219,7 @@ func (s *checkSink) Put(table string, rec arrow.Record) error {
 }
 
 func (s *checkSink) check(table string, rec arrow.Record) error {
-	if err := dbtest.CheckBatch(table, rec); err != nil {
+	if err := s.batches.Check(table, rec); err != nil {
 		return err
 	}
 	n := int(rec.NumRows())

@@ -207,6 +207,7 @@ func runIngest(t *testing.T, data []byte, skipBad bool) ingestOutcome {
 
 // checkSink checks the batches a run writer sends and keeps a few figures.
 type checkSink struct {
+	batches  dbtest.BatchChecker
 	err      error
 	events   int64
 	srcLines []int64
@@ -226,7 +227,7 @@ func (s *checkSink) Put(table string, rec arrow.Record) error {
 }
 
 func (s *checkSink) check(table string, rec arrow.Record) error {
-	if err := dbtest.CheckBatch(table, rec); err != nil {
+	if err := s.batches.Check(table, rec); err != nil {
 		return err
 	}
 	n := int(rec.NumRows())

@@ -148,20 +148,25 @@ func ingestWith(t *testing.T, r io.Reader, skipBad bool) (*parser, *intervalSink
 }
 
 type intervalSink struct {
-	rows  []string
-	count int
-	diags []string
+	rows    []string
+	count   int
+	diags   []string
+	symbols []string
 }
 
 func (s *intervalSink) Put(table string, rec arrow.Record) error {
 	switch table {
+	case schema.TableSymbols:
+		names := rec.Column(1).(*array.String)
+		for i := 0; i < names.Len(); i++ {
+			s.symbols = append(s.symbols, names.Value(i))
+		}
 	case schema.TableStateIntervals:
-		inst, state := rec.Column(2).(*array.Int64), rec.Column(3).(*array.Dictionary)
-		names := state.Dictionary().(*array.String)
+		inst, state := rec.Column(2).(*array.Int64), rec.Column(3).(*array.Int32)
 		start, end := rec.Column(4).(*array.Int64), rec.Column(5).(*array.Int64)
 		s.count += int(rec.NumRows())
 		for i := 0; i < int(rec.NumRows()) && s.count < 1000; i++ {
-			s.rows = append(s.rows, fmt.Sprintf("%d %s %d %d", inst.Value(i), names.Value(state.GetValueIndex(i)), start.Value(i), end.Value(i)))
+			s.rows = append(s.rows, fmt.Sprintf("%d %s %d %d", inst.Value(i), s.symbols[state.Value(i)], start.Value(i), end.Value(i)))
 		}
 	case schema.TableDiagnostics:
 		msg, count := rec.Column(4).(*array.String), rec.Column(5).(*array.Int64)

@@ -58,14 +58,53 @@ func column(rec arrow.Record, name string) int {
 	return rec.Schema().FieldIndices(name)[0]
 }
 
-// Checked is a schema.Sink that checks every batch with CheckBatch, keeps
-// the first violation in Err and drops the batches.
-type Checked struct{ Err error }
+// BatchChecker checks the batches of one run in the order a sink receives
+// them: each with CheckBatch, and the symbol ids of events and
+// state_intervals against the symbols sent before them (dense from 0).
+type BatchChecker struct{ symbols int64 }
+
+// Check checks one batch.
+func (c *BatchChecker) Check(table string, rec arrow.Record) error {
+	if err := CheckBatch(table, rec); err != nil {
+		return err
+	}
+	var cols []string
+	switch table {
+	case schema.TableSymbols:
+		ids := rec.Column(0).(*array.Int32)
+		for i := 0; i < ids.Len(); i++ {
+			if int64(ids.Value(i)) != c.symbols {
+				return fmt.Errorf("symbol %d sent after %d symbols", ids.Value(i), c.symbols)
+			}
+			c.symbols++
+		}
+	case schema.TableEvents:
+		cols = []string{"class_sym", "event_sym"}
+	case schema.TableStateIntervals:
+		cols = []string{"state_sym"}
+	}
+	for _, name := range cols {
+		ids := rec.Column(column(rec, name)).(*array.Int32)
+		for i := 0; i < ids.Len(); i++ {
+			if ids.IsValid(i) && (ids.Value(i) < 0 || int64(ids.Value(i)) >= c.symbols) {
+				return fmt.Errorf("%s.%s is symbol %d, of %d sent", table, name, ids.Value(i), c.symbols)
+			}
+		}
+	}
+	return nil
+}
+
+// Checked is a schema.Sink that checks every batch with a BatchChecker,
+// keeps the first violation in Err and drops the batches.
+type Checked struct {
+	Err     error
+	batches BatchChecker
+}
 
 // Put checks the batch.
 func (s *Checked) Put(table string, rec arrow.Record) error {
 	if s.Err == nil {
-		s.Err = CheckBatch(table, rec)
+		s.Err = s.batches.Check(table, rec)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	_ "github.com/marcboeker/go-duckdb" // the driver of OpenDataset's in-memory database
 
 	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
 )
 
 // ViewsFile is the name of the SQL file beside a dataset's tables that
@@ -122,13 +123,25 @@ func Parquet(ctx context.Context, db *sql.DB, dir string, runs []Mapping) (Parqu
 	return res, os.Rename(tmp, views)
 }
 
-// baseTables lists the database's tables (not views) with their columns.
+// baseTables lists the database's tables with their columns: the tables
+// of the contract (events and state_intervals are views over the tables
+// that store their strings as symbol ids, which are left out) and any
+// other base table, not the views of queries/.
 func baseTables(ctx context.Context, db *sql.DB) ([]table, error) {
+	list := func(names []string) string {
+		q := make([]string, len(names))
+		for i, n := range names {
+			q[i] = queries.Literal(n)
+		}
+		return strings.Join(q, ", ")
+	}
 	rows, err := db.QueryContext(ctx, `
 		SELECT c.table_name, c.column_name, c.data_type
 		FROM information_schema.columns c
 		JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
-		WHERE t.table_type = 'BASE TABLE' AND c.table_schema = 'main' AND c.table_catalog = current_database()
+		WHERE c.table_schema = 'main' AND c.table_catalog = current_database()
+		  AND (c.table_name IN (`+list(schema.TableNames())+`)
+		       OR (t.table_type = 'BASE TABLE' AND c.table_name NOT IN (`+list(schema.StorageTables())+`)))
 		ORDER BY c.table_name, c.ordinal_position`)
 	if err != nil {
 		return nil, err

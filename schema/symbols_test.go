@@ -1,0 +1,129 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// TestSymbolsSharedAcrossRuns: a second run reuses the ids of the symbols
+// the first one stored and appends only its new ones, each name once, ids
+// dense; a failed run adds none; the views give the names back in the
+// order the rows were written.
+func TestSymbolsSharedAcrossRuns(t *testing.T) {
+	db, mem := openTest(t)
+	ctx := context.Background()
+	if _, err := db.Ingest(ctx, RunInfo{Name: "one", Source: "one", Format: "test", SHA256: "1"}, IngestOptions{BatchRows: 7}, fillSmall(30)); err != nil {
+		t.Fatal(err)
+	}
+	first := queryString(t, db.SQL(), "SELECT sym, name FROM symbols ORDER BY sym")
+	second := func(w *RunWriter) error {
+		task := w.Object("task", "C")
+		for i, ev := range []string{"stop", "start", "stop"} {
+			seq, err := w.Event(&Event{TS: int64(i), CPU: 1, Class: w.Sym("T"), Event: w.Sym(ev), Context: NoObject, Object: task,
+				SourceInstance: NoInstance, TargetInstance: NoInstance, Line: int64(i + 1)})
+			if err != nil {
+				return err
+			}
+			if err := w.Transition(task, 0, int64(i), w.Sym([]string{"waiting", "running", "waiting"}[i]), seq, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := db.Ingest(ctx, RunInfo{Name: "two", Source: "two", Format: "test", SHA256: "2"}, IngestOptions{BatchRows: 2}, second); err != nil {
+		t.Fatal(err)
+	}
+	fail := func(w *RunWriter) error {
+		w.Event(&Event{Class: w.Sym("never"), Event: w.Sym("stored"), Context: NoObject, Object: NoObject, CPU: NoCPU,
+			SourceInstance: NoInstance, TargetInstance: NoInstance})
+		return errors.New("cut")
+	}
+	if _, err := db.Ingest(ctx, RunInfo{Name: "three", Source: "three", Format: "test", SHA256: "3"}, IngestOptions{BatchRows: 1}, fail); err == nil {
+		t.Fatal("the failing run was ingested")
+	}
+	mem.AssertSize(t, 0)
+	got := queryString(t, db.SQL(), "SELECT sym, name FROM symbols ORDER BY sym")
+	if want := first + "\n7 stop\n8 waiting"; got != want {
+		t.Errorf("symbols:\n%s\nwant\n%s", got, want)
+	}
+	if want := "0 cpu\n1 task\n2 T\n3 start\n4 preempt\n5 running\n6 ready"; first != want {
+		t.Errorf("the first run's symbols:\n%s\nwant\n%s", first, want)
+	}
+	// No ORDER BY: the views keep the order of the base tables.
+	got = queryString(t, db.SQL(), "SELECT seq, class, event FROM events WHERE run_id = 2")
+	if want := "1 T stop\n2 T start\n3 T stop"; got != want {
+		t.Errorf("events of run 2:\n%s", got)
+	}
+	got = queryString(t, db.SQL(), "SELECT string_agg(event, ',') FROM (SELECT event FROM events WHERE run_id = 1 LIMIT 4)")
+	if want := "start,preempt,start,preempt"; got != want {
+		t.Errorf("events of run 1 in stored order: %s", got)
+	}
+	got = queryString(t, db.SQL(), "SELECT state, start_ts, end_ts, truncated FROM state_intervals WHERE run_id = 2")
+	if want := "waiting 0 1 false\nrunning 1 2 false\nwaiting 2 2 true"; got != want {
+		t.Errorf("intervals of run 2:\n%s", got)
+	}
+}
+
+// TestMigrateVarcharTables: a database whose events and state_intervals
+// are tables with VARCHAR columns (as traceduck wrote them before symbol
+// ids) opens with the same rows, in the same order, behind the views; the
+// next ingest goes on from its symbols.
+func TestMigrateVarcharTables(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.duckdb")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"a", "b"} {
+		if _, err := db.Ingest(ctx, RunInfo{Name: name, Source: name, Format: "test", SHA256: name}, IngestOptions{BatchRows: 5}, fillSmall(40+i*7)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const events, intervals = "SELECT * FROM events", "SELECT * FROM state_intervals"
+	wantEvents, wantIntervals := queryString(t, db.SQL(), events), queryString(t, db.SQL(), intervals)
+	for _, q := range []string{
+		"CREATE TABLE old_events AS SELECT * FROM events",
+		"CREATE TABLE old_intervals AS SELECT * FROM state_intervals",
+		"DROP VIEW events", "DROP VIEW state_intervals",
+		"DROP TABLE event_rows", "DROP TABLE state_interval_rows", "DROP TABLE symbols",
+		"ALTER TABLE old_events RENAME TO events", "ALTER TABLE old_intervals RENAME TO state_intervals",
+	} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if got := queryString(t, db.SQL(), "SELECT data_type FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'class'"); got != "VARCHAR" {
+		t.Fatalf("the old layout has class %s", got)
+	}
+	db.Close()
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := queryString(t, db.SQL(), "SELECT table_name, table_type FROM information_schema.tables WHERE table_name IN ('events', 'state_intervals') ORDER BY 1"); got != "events VIEW\nstate_intervals VIEW" {
+		t.Errorf("after migration: %s", got)
+	}
+	if got := queryString(t, db.SQL(), events); got != wantEvents {
+		t.Errorf("events after migration differ:\n%s\nwant\n%s", got, wantEvents)
+	}
+	if got := queryString(t, db.SQL(), intervals); got != wantIntervals {
+		t.Errorf("state_intervals after migration differ")
+	}
+	if got := queryString(t, db.SQL(), "SELECT string_agg(name, ',' ORDER BY sym) FROM symbols"); got != "T,preempt,ready,running,start" {
+		t.Errorf("symbols: %s", got)
+	}
+	if _, err := db.Ingest(ctx, RunInfo{Name: "c", Source: "c", Format: "test", SHA256: "c"}, IngestOptions{}, fillSmall(3)); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryString(t, db.SQL(), "SELECT count(*), count(DISTINCT name), max(sym) FROM symbols"); got != "7 7 6" {
+		t.Errorf("symbols after the next run (+ cpu, task): %s", got)
+	}
+	if got := queryString(t, db.SQL(), "SELECT string_agg(DISTINCT event, ',' ORDER BY event) FROM events WHERE run_id = 3"); got != "preempt,start" {
+		t.Errorf("events of the run after migration: %s", got)
+	}
+}
