@@ -208,6 +208,11 @@ func (s *Source) KnownSHA256(sum string) {
 	}
 }
 
+// NoHash tells the source that the caller hashes the file itself, so that
+// reading does not hash the bytes too. Call it before reading; SHA256
+// then returns "".
+func (s *Source) NoHash() { s.h = nil }
+
 // SHA256 reads what is left of the trace and returns the hex sha256 of all
 // its bytes.
 func (s *Source) SHA256() (string, error) {
