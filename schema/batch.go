@@ -33,7 +33,7 @@ func newBatch(mem memory.Allocator, table string, syms *symtab) *batch {
 func newBatchCounting(mem memory.Allocator, table string, syms *symtab, bad *int64) *batch {
 	sc := ArrowSchema(table)
 	b := &batch{schema: sc, cols: make([]colBuilder, len(sc.Fields()))}
-	cols := lookupTable(table).columns
+	cols := lookupTable(table).storedColumns()
 	for i, f := range sc.Fields() {
 		switch f.Type.ID() {
 		case arrow.INT32:

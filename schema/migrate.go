@@ -55,7 +55,7 @@ func migrateToSymbols(ctx context.Context, db *sql.DB) error {
 		FROM (%s) WHERE name IS NOT NULL`, TableSymbols, strings.Join(names, " UNION ")))
 	for _, t := range old {
 		var cols, joins []string
-		for i, c := range t.columns {
+		for i, c := range t.storedColumns() {
 			if !c.isSymbol() {
 				cols = append(cols, "x."+c.name)
 				continue

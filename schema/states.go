@@ -149,11 +149,10 @@ func (t *stateTracker) emit(obj ObjectID, inst int64, o openInterval, end int64,
 	b.sym(3).put(o.state)
 	b.i64(4).Append(o.start)
 	b.i64(5).Append(end)
-	b.i64(6).Append(end - o.start)
-	b.i32(7).put(int32(o.cpu), o.cpu < 0)
-	b.i64(8).put(int64(o.startSeq), o.startSeq < 0)
-	b.i64(9).put(int64(endSeq), endSeq < 0)
-	b.boolc(10).Append(o.cutStart || cutEnd)
+	b.i32(6).put(int32(o.cpu), o.cpu < 0)
+	b.i64(7).put(int64(o.startSeq), o.startSeq < 0)
+	b.i64(8).put(int64(endSeq), endSeq < 0)
+	b.boolc(9).Append(o.cutStart || cutEnd)
 	b.rows++
 	if b.rows >= w.batchRows {
 		return t.flush()

@@ -75,6 +75,37 @@ var (
 
 type symbolType struct{ arrow.Int32Type }
 
+// derivedType marks a column of a view that is computed from the others
+// of its row rather than stored: expr, over the base table's columns
+// (r.<name>).
+type derivedType struct {
+	arrow.Int64Type
+	expr string
+}
+
+func derived(expr string) arrow.DataType { return &derivedType{expr: expr} }
+
+// derived returns a computed column's expression.
+func (c column) derived() (string, bool) {
+	d, ok := c.arrow.(*derivedType)
+	if !ok {
+		return "", false
+	}
+	return d.expr, true
+}
+
+// storedColumns are the columns of a table's batches and base table: all
+// but the computed ones.
+func (t *table) storedColumns() []column {
+	out := make([]column, 0, len(t.columns))
+	for _, c := range t.columns {
+		if _, ok := c.derived(); !ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // isSymbol tells a symbol column (by type: pointers to zero-size values
 // may compare equal).
 func (c column) isSymbol() bool {
@@ -143,7 +174,7 @@ var tables = []table{
 		{"state", "VARCHAR", symbol, ""},
 		{"start_ts", "BIGINT", i64, "ns"},
 		{"end_ts", "BIGINT", i64, "ns"},
-		{"dur", "BIGINT", i64, "end_ts - start_ts"},
+		{"dur", "BIGINT", derived("r.end_ts - r.start_ts"), "end_ts - start_ts (computed by the view, not stored: 8M fewer values to load for a 10M-event BTF trace)"},
 		{"cpu", "INTEGER", i32, "processor of the event that opened the interval"},
 		{"start_seq", "BIGINT", i64, "event that opened it"},
 		{"end_seq", "BIGINT", i64, "event that closed it (NULL when truncated)"},
@@ -263,9 +294,10 @@ func tableDDL(t table) string {
 		name, doc = t.rows, fmt.Sprintf("the rows of the view %s, its strings as symbol ids", t.name)
 	}
 	fmt.Fprintf(&b, "-- %s: %s\nCREATE TABLE IF NOT EXISTS %s (\n", name, doc, name)
-	for i, c := range t.columns {
+	cols := t.storedColumns()
+	for i, c := range cols {
 		sep := ","
-		if i == len(t.columns)-1 && t.extra == "" {
+		if i == len(cols)-1 && t.extra == "" {
 			sep = ""
 		}
 		typ := c.sql
@@ -292,7 +324,9 @@ func viewDDL(t table, create string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if c.isSymbol() {
+		if expr, ok := c.derived(); ok {
+			fmt.Fprintf(&b, "%s AS %s", expr, c.name)
+		} else if c.isSymbol() {
 			fmt.Fprintf(&b, "s.names[r.%s + 1] AS %s", c.storedName(), c.name)
 		} else {
 			fmt.Fprintf(&b, "r.%s", c.name)
@@ -304,11 +338,13 @@ func viewDDL(t table, create string) string {
 	return b.String()
 }
 
-// ArrowSchema returns the Arrow schema of a table's record batches.
+// ArrowSchema returns the Arrow schema of a table's record batches, which
+// are the rows of its base table: a symbol column is its id (<column>_sym,
+// int32) and a computed column is not there.
 func ArrowSchema(name string) *arrow.Schema {
-	t := lookupTable(name)
-	fields := make([]arrow.Field, len(t.columns))
-	for i, c := range t.columns {
+	cols := lookupTable(name).storedColumns()
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
 		fields[i] = arrow.Field{Name: c.storedName(), Type: c.arrow, Nullable: !strings.Contains(c.sql, "NOT NULL")}
 		if c.isSymbol() {
 			fields[i].Type = i32
