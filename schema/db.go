@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -119,6 +120,11 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		return 0, err
 	}
 	defer restore()
+	if gc := debug.SetGCPercent(ingestGCPercent); gc < ingestGCPercent {
+		debug.SetGCPercent(gc) // a lower one (GOGC) is kept
+	} else {
+		defer debug.SetGCPercent(gc)
+	}
 	// The transaction is driven by plain statements on this one connection
 	// because the Arrow views are registered on that connection.
 	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
@@ -194,6 +200,14 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 // at 1M, 3M and 10M events (25 MB more per million, the size of the rows
 // in the database); with 128 MiB, at 236, 322 and 354 MB.
 const ingestMemoryLimit = 128 << 20
+
+// ingestGCPercent is Go's GOGC while a run is loaded. What the heap
+// holds then is mostly the buffer pool's batches, pointer-free bytes that
+// cost the collector almost nothing to mark; with the default of 100 the
+// garbage of a long ingest (record and stream wrappers, dictionaries) was
+// let grow to twice that before a collection, so the peak RSS of a
+// 50M-event BTF ingest was 1.22x that of a 5M one.
+const ingestGCPercent = 25
 
 // ingestSettings sets DuckDB up for loading a run and returns what puts
 // the settings back:
