@@ -128,20 +128,13 @@ func Parquet(ctx context.Context, db *sql.DB, dir string, runs []Mapping) (Parqu
 // that store their strings as symbol ids, which are left out) and any
 // other base table, not the views of queries/.
 func baseTables(ctx context.Context, db *sql.DB) ([]table, error) {
-	list := func(names []string) string {
-		q := make([]string, len(names))
-		for i, n := range names {
-			q[i] = queries.Literal(n)
-		}
-		return strings.Join(q, ", ")
-	}
 	rows, err := db.QueryContext(ctx, `
 		SELECT c.table_name, c.column_name, c.data_type
 		FROM information_schema.columns c
 		JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
 		WHERE c.table_schema = 'main' AND c.table_catalog = current_database()
-		  AND (c.table_name IN (`+list(schema.TableNames())+`)
-		       OR (t.table_type = 'BASE TABLE' AND c.table_name NOT IN (`+list(schema.StorageTables())+`)))
+		  AND (list_contains(`+queries.LiteralList(schema.TableNames())+`, c.table_name)
+		       OR (t.table_type = 'BASE TABLE' AND NOT list_contains(`+queries.LiteralList(schema.StorageTables())+`, c.table_name)))
 		ORDER BY c.table_name, c.ordinal_position`)
 	if err != nil {
 		return nil, err
