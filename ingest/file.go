@@ -48,7 +48,7 @@ func Path(ctx context.Context, db *schema.DB, path string, opt Options) (Result,
 	}
 	defer src.Close()
 	if path == "-" {
-		return Opened(ctx, db, src, "", opt)
+		return Opened(ctx, db, src, opt)
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -75,18 +75,12 @@ func Path(ctx context.Context, db *schema.DB, path string, opt Options) (Result,
 	if errors.As(context.Cause(ctx), &dup) {
 		return Result{}, fmt.Errorf("%s: %w", path, dup)
 	}
-	if err == nil && hashErr != nil {
-		return Result{}, hashErr
-	}
-	return res, err
+	return res, err // opened returns hashErr when the ingest itself succeeded
 }
 
-// Opened ingests an opened source; sum is its sha256 when already known.
-func Opened(ctx context.Context, db *schema.DB, src *Source, sum string, opt Options) (Result, error) {
-	if sum != "" {
-		src.KnownSHA256(sum)
-		return opened(ctx, db, src, func() (string, error) { return sum, nil }, opt)
-	}
+// Opened ingests an opened source (standard input, a test's bytes), its
+// sha256 computed as it is read.
+func Opened(ctx context.Context, db *schema.DB, src *Source, opt Options) (Result, error) {
 	return opened(ctx, db, src, src.SHA256, opt)
 }
 

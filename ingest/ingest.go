@@ -135,8 +135,7 @@ type Source struct {
 
 	br     *bufio.Reader
 	closer io.Closer
-	h      hash.Hash // nil once KnownSHA256 was called
-	known  string
+	h      hash.Hash // nil once NoHash was called
 	n      atomic.Int64
 }
 
@@ -198,16 +197,6 @@ func (s *Source) Read(p []byte) (int, error) { return s.br.Read(p) }
 // BytesRead is how many bytes have been read from the underlying file.
 func (s *Source) BytesRead() int64 { return s.n.Load() }
 
-// KnownSHA256 tells the source that its hash is known already (a file
-// hashed before the ingest, to refuse a duplicate before parsing), so that
-// reading does not hash the bytes a second time. Call it before reading.
-// An empty sum (not known: standard input) changes nothing.
-func (s *Source) KnownSHA256(sum string) {
-	if sum != "" {
-		s.h, s.known = nil, sum
-	}
-}
-
 // NoHash tells the source that the caller hashes the file itself, so that
 // reading does not hash the bytes too. Call it before reading; SHA256
 // then returns "".
@@ -217,7 +206,7 @@ func (s *Source) NoHash() { s.h = nil }
 // its bytes.
 func (s *Source) SHA256() (string, error) {
 	if s.h == nil {
-		return s.known, nil
+		return "", nil
 	}
 	if _, err := io.Copy(io.Discard, s.br); err != nil {
 		return "", err

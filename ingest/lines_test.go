@@ -112,17 +112,12 @@ func TestSourceSHA256(t *testing.T) {
 	if err != nil || got != file {
 		t.Fatalf("reading hashes %s, the file %s (%v)", got, file, err)
 	}
-	// A source whose hash is known does not hash again, and says it.
+	// A source whose file the caller hashes (ingest.Path) does not hash
+	// what it reads, and says it has no sum.
 	k := NewSource("y", strings.NewReader(text), int64(len(text)))
-	k.KnownSHA256("given")
-	if got, _ := k.SHA256(); got != "given" {
-		t.Fatalf("known hash: %s", got)
-	}
-	// An empty sum is no sum: the source still hashes what it reads.
-	e := NewSource("z", strings.NewReader(text), int64(len(text)))
-	e.KnownSHA256("")
-	if got, _ := e.SHA256(); got != file {
-		t.Fatalf("empty known sum: %s, want %s", got, file)
+	k.NoHash()
+	if got, err := k.SHA256(); got != "" || err != nil {
+		t.Fatalf("source without hash: %q, %v", got, err)
 	}
 }
 

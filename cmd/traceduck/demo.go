@@ -94,7 +94,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 		}
 		src := ingest.NewSource(name, f, size)
 		bar := newProgress(cmd.ErrOrStderr(), name)
-		res, err := ingest.Opened(ctx, db, src, "", ingest.Options{
+		res, err := ingest.Opened(ctx, db, src, ingest.Options{
 			Format:   s.Format,
 			Name:     s.Name,
 			Tags:     [][2]string{{demoTag, s.Path}},

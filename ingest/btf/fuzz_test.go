@@ -288,7 +288,7 @@ func TestFuzzSeedsLoad(t *testing.T) {
 			}
 			name := fmt.Sprintf("seed%d.btf", i)
 			src = ingest.NewSource(name, bytes.NewReader([]byte(s)), int64(len(s)))
-			res, err := ingest.Opened(context.Background(), db, src, "", ingest.Options{Format: "btf", Force: true})
+			res, err := ingest.Opened(context.Background(), db, src, ingest.Options{Format: "btf", Force: true})
 			if err != nil {
 				t.Fatalf("%q parses, but loading fails: %v", s, err)
 			}
@@ -317,7 +317,7 @@ func TestInvalidUTF8(t *testing.T) {
 			data := "#version 2.2.0\n" + c.line + "\n"
 			name := "utf8-" + strings.ReplaceAll(c.field, " ", "_") + ".btf"
 			src := ingest.NewSource(name, strings.NewReader(data), int64(len(data)))
-			res, err := ingest.Opened(context.Background(), db, src, "", ingest.Options{Format: "btf", Force: true})
+			res, err := ingest.Opened(context.Background(), db, src, ingest.Options{Format: "btf", Force: true})
 			var ie *schema.InputError
 			switch {
 			case err == nil:

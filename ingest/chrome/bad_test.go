@@ -15,7 +15,7 @@ import (
 func ingestBytes(t *testing.T, db *schema.DB, name, data string, skipBad bool) (ingest.Result, error) {
 	t.Helper()
 	src := ingest.NewSource(name, strings.NewReader(data), int64(len(data)))
-	return ingest.Opened(context.Background(), db, src, "", ingest.Options{Format: "chrome", SkipBad: skipBad, Force: true})
+	return ingest.Opened(context.Background(), db, src, ingest.Options{Format: "chrome", SkipBad: skipBad, Force: true})
 }
 
 // TestBadInputMessages: input that is not a readable trace stops the
@@ -153,7 +153,7 @@ func TestLenient(t *testing.T) {
 func TestReadError(t *testing.T) {
 	db := dbtest.Open(t)
 	src := ingest.NewSource("broken.json", &failingReader{data: []byte(`[{"ph":"i","ts":1},`)}, -1)
-	_, err := ingest.Opened(context.Background(), db, src, "", ingest.Options{Format: "chrome"})
+	_, err := ingest.Opened(context.Background(), db, src, ingest.Options{Format: "chrome"})
 	if err == nil || err.Error() != "broken.json: disk on fire" {
 		t.Errorf("got %v", err)
 	}
