@@ -67,7 +67,9 @@ func (p *bufferPool) Allocate(size int) []byte {
 
 func (p *bufferPool) Reallocate(size int, b []byte) []byte {
 	if size <= cap(b) {
-		return b[:size] // the rest of the class is zero, as Allocate left it
+		// As Arrow's Go allocator does: the bytes past the old length are
+		// what Allocate left (zero) unless the buffer was shrunk before.
+		return b[:size]
 	}
 	nb := p.Allocate(size)
 	copy(nb, b)

@@ -41,6 +41,9 @@ func (t *symtab) internBytes(b []byte) Sym {
 // names[i] is symbol i ("" in a gap, which is never looked up by name).
 // A name held twice keeps its first id.
 func (t *symtab) preload(names []string) {
+	if len(t.names) > 0 {
+		panic("schema: symbols preloaded after the first one was interned")
+	}
 	for i, n := range names {
 		if _, ok := t.ids[n]; !ok && n != "" {
 			t.ids[n] = Sym(i)
