@@ -89,8 +89,8 @@ FROM slm_rows;
 --     busy period in two.
 --  2. Cut the intervals into sequences: an object's intervals are one
 --     sequence when no two of them overlap in time (a CPU, a BTF task
---     whose instances follow one another, a Baget CPU whose instance is
---     the object it runs); when some do (a QNX thread's state and its
+--     whose instances follow one another, a CPU, whose instance is the
+--     object it runs); when some do (a QNX thread's state and its
 --     kernel call, a BTF task activated again before its last instance
 --     ended), each instance is its own sequence. Only objects whose
 --     instances' spans overlap are checked interval by interval.
@@ -129,8 +129,10 @@ sti_mapped AS (
            ON m.run_id = s.run_id AND m.kind = l.kind AND m.atomic = s.state AND m.level = l.level
     WHERE run IS NULL OR s.run_id = run),
 sti_spans AS (
+    -- a CPU's intervals never overlap (one holder at a time, whatever
+    -- their instances: docs/semantics.md), so CPUs are one sequence
     SELECT s.run_id, s.object_id, s.instance, min(s.start_ts) AS first_ts, max(s.end_ts) AS last_ts
-    FROM state_intervals s SEMI JOIN sti_objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
+    FROM state_intervals s SEMI JOIN sti_objects o ON o.run_id = s.run_id AND o.object_id = s.object_id AND o.kind <> 'cpu'
     WHERE run IS NULL OR s.run_id = run
     GROUP BY s.run_id, s.object_id, s.instance),
 sti_span_overlap AS (

@@ -32,6 +32,9 @@ type RunInfo struct {
 	SHA256  string
 	Tags    [][2]string // user --tag k=v, in the order given
 	SkipBad bool        // bad lines go to diagnostics instead of stopping the ingest
+	// IdleTasks are the user's --idle-task patterns (GlobRegexp): holders
+	// of a CPU whose name matches one are idle tasks (docs/semantics.md).
+	IdleTasks []string
 }
 
 // Event is one row of the events table as an ingester hands it over. The
@@ -106,6 +109,7 @@ type RunWriter struct {
 	ecoN     []int64
 
 	states stateTracker
+	cpus   CPUTracker
 
 	// aggregations and histograms (aggregations.go), made on first use
 	aggs, hists *batch
@@ -159,6 +163,7 @@ func NewRunWriter(info RunInfo, sink Sink, mem memory.Allocator) *RunWriter {
 		nsPerUnit: 1,
 	}
 	w.states.init(w)
+	w.cpus.init(w)
 	// Nothing is reserved up front: a short trace (or a fuzzer's input)
 	// pays only for the rows it has; after the first batch, each batch
 	// reserves the size of the one before (see batch.flushed).
@@ -444,6 +449,10 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	w.finished = true
 	defer w.ev.release()
 	defer w.releaseAggregations()
+	if err := w.cpus.finish(); err != nil {
+		w.states.release()
+		return w.out.close(err)
+	}
 	if err := w.states.finish(w.lastTS); err != nil {
 		return w.out.close(err)
 	}

@@ -1,19 +1,37 @@
--- cpu_intervals: what held each CPU when, for every format: run_id,
--- cpu_id (the CPU object), cpu (its name), holder (the name of the task,
--- ISR, thread or interrupt on it; 'idle' when idle), holder_id (its object,
--- NULL when idle or not known as an object), busy, start_ts, end_ts, dur,
--- truncated.
---   btf, qnx, kev, dtrace, ftrace: the intervals of the cpu objects; their
---         state is the holder's name, 'idle' when idle (dtrace:
---         'switching', the dispatcher between two threads, is busy).
---   baget: the intervals of the cpu objects; cpuThr/cpuIntr with the
---         holder's object_id as instance, cpuIdle.
---   tlv, toppers-*: the objects of kind Context (TOPPERS: the running
---         context of a processor), state name=HOLDER; name=None or
---         name=idle is idle.
+-- cpu_intervals: what held each CPU when, in every format, as the CPU
+-- model writes it (docs/semantics.md, "Who holds a CPU"): the state
+-- intervals of the objects of kind cpu, whose instance is the holder's
+-- object_id (0 when nothing runs) and whose state is the holder's name.
+-- Columns: run_id, cpu_id (the CPU object), cpu (its name), holder (the
+-- task, ISR, thread, interrupt or idle task on it; 'idle' when nothing
+-- runs), holder_id (its object; NULL when nothing runs), busy (the
+-- state's top aggregation level is 'busy': anything but nothing and an
+-- idle task), start_ts, end_ts, dur, truncated.
 -- Example: SELECT cpu, holder, sum(dur) FROM cpu_intervals WHERE NOT truncated GROUP BY ALL
 CREATE OR REPLACE VIEW cpu_intervals AS
-WITH cpu_states AS (
+WITH cpu_tops AS (
+  -- each CPU state's top level (level 3: busy or idle)
+  SELECT m.run_id, m.atomic AS state, m.state AS top
+  FROM state_level_map m
+  JOIN state_level_depth d ON d.run_id = m.run_id AND d.kind = m.kind AND d.depth = m.level
+  WHERE m.kind = 'cpu'
+), cpu_model AS (
+  SELECT s.run_id, s.object_id AS cpu_id, c.name AS cpu,
+         -- a run written before the CPU model has instance 0 throughout:
+         -- its busy states keep their names
+         CASE WHEN s.instance > 0 OR t.top = 'busy' THEN s.state ELSE 'idle' END AS holder,
+         CASE WHEN s.instance > 0 THEN s.instance::INTEGER END AS holder_id,
+         coalesce(t.top = 'busy', false) AS busy,
+         s.start_ts, s.end_ts, s.dur, s.truncated
+  FROM state_intervals s
+  JOIN runs r ON r.run_id = s.run_id
+  JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
+  LEFT JOIN cpu_tops t ON t.run_id = s.run_id AND t.state = s.state
+  WHERE c.kind = 'cpu' AND r.format NOT IN ('qnx', 'kev', 'baget', 'dtrace', 'ftrace', 'btf', 'tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive')
+),
+-- TRANSITION: the formats above still track their CPUs themselves; each
+-- leaves this list (and the query below) when it speaks to the CPU model.
+cpu_states AS (
   SELECT s.run_id, s.object_id AS cpu_id, c.name AS cpu, r.format, s.state, s.instance,
          CASE WHEN r.format = 'baget' THEN CASE WHEN s.state = 'cpuIdle' THEN 'idle' END
               WHEN r.format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') THEN
@@ -31,6 +49,8 @@ WITH cpu_states AS (
   FROM objects WHERE kind <> 'cpu' AND lower(kind) <> 'context'
   GROUP BY run_id, name
 )
+SELECT * FROM cpu_model
+UNION ALL
 SELECT c.run_id, c.cpu_id, c.cpu,
        CASE WHEN c.format = 'baget' THEN coalesce(c.named, h.name, c.state) ELSE c.named END AS holder,
        CASE WHEN c.format = 'baget' THEN h.object_id ELSE n.object_id END AS holder_id,
