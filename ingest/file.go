@@ -12,12 +12,15 @@ import (
 
 // Options are the settings of one `traceduck ingest` of one path.
 type Options struct {
-	Format  string            // empty: detect
-	Name    string            // run name; empty: the file's base name
-	Tags    [][2]string       // --tag k=v
-	Force   bool              // ingest again a file already in the database
-	SkipBad bool              // bad lines to diagnostics instead of stopping
-	Params  map[string]string // format flags (see Configurable)
+	Format  string      // empty: detect
+	Name    string      // run name; empty: the file's base name
+	Tags    [][2]string // --tag k=v
+	Force   bool        // ingest again a file already in the database
+	SkipBad bool        // bad lines to diagnostics instead of stopping
+	// IdleTasks are --idle-task patterns: CPU holders whose name matches
+	// one are idle tasks (schema.GlobRegexp, docs/semantics.md).
+	IdleTasks []string
+	Params    map[string]string // format flags (see Configurable)
 	// Progress, when set, is called with the Source before the ingest
 	// starts so that the caller can poll BytesRead.
 	Progress func(src *Source)
@@ -103,7 +106,7 @@ func opened(ctx context.Context, db *schema.DB, src *Source, sum func() (string,
 	if name == "" {
 		name = RunName(src.Name)
 	}
-	info := schema.RunInfo{Name: name, Source: src.Name, Format: ing.Format().Name, Tags: opt.Tags, SkipBad: opt.SkipBad}
+	info := schema.RunInfo{Name: name, Source: src.Name, Format: ing.Format().Name, Tags: opt.Tags, SkipBad: opt.SkipBad, IdleTasks: opt.IdleTasks}
 	iopt := schema.IngestOptions{Force: opt.Force, BatchRows: opt.BatchRows, BeforeCommit: opt.BeforeCommit}
 	var hashErr error
 	iopt.SHA256 = func() string {

@@ -31,6 +31,7 @@ func TestUsageErrors(t *testing.T) {
 		{"query with two arguments", []string{"query", "--db", db, "SELECT 1", "SELECT 2"}, "accepts at most 1 arg"},
 		{"formats with an argument", []string{"formats", "x"}, `unknown command "x"`},
 		{"demo with an argument", []string{"demo", "x"}, `unknown command "x"`},
+		{"bad --idle-task", []string{"ingest", "--db", db, "--idle-task", "IDLE[0-9", sample}, `--idle-task: idle-task pattern "IDLE[0-9": expected ] to close the [ at column 5, found the end of the pattern`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := td(t, dir, tc.args...)

@@ -65,12 +65,22 @@ run takes the next free run_id of the dataset (a job claims it by creating
 its folder, so parallel jobs never share one); a file the dataset already
 holds is refused unless --force.
 
+--idle-task PATTERN names the idle tasks of the traced system: a task,
+thread or ISR that holds a CPU and whose name matches is the RTOS's idle
+loop, so the CPU is idle while it runs (docs/semantics.md). The idle tasks
+the format's RTOSes are known to have are recognised without it (FreeRTOS
+IDLE, QNX procnto's idle threads, Linux swapper/N, ...). * matches any
+text, ? one character, [...] a class; the whole name must match. The
+patterns are kept in runs.meta (idle_tasks) and matched holders get
+objects.attrs.idle = true.
+
 A progress bar is shown on standard error when it is a terminal.`,
 		Example: `  traceduck ingest --db t.duckdb trace.btf
   traceduck ingest --db t.duckdb --tag build=42 --tag board=rev2 a.btf b.btf
   traceduck ingest --db t.duckdb --system rig node0.blog node1.blog
   gunzip -c trace.btf.gz | traceduck ingest --db t.duckdb --format btf --name nightly -
-  traceduck ingest --parquet /shared/dataset --tag build=42 trace.btf`,
+  traceduck ingest --parquet /shared/dataset --tag build=42 trace.btf
+  traceduck ingest --db t.duckdb --idle-task 'idle_loop*' trace.btf`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("no trace to ingest: give one or more paths, or - for standard input")
@@ -92,6 +102,11 @@ A progress bar is shown on standard error when it is a terminal.`,
 				return err
 			}
 			opt.Tags = t
+			for _, p := range opt.IdleTasks {
+				if _, err := schema.GlobRegexp(p); err != nil {
+					return usagef("--idle-task: %v", err)
+				}
+			}
 			if (dbPath == "") == (parquet == "") {
 				return usagef("give --db FILE or --parquet DIR (one of them)")
 			}
@@ -110,6 +125,7 @@ A progress bar is shown on standard error when it is a terminal.`,
 	f.StringVar(&system, "system", "", "tag the runs with system=NAME: logs of interacting machines, read together by system_timeline (default with several paths: --name, else the first run's name)")
 	f.BoolVar(&opt.Force, "force", false, "ingest a file even when the database already holds it (same sha256)")
 	f.BoolVar(&opt.SkipBad, "skip-bad", false, "record bad lines in diagnostics and go on instead of stopping")
+	f.StringArrayVar(&opt.IdleTasks, "idle-task", nil, "a task or thread whose name matches PATTERN is an idle task: the CPU is idle while it runs (repeatable; * ? [...])")
 	params := addFormatFlags(cmd)
 	run := cmd.RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
