@@ -54,16 +54,11 @@ type machine struct {
 	irqs    map[int64]schema.ObjectID
 	conns   map[string]schema.ObjectID
 
-	// the CPU model; cpuIDs are the CPU objects, made in order 0..n;
-	// lastRun[n] is the thread last made to run on n, which is what runs
-	// there as long as the model says it is n's thread (running).
-	cpus    *schema.CPUTracker
-	cpuIDs  []schema.ObjectID
-	lastRun []*thread
-	// entered: the interrupts entered (INT_ENTR) on a CPU and not left,
-	// with the seq of their entry, for their own intervals (instance = the
-	// CPU); the model keeps their nesting.
-	entered map[irqOn]schema.Seq
+	// the CPU model, and per CPU (made in order 0..n) its object and what
+	// the machine needs besides the model (onCPU)
+	cpus   *schema.CPUTracker
+	cpuIDs []schema.ObjectID
+	onCPU  []onCPU
 
 	syms     syms
 	once     map[string]schema.DiagID
@@ -73,9 +68,14 @@ type machine struct {
 
 type threadKey struct{ pid, tid int64 }
 
-type irqOn struct {
-	irq schema.ObjectID
-	cpu int
+// onCPU is what the machine keeps of a CPU besides the model: the thread
+// last made to run there, which is the CPU's thread as long as the model
+// says so (running); the interrupts entered there (INT_ENTR) and not left,
+// with the seq of their entry, for their own intervals (instance = the
+// CPU); the model keeps their nesting.
+type onCPU struct {
+	lastRun *thread
+	entered map[schema.ObjectID]schema.Seq
 }
 
 type proc struct {
@@ -112,7 +112,6 @@ func newMachine(w *schema.RunWriter) *machine {
 		threads:  make(map[threadKey]*thread),
 		irqs:     make(map[int64]schema.ObjectID),
 		conns:    make(map[string]schema.ObjectID),
-		entered:  make(map[irqOn]schema.Seq),
 		once:     make(map[string]schema.DiagID),
 		levelSet: make(map[string]bool),
 		cpus:     w.CPUs(),
@@ -274,10 +273,10 @@ func (m *machine) apply(e *event) error {
 // as long as the CPU model has it there (it did not run elsewhere since,
 // nor was it destroyed); nil when none.
 func (m *machine) running(n int) *thread {
-	if n >= len(m.lastRun) {
+	if n >= len(m.onCPU) {
 		return nil
 	}
-	th := m.lastRun[n]
+	th := m.onCPU[n].lastRun
 	if th == nil {
 		return nil
 	}
@@ -321,7 +320,7 @@ func (m *machine) threadEvent(th *thread, name []byte, ts int64, seq schema.Seq,
 	if string(name) != "THRUNNING" {
 		return nil // the thread keeps its CPU until the next THRUNNING there
 	}
-	m.lastRun[n] = th
+	m.onCPU[n].lastRun = th
 	return m.cpus.Run(schema.CPU(n), th.id, ts, seq)
 }
 
@@ -403,13 +402,13 @@ func (m *machine) kernelCall(class, name []byte, ts int64, seq schema.Seq, n int
 func (m *machine) interrupt(class []byte, irq schema.ObjectID, name []byte, ts int64, seq schema.Seq, n int, pos int64) error {
 	inst := int64(n)
 	cpuN := schema.CPU(n)
-	key := irqOn{irq, n}
-	_, in := m.entered[key]
+	on := &m.onCPU[n]
+	_, in := on.entered[irq]
 	switch string(class) {
 	case "INT_ENTR":
 		if in {
 			m.diagOnce("int-reentered", schema.Warning, pos, "INT_ENTR of %s on CPU %d while it is being handled there: its INT_EXIT is missing, it ends here", name, n)
-			if err := m.leave(key, ts, seq, pos); err != nil {
+			if err := m.leave(n, irq, true, ts, seq, pos); err != nil {
 				return err
 			}
 		}
@@ -421,7 +420,10 @@ func (m *machine) interrupt(class []byte, irq schema.ObjectID, name []byte, ts i
 			m.diagOnce("int-deep", schema.Warning, pos, "INT_ENTR of %s on CPU %d over 64 nested interrupts: kept as an event", name, n)
 			return nil
 		}
-		m.entered[key] = seq
+		if on.entered == nil {
+			on.entered = make(map[schema.ObjectID]schema.Seq)
+		}
+		on.entered[irq] = seq
 		m.level("interrupt", "in_kernel", 0, "interrupt")
 		m.level("interrupt", "handler", 0, "interrupt")
 		return m.w.Transition(irq, inst, ts, m.syms.inKernel, seq, cpuN)
@@ -440,38 +442,43 @@ func (m *machine) interrupt(class []byte, irq schema.ObjectID, name []byte, ts i
 			m.diagOnce("int-unmatched", schema.Info, pos, "INT_EXIT of %s on CPU %d that is not being handled there: kept as an event", name, n)
 			return nil
 		}
-		return m.leave(key, ts, seq, pos)
+		return m.leave(n, irq, false, ts, seq, pos)
 	}
 	return nil
 }
 
-// leave ends interrupt k.irq on CPU k.cpu: the CPU model gives the CPU
-// back to what it interrupted, and the interrupts entered after it there
-// that have not exited end with it, cut.
-func (m *machine) leave(k irqOn, ts int64, seq schema.Seq, pos int64) error {
-	cut, _, err := m.cpus.Leave(schema.CPU(k.cpu), k.irq, ts, seq)
+// leave ends interrupt irq on CPU n (lost: its exit was not seen, the
+// interval is cut): the CPU model gives the CPU back to what it
+// interrupted, and the interrupts entered after it there that have not
+// exited end with it, cut.
+func (m *machine) leave(n int, irq schema.ObjectID, lost bool, ts int64, seq schema.Seq, pos int64) error {
+	cut, _, err := m.cpus.Leave(schema.CPU(n), irq, ts, seq)
 	if err != nil {
 		return err
 	}
+	on := &m.onCPU[n]
 	if cut > 0 {
-		from := m.entered[k]
-		var inner []irqOn
-		for o, s := range m.entered {
-			if o.cpu == k.cpu && s > from {
+		from := on.entered[irq]
+		var inner []schema.ObjectID
+		for o, s := range on.entered {
+			if s > from {
 				inner = append(inner, o)
 			}
 		}
-		sort.Slice(inner, func(i, j int) bool { return m.entered[inner[i]] < m.entered[inner[j]] })
+		sort.Slice(inner, func(i, j int) bool { return on.entered[inner[i]] < on.entered[inner[j]] })
 		for _, o := range inner {
-			delete(m.entered, o)
-			if err := m.w.CloseCut(o.irq, int64(o.cpu), ts, seq); err != nil {
+			delete(on.entered, o)
+			if err := m.w.CloseCut(o, int64(n), ts, seq); err != nil {
 				return err
 			}
 		}
-		m.diagOnce("int-cut", schema.Warning, pos, "%s on CPU %d ends while %d interrupt(s) entered after it have no INT_EXIT: they end with it", m.w.ObjectName(k.irq), k.cpu, cut)
+		m.diagOnce("int-cut", schema.Warning, pos, "%s on CPU %d ends while %d interrupt(s) entered after it have no INT_EXIT: they end with it", m.w.ObjectName(irq), n, cut)
 	}
-	delete(m.entered, k)
-	return m.w.Close(k.irq, int64(k.cpu), ts, seq)
+	delete(on.entered, irq)
+	if lost {
+		return m.w.CloseCut(irq, int64(n), ts, seq)
+	}
+	return m.w.Close(irq, int64(n), ts, seq)
 }
 
 // cpu returns the object of CPU n, registering CPUs 0..n with the CPU
@@ -480,7 +487,7 @@ func (m *machine) cpu(n int) schema.ObjectID {
 	for len(m.cpuIDs) <= n {
 		i := len(m.cpuIDs)
 		m.cpuIDs = append(m.cpuIDs, m.cpus.Object(schema.CPU(i)))
-		m.lastRun = append(m.lastRun, nil)
+		m.onCPU = append(m.onCPU, onCPU{})
 	}
 	return m.cpuIDs[n]
 }
