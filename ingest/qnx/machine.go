@@ -5,17 +5,34 @@ import (
 	"math"
 	"math/bits"
 	"path"
+	"sort"
 	"strconv"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
 )
 
-// machine turns events into rows: it rebuilds 64-bit time, tracks what
-// runs on each CPU (the context of the events that do not name their
-// source), and drives the thread, process, interrupt, kernel-call and CPU
-// state intervals. Both readers feed it, so a trace read from .kev or
-// from traceprinter's text gives the same tables.
+// machine turns events into rows: it rebuilds 64-bit time, drives the
+// thread, process, interrupt and kernel-call state intervals, and tells
+// the run's CPU model (schema.CPUTracker) what holds each CPU, which is
+// also the context of the events. Both readers feed it, so a trace read
+// from .kev or from traceprinter's text gives the same tables.
+//
+// What holds a CPU (docs/semantics.md, "Who holds a CPU"):
+//   - THRUNNING of a thread on CPU n makes it the CPU's thread (Run); it
+//     leaves the CPU it ran on before, if any, with none.
+//   - A thread leaving RUNNING for another state (THREADY, THSEND, ...)
+//     does not free the CPU by itself: in QNX's traces the next THRUNNING
+//     on that CPU says who runs, and the kernel's work in between (the
+//     scheduler's, on the leaving thread's behalf) stays with the thread
+//     that left, as its events' context does.
+//   - THDESTROY of the CPU's thread leaves the CPU with none (Stop) until
+//     the next THRUNNING there.
+//   - INT_ENTR / INT_EXIT enter and leave the interrupt (its vector) over
+//     what runs; interrupts nest.
+//   - procnto's idle threads (pid 1, tid 1..TRACE_CPU_NUM, one per CPU)
+//     hold their CPU, which is idle; every thread aggregates into its
+//     process (level 1).
 type machine struct {
 	w *schema.RunWriter
 
@@ -34,9 +51,14 @@ type machine struct {
 
 	procs   map[int64]*proc
 	threads map[threadKey]*thread
-	cpus    []*cpu
 	irqs    map[int64]schema.ObjectID
 	conns   map[string]schema.ObjectID
+
+	// the CPU model, and per CPU (made in order 0..n) its object and what
+	// the machine needs besides the model (onCPU)
+	cpus   *schema.CPUTracker
+	cpuIDs []schema.ObjectID
+	onCPU  []onCPU
 
 	syms     syms
 	once     map[string]schema.DiagID
@@ -45,6 +67,16 @@ type machine struct {
 }
 
 type threadKey struct{ pid, tid int64 }
+
+// onCPU is what the machine keeps of a CPU besides the model: the thread
+// last made to run there, which is the CPU's thread as long as the model
+// says so (running); the interrupts entered there (INT_ENTR) and not left,
+// with the seq of their entry, for their own intervals (instance = the
+// CPU); the model keeps their nesting.
+type onCPU struct {
+	lastRun *thread
+	entered map[schema.ObjectID]schema.Seq
+}
 
 type proc struct {
 	id   schema.ObjectID
@@ -58,21 +90,12 @@ type thread struct {
 	name    string
 	call    schema.Sym // the kernel call the thread is in, NoSym when none
 	callNum int        // its number, -1 when the name has none
-	runOn   *cpu
-}
-
-type cpu struct {
-	n       int
-	id      schema.ObjectID
-	running *thread
-	ints    []schema.ObjectID // interrupts being handled, innermost last
-	intNm   []string
 }
 
 // syms are the interned names the machine uses on every event.
 type syms struct {
-	idle, alive, inKernel, handler schema.Sym
-	intClass                       schema.Sym
+	alive, inKernel, handler schema.Sym
+	intClass                 schema.Sym
 }
 
 // Instances of a thread's state_intervals: 0 is its scheduling state
@@ -91,8 +114,10 @@ func newMachine(w *schema.RunWriter) *machine {
 		conns:    make(map[string]schema.ObjectID),
 		once:     make(map[string]schema.DiagID),
 		levelSet: make(map[string]bool),
+		cpus:     w.CPUs(),
 	}
-	m.syms = syms{idle: w.Sym("idle"), alive: w.Sym("alive"), inKernel: w.Sym("in_kernel"), handler: w.Sym("handler"), intClass: w.Sym("INT")}
+	m.cpus.SetWords(schema.CPUWords{Tasks: "threads", Interrupts: "interrupts"})
+	m.syms = syms{alive: w.Sym("alive"), inKernel: w.Sym("in_kernel"), handler: w.Sym("handler"), intClass: w.Sym("INT")}
 	return m
 }
 
@@ -121,8 +146,8 @@ const maxPending = 1024
 //     unknown: events are held back (a copy, at most maxPending) and
 //     applied when it comes.
 //  2. The 64-bit cycle count is rebuilt (see clock) and converted to ns.
-//  3. The event is written with its context: the interrupt being handled
-//     on its CPU, else the thread running there.
+//  3. The event is written with its context: what holds its CPU (the
+//     interrupt being handled there, else the CPU's thread).
 //  4. Its class moves the state machines (apply).
 func (m *machine) handle(e *event) error {
 	if !m.timeSeen {
@@ -165,7 +190,7 @@ func (m *machine) apply(e *event) error {
 		m.diagOnce("wrap", schema.Info, e.pos, "the cycle counter's low word wrapped without a CONTROL TIME event: the high word was advanced")
 	}
 	ts := m.ns(cycles)
-	c := m.cpu(e.cpu)
+	cpuObj := m.cpu(e.cpu)
 	class, name := e.class, e.name
 
 	// The row's class and event name: kernel calls are named by the call
@@ -182,7 +207,7 @@ func (m *machine) apply(e *event) error {
 		evClass, evName = m.syms.intClass, m.w.SymBytes(class)
 	}
 
-	ctx := m.context(c)
+	ctx := m.cpus.Holder(schema.CPU(e.cpu))
 	obj := schema.NoObject
 	var th *thread
 	var irq schema.ObjectID = schema.NoObject
@@ -195,8 +220,8 @@ func (m *machine) apply(e *event) error {
 	case string(class) == "PROCESS":
 		obj = m.processOf(e)
 	case kernel:
-		if c.running != nil {
-			obj = c.running.id
+		if th := m.running(e.cpu); th != nil {
+			obj = th.id
 		}
 	case intr:
 		irq = m.irqOf(name)
@@ -204,7 +229,7 @@ func (m *machine) apply(e *event) error {
 	case string(class) == "COMM":
 		obj = m.commObject(e)
 	case string(class) == "CONTROL":
-		obj = c.id
+		obj = cpuObj
 	default:
 		obj = ctx
 	}
@@ -233,33 +258,38 @@ func (m *machine) apply(e *event) error {
 
 	switch {
 	case string(class) == "THREAD" && th != nil:
-		return m.threadEvent(th, name, ts, seq, c)
+		return m.threadEvent(th, name, ts, seq, e.cpu)
 	case string(class) == "PROCESS":
-		return m.processEvent(name, obj, ts, seq, c)
+		return m.processEvent(name, obj, ts, seq, e.cpu)
 	case kernel:
-		return m.kernelCall(class, name, ts, seq, c, e.pos)
+		return m.kernelCall(class, name, ts, seq, e.cpu, e.pos)
 	case intr:
-		return m.interrupt(class, irq, name, ts, seq, c, e.pos)
+		return m.interrupt(class, irq, name, ts, seq, e.cpu, e.pos)
 	}
 	return nil
 }
 
-// context is what runs on a CPU: the innermost interrupt being handled,
-// else the running thread.
-func (m *machine) context(c *cpu) schema.ObjectID {
-	if n := len(c.ints); n > 0 {
-		return c.ints[n-1]
+// running is CPU n's thread: the one the last THRUNNING there made run,
+// as long as the CPU model has it there (it did not run elsewhere since,
+// nor was it destroyed); nil when none.
+func (m *machine) running(n int) *thread {
+	if n >= len(m.onCPU) {
+		return nil
 	}
-	if c.running != nil {
-		return c.running.id
+	th := m.onCPU[n].lastRun
+	if th == nil {
+		return nil
 	}
-	return schema.NoObject
+	if on, ok := m.cpus.On(th.id); !ok || int(on) != n {
+		return nil
+	}
+	return th
 }
 
 // threadEvent applies a THREAD class event: THCREATE registers the thread
 // (done by threadOf), THDESTROY ends it, TH<STATE> moves it to STATE; a
-// thread becoming RUNNING becomes what its CPU runs.
-func (m *machine) threadEvent(th *thread, name []byte, ts int64, seq schema.Seq, c *cpu) error {
+// thread becoming RUNNING becomes its CPU's thread (see machine).
+func (m *machine) threadEvent(th *thread, name []byte, ts int64, seq schema.Seq, n int) error {
 	switch string(name) {
 	case "THCREATE":
 		// A new life of this pid/tid (a tid is reused after THDESTROY and
@@ -275,8 +305,8 @@ func (m *machine) threadEvent(th *thread, name []byte, ts int64, seq schema.Seq,
 				return err
 			}
 		}
-		if th.runOn != nil && th.runOn.running == th {
-			th.runOn.running = nil
+		if _, err := m.cpus.Stop(th.id, ts, seq); err != nil {
+			return err
 		}
 		return m.w.Close(th.id, instState, ts, seq)
 	}
@@ -284,40 +314,14 @@ func (m *machine) threadEvent(th *thread, name []byte, ts int64, seq schema.Seq,
 		return nil
 	}
 	state := m.w.SymBytes(name[2:])
-	if err := m.w.Transition(th.id, instState, ts, state, seq, schema.CPU(c.n)); err != nil {
+	if err := m.w.Transition(th.id, instState, ts, state, seq, schema.CPU(n)); err != nil {
 		return err
 	}
 	if string(name) != "THRUNNING" {
-		return nil
+		return nil // the thread keeps its CPU until the next THRUNNING there
 	}
-	if th.runOn != nil && th.runOn != c && th.runOn.running == th {
-		th.runOn.running = nil // it migrated
-	}
-	th.runOn = c
-	c.running = th
-	if len(c.ints) > 0 {
-		return nil // the CPU shows the interrupt until it exits
-	}
-	return m.w.Transition(c.id, 0, ts, m.cpuState(c), seq, schema.CPU(c.n))
-}
-
-// cpuState is the state of a CPU running its running thread: "idle" for
-// procnto's idle threads (pid 1, tid 1..CPU_NUM: one per CPU), else the
-// thread's name.
-func (m *machine) cpuState(c *cpu) schema.Sym {
-	th := c.running
-	if th == nil {
-		return m.syms.idle
-	}
-	if th.key.pid == 1 && th.key.tid >= 1 && th.key.tid <= int64(max(m.cpuNum, 1)) {
-		m.level("cpu", "idle", 0, "idle")
-		return m.syms.idle
-	}
-	pname := m.processName(th.key.pid)
-	m.level("cpu", th.name, 0, pname)
-	m.level("cpu", pname, 1, "threads")
-	m.level("cpu", "threads", 2, "busy")
-	return m.w.Sym(th.name)
+	m.onCPU[n].lastRun = th
+	return m.cpus.Run(schema.CPU(n), th.id, ts, seq)
 }
 
 func (m *machine) level(kind, state string, level int, parent string) {
@@ -331,14 +335,14 @@ func (m *machine) level(kind, state string, level int, parent string) {
 
 // processEvent applies a PROCESS class event: a process lives from its
 // PROCCREATE[_NAME] to its PROCDESTROY[_NAME].
-func (m *machine) processEvent(name []byte, obj schema.ObjectID, ts int64, seq schema.Seq, c *cpu) error {
+func (m *machine) processEvent(name []byte, obj schema.ObjectID, ts int64, seq schema.Seq, n int) error {
 	if obj == schema.NoObject {
 		return nil
 	}
 	switch string(name) {
 	case "PROCCREATE", "PROCCREATE_NAME":
 		m.level("process", "alive", 0, "alive")
-		return m.w.Transition(obj, 0, ts, m.syms.alive, seq, schema.CPU(c.n))
+		return m.w.Transition(obj, 0, ts, m.syms.alive, seq, schema.CPU(n))
 	case "PROCDESTROY", "PROCDESTROY_NAME":
 		return m.w.Close(obj, 0, ts, seq)
 	}
@@ -350,10 +354,10 @@ func (m *machine) processEvent(name []byte, obj schema.ObjectID, ts int64, seq s
 // thread, is named by the call. An exit matches its entry by the call's
 // number: traceprinter prints some exits under another name
 // (SYNC_CONDVAR_SIGNAL/83 returns as SYNC_CONDVAR_SIG/83).
-func (m *machine) kernelCall(class, name []byte, ts int64, seq schema.Seq, c *cpu, pos int64) error {
-	th := c.running
+func (m *machine) kernelCall(class, name []byte, ts int64, seq schema.Seq, n int, pos int64) error {
+	th := m.running(n)
 	if th == nil {
-		m.diagOnce("kc-nothread", schema.Info, pos, "kernel call on CPU %d before any thread is known to run there: kept as an event, no kernel-call interval", c.n)
+		m.diagOnce("kc-nothread", schema.Info, pos, "kernel call on CPU %d where no thread is known to run: kept as an event, no kernel-call interval", n)
 		return nil
 	}
 	call, num, hasNum := callName(name)
@@ -368,7 +372,7 @@ func (m *machine) kernelCall(class, name []byte, ts int64, seq schema.Seq, c *cp
 		}
 		th.call, th.callNum = sym, num
 		m.level("thread", string(call), 0, "kernel")
-		return m.w.Transition(th.id, instCall, ts, sym, seq, schema.CPU(c.n))
+		return m.w.Transition(th.id, instCall, ts, sym, seq, schema.CPU(n))
 	case "KER_EXIT":
 		same := th.call != schema.NoSym && (th.call == sym || (num >= 0 && th.callNum == num))
 		if !same {
@@ -382,59 +386,110 @@ func (m *machine) kernelCall(class, name []byte, ts int64, seq schema.Seq, c *cp
 }
 
 // interrupt applies INT_ENTR / INT_HANDLER_ENTR / INT_HANDLER_EXIT /
-// INT_EXIT: the interrupt's intervals on the CPU (instance = CPU) are
-// in_kernel and handler, and while it is handled the CPU shows it and it
-// is the context of the CPU's events. Interrupts nest.
-func (m *machine) interrupt(class []byte, irq schema.ObjectID, name []byte, ts int64, seq schema.Seq, c *cpu, pos int64) error {
-	inst := int64(c.n)
-	cpuN := schema.CPU(c.n)
+// INT_EXIT. INT_ENTR enters the interrupt (its vector) on the CPU over what
+// runs there and INT_EXIT leaves it: the CPU model nests them, and the
+// innermost one holds the CPU and is the context of its events. Between
+// them the interrupt's own intervals on the CPU (instance = the CPU) are
+// in_kernel, and handler from INT_HANDLER_ENTR to INT_HANDLER_EXIT.
+//   - INT_ENTR of an interrupt being handled on that CPU already: a vector
+//     does not interrupt itself, its INT_EXIT was lost; it is left there
+//     first.
+//   - INT_EXIT of an interrupt entered before others that have not exited
+//     on that CPU: their exits were lost; they end with it (cut).
+//   - INT_EXIT and INT_HANDLER_* of an interrupt not entered on that CPU
+//     (the trace began inside it): event only.
+//   - An INT_ENTR over 64 nested interrupts: event only.
+func (m *machine) interrupt(class []byte, irq schema.ObjectID, name []byte, ts int64, seq schema.Seq, n int, pos int64) error {
+	inst := int64(n)
+	cpuN := schema.CPU(n)
+	on := &m.onCPU[n]
+	_, in := on.entered[irq]
 	switch string(class) {
 	case "INT_ENTR":
-		c.ints = append(c.ints, irq)
-		nm := m.w.ObjectName(irq)
-		c.intNm = append(c.intNm, nm)
-		m.level("cpu", nm, 0, "interrupts")
-		m.level("cpu", "interrupts", 1, "busy")
-		m.level("interrupt", "in_kernel", 0, "interrupt")
-		m.level("interrupt", "handler", 0, "interrupt")
-		if err := m.w.Transition(irq, inst, ts, m.syms.inKernel, seq, cpuN); err != nil {
+		if in {
+			m.diagOnce("int-reentered", schema.Warning, pos, "INT_ENTR of %s on CPU %d while it is being handled there: its INT_EXIT is missing, it ends here", name, n)
+			if err := m.leave(n, irq, true, ts, seq, pos); err != nil {
+				return err
+			}
+		}
+		ok, err := m.cpus.Enter(cpuN, irq, ts, seq)
+		if err != nil {
 			return err
 		}
-		return m.w.Transition(c.id, 0, ts, m.w.Sym(nm), seq, cpuN)
-	case "INT_HANDLER_ENTR":
-		return m.w.Transition(irq, inst, ts, m.syms.handler, seq, cpuN)
-	case "INT_HANDLER_EXIT":
-		return m.w.Transition(irq, inst, ts, m.syms.inKernel, seq, cpuN)
-	case "INT_EXIT":
-		n := len(c.ints)
-		if n == 0 || c.ints[n-1] != irq {
-			m.diagOnce("int-unmatched", schema.Info, pos, "INT_EXIT of %s on CPU %d that is not the interrupt being handled there: kept as an event", name, c.n)
+		if !ok {
+			m.diagOnce("int-deep", schema.Warning, pos, "INT_ENTR of %s on CPU %d over 64 nested interrupts: kept as an event", name, n)
 			return nil
 		}
-		c.ints, c.intNm = c.ints[:n-1], c.intNm[:n-1]
-		if err := m.w.Close(irq, inst, ts, seq); err != nil {
-			return err
+		if on.entered == nil {
+			on.entered = make(map[schema.ObjectID]schema.Seq)
 		}
-		var state schema.Sym
-		if n > 1 {
-			state = m.w.Sym(c.intNm[n-2]) // back to the outer interrupt
-		} else {
-			state = m.cpuState(c)
+		on.entered[irq] = seq
+		m.level("interrupt", "in_kernel", 0, "interrupt")
+		m.level("interrupt", "handler", 0, "interrupt")
+		return m.w.Transition(irq, inst, ts, m.syms.inKernel, seq, cpuN)
+	case "INT_HANDLER_ENTR", "INT_HANDLER_EXIT":
+		if !in {
+			m.diagOnce("int-unentered", schema.Info, pos, "%s of %s on CPU %d where it was not entered (no INT_ENTR): kept as an event", class, name, n)
+			return nil
 		}
-		return m.w.Transition(c.id, 0, ts, state, seq, cpuN)
+		state := m.syms.inKernel
+		if string(class) == "INT_HANDLER_ENTR" {
+			state = m.syms.handler
+		}
+		return m.w.Transition(irq, inst, ts, state, seq, cpuN)
+	case "INT_EXIT":
+		if !in {
+			m.diagOnce("int-unmatched", schema.Info, pos, "INT_EXIT of %s on CPU %d that is not being handled there: kept as an event", name, n)
+			return nil
+		}
+		return m.leave(n, irq, false, ts, seq, pos)
 	}
 	return nil
 }
 
-// cpu returns the CPU object of number n, creating it.
-func (m *machine) cpu(n int) *cpu {
-	for len(m.cpus) <= n {
-		i := len(m.cpus)
-		id := m.w.NewObject("cpu", "cpu "+strconv.Itoa(i))
-		m.w.SetNativeID(id, int64(i))
-		m.cpus = append(m.cpus, &cpu{n: i, id: id})
+// leave ends interrupt irq on CPU n (lost: its exit was not seen, the
+// interval is cut): the CPU model gives the CPU back to what it
+// interrupted, and the interrupts entered after it there that have not
+// exited end with it, cut.
+func (m *machine) leave(n int, irq schema.ObjectID, lost bool, ts int64, seq schema.Seq, pos int64) error {
+	cut, _, err := m.cpus.Leave(schema.CPU(n), irq, ts, seq)
+	if err != nil {
+		return err
 	}
-	return m.cpus[n]
+	on := &m.onCPU[n]
+	if cut > 0 {
+		from := on.entered[irq]
+		var inner []schema.ObjectID
+		for o, s := range on.entered {
+			if s > from {
+				inner = append(inner, o)
+			}
+		}
+		sort.Slice(inner, func(i, j int) bool { return on.entered[inner[i]] < on.entered[inner[j]] })
+		for _, o := range inner {
+			delete(on.entered, o)
+			if err := m.w.CloseCut(o, int64(n), ts, seq); err != nil {
+				return err
+			}
+		}
+		m.diagOnce("int-cut", schema.Warning, pos, "%s on CPU %d ends while %d interrupt(s) entered after it have no INT_EXIT: they end with it", m.w.ObjectName(irq), n, cut)
+	}
+	delete(on.entered, irq)
+	if lost {
+		return m.w.CloseCut(irq, int64(n), ts, seq)
+	}
+	return m.w.Close(irq, int64(n), ts, seq)
+}
+
+// cpu returns the object of CPU n, registering CPUs 0..n with the CPU
+// model in order.
+func (m *machine) cpu(n int) schema.ObjectID {
+	for len(m.cpuIDs) <= n {
+		i := len(m.cpuIDs)
+		m.cpuIDs = append(m.cpuIDs, m.cpus.Object(schema.CPU(i)))
+		m.onCPU = append(m.onCPU, onCPU{})
+	}
+	return m.cpuIDs[n]
 }
 
 // threadOf returns the thread a THREAD event names (pid, tid), creating
@@ -458,7 +513,11 @@ func (m *machine) thread(k threadKey) *thread {
 	th.id = m.w.NewObject("thread", name)
 	m.w.SetNativeID(th.id, k.tid)
 	m.w.SetPID(th.id, k.pid)
-	m.w.SetParent(th.id, m.process(k.pid).id)
+	p := m.process(k.pid)
+	m.w.SetParent(th.id, p.id)
+	// a thread holds its CPU and aggregates into its process; finish
+	// declares procnto's idle threads
+	m.cpus.Declare(th.id, schema.HolderSpec{Role: schema.RoleTask, Process: p.id})
 	m.threads[k] = th
 	return th
 }
@@ -580,6 +639,7 @@ func (m *machine) finish() error {
 		}
 		m.pending = nil
 	}
+	m.declareIdle()
 	if m.cps == 0 {
 		m.diagOnce("nocps", schema.Warning, 0, "no TRACE_CYCLES_PER_SEC in the header: cycles are taken as ns")
 		m.w.SetTimeUnit("cycles", 1)
@@ -587,6 +647,25 @@ func (m *machine) finish() error {
 		m.w.SetTimeUnit("cycles", 1e9/float64(m.cps))
 	}
 	return nil
+}
+
+// declareIdle declares procnto's idle threads to the CPU model: pid 1, tid
+// 1 to the number of CPUs (TRACE_CPU_NUM; without it, the CPUs the events
+// name), one per CPU. They hold their CPU, which is idle.
+func (m *machine) declareIdle() {
+	n := m.cpuNum
+	if n == 0 {
+		n = max(len(m.cpuIDs), 1)
+	}
+	p, ok := m.procs[1]
+	if !ok {
+		return
+	}
+	for tid := 1; tid <= n; tid++ {
+		if th := m.threads[threadKey{1, int64(tid)}]; th != nil {
+			m.cpus.Declare(th.id, schema.HolderSpec{Role: schema.RoleIdle, Process: p.id})
+		}
+	}
 }
 
 func (m *machine) diagOnce(key string, sev schema.Severity, pos int64, format string, args ...any) {

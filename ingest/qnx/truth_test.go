@@ -92,6 +92,7 @@ func checkTruth(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth)
 	if got != strings.Join(want, "\n") {
 		t.Errorf("interrupt time differs:\n%s", firstDiff(got, strings.Join(want, "\n")))
 	}
+	checkCPUTruth(t, db, run, truth)
 	want = want[:0]
 	for k, n := range truth.EventCounts {
 		want = append(want, fmt.Sprintf("%s | %d", k, n))
@@ -106,6 +107,92 @@ func checkTruth(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth)
 	}
 	if got := q(`SELECT severity, message, count FROM diagnostics WHERE run_id = ? AND severity <> 'info'`); got != "" {
 		t.Errorf("warnings on a generated trace:\n%s", got)
+	}
+}
+
+// checkCPUTruth compares the run's CPUs with what the simulator knows of
+// who held them: the holds a later event ended (per CPU and holder, busy,
+// idle-thread), the hold open at the end (cut), the idle threads, and the
+// process level (level 1 of the CPU states): procnto's level has the time
+// of its busy threads only, its idle threads' time is at level 1 "idle".
+func checkCPUTruth(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth) {
+	t.Helper()
+	q := func(sql string) string { return dbtest.Query(t, db.SQL(), sql, run) }
+	if got, want := dbCPUCount(t, db, run), truthCount(truth); got.rows() != want.rows() {
+		t.Errorf("CPU holders differ from the truth:\n%s", dbtest.Diff(want.rows(), got.rows()))
+	}
+	var open []string
+	for cpu, h := range truth.CPUOpen {
+		if h.Holder == "" {
+			h.Holder = "none"
+		}
+		open = append(open, fmt.Sprintf("%d | %s | %d | %d", cpu, h.Holder, h.StartNS, truth.LastNS))
+	}
+	sort.Strings(open)
+	got := sortedRows(q(`SELECT c.native_id, CASE WHEN h.object_id IS NULL THEN 'none' WHEN h.kind = 'thread' THEN h.pid || '/' || h.native_id
+			WHEN h.kind = 'interrupt' THEN 'irq ' || h.native_id ELSE h.kind END, i.start_ts, i.end_ts
+		FROM cpu_intervals i JOIN objects c ON c.run_id = i.run_id AND c.object_id = i.cpu_id
+		LEFT JOIN objects h ON h.run_id = i.run_id AND h.object_id = i.holder_id
+		WHERE i.run_id = ? AND i.truncated`))
+	if want := strings.Join(open, "\n"); got != want {
+		t.Errorf("CPU holds open at the end:\n%s", firstDiff(got, want))
+	}
+	// the idle threads that ran are marked idle, no other object is
+	ran := map[string]bool{}
+	for _, m := range truth.CPUHolders {
+		for h := range m {
+			ran[h] = true
+		}
+	}
+	for _, h := range truth.CPUOpen {
+		ran[h.Holder] = true
+	}
+	var idle []string
+	for _, th := range truth.IdleThreads {
+		if ran[th] {
+			idle = append(idle, th)
+		}
+	}
+	sort.Strings(idle)
+	if got, want := sortedRows(q(`SELECT pid || '/' || native_id FROM objects WHERE run_id = ? AND json_extract_string(attrs, '$.idle') = 'true'`)), strings.Join(idle, "\n"); got != want {
+		t.Errorf("idle threads: got %q want %q", got, want)
+	}
+	// level 1: "idle" = the idle threads' and no holder's time, procnto's
+	// process = its other threads' time (cut holds included: the level
+	// trace ends at the last event)
+	isIdle := map[string]bool{"": true}
+	for _, th := range truth.IdleThreads {
+		isIdle[th] = true
+	}
+	lv1 := map[string]int64{}
+	add := func(cpu int, h string, ns int64) {
+		switch {
+		case isIdle[h]:
+			lv1[fmt.Sprintf("%d | idle", cpu)] += ns
+		case strings.HasPrefix(h, "1/"):
+			lv1[fmt.Sprintf("%d | proc/boot/procnto-smp-instr", cpu)] += ns
+		}
+	}
+	for cpu, m := range truth.CPUHolders {
+		for h, ns := range m {
+			add(cpu, h, ns)
+		}
+	}
+	for cpu, h := range truth.CPUOpen {
+		add(cpu, h.Holder, truth.LastNS-h.StartNS)
+	}
+	want := make([]string, 0, len(lv1))
+	for k, ns := range lv1 {
+		if ns > 0 {
+			want = append(want, fmt.Sprintf("%s | %d", k, ns))
+		}
+	}
+	sort.Strings(want)
+	got = sortedRows(q(`SELECT c.native_id, t.state, sum(t.dur) FROM state_trace(1, run := ?, object_kind := 'cpu') t
+		JOIN objects c ON c.run_id = t.run_id AND c.object_id = t.object_id
+		WHERE t.state IN ('idle', 'proc/boot/procnto-smp-instr') GROUP BY ALL HAVING sum(t.dur) > 0`))
+	if got != strings.Join(want, "\n") {
+		t.Errorf("CPU level 1 (process):\n%s", firstDiff(got, strings.Join(want, "\n")))
 	}
 }
 

@@ -154,6 +154,21 @@ type QNXInterval struct {
 // calls never exited (THREAD_DESTROY, THREAD_DESTROYALL, or open at the end)
 // are not listed. Listed in the order of their KER_CALL events.
 //
+// CPUs, as traceduck's CPU model has them (docs/semantics.md, "Who holds
+// a CPU"; kept by the simulator as it schedules, never read back from the
+// events): THRUNNING of a thread on CPU c makes it c's thread, and leaves
+// the CPU it was the thread of before, if another, with none; a thread
+// leaving RUNNING for another state keeps its CPU until the next
+// THRUNNING there; THDESTROY of a CPU's thread leaves the CPU with none.
+// An interrupt holds its CPU from INT_ENTR to INT_EXIT, over what runs
+// (nested ones over the outer one). What holds a CPU is the innermost
+// interrupt, else its thread, else none. A CPU is unknown until its
+// first THRUNNING or INT_ENTR; each change of what holds a CPU ends a
+// hold, and only holds ended by a change are counted (the one open at
+// the end is CPUOpen). procnto's idle threads (pid 1, tid 1..CPUs) hold
+// their CPU idle; interrupts and every other thread hold it busy; none
+// is idle.
+//
 // All times are ns = floor(cycles * 1e9 / CyclesPerSec) of the full 64-bit
 // cycle count (QNXCyclesToNS); durations are differences of those.
 type QNXTruth struct {
@@ -163,9 +178,21 @@ type QNXTruth struct {
 	KernelCalls   []QNXInterval            // complete KER_CALL..KER_EXIT intervals, State = call name (MSG_SENDV)
 	RunningPerCPU map[int]map[string]int64 // cpu -> "pid/tid" -> ns RUNNING (complete intervals; a key exists for every complete RUNNING interval, even of 0 ns)
 	InterruptNS   map[int]int64            // vector -> summed INT_ENTR..INT_EXIT ns (complete; key exists once one completed)
+	CPUHolders    map[int]map[string]int64 // cpu -> holder -> ns held (ended holds): "pid/tid" (a thread), "irq V" (an interrupt, V its vector), "" (none); a key exists for every ended hold, even of 0 ns
+	CPUBusyNS     map[int]int64            // cpu -> ns held by interrupts and threads other than the idle threads (ended holds)
+	CPUIdleNS     map[int]int64            // cpu -> ns held by procnto's idle threads (ended holds)
+	CPUOpen       map[int]QNXHold          // cpu -> what holds it at the end of the trace, and since when
+	IdleThreads   []string                 // procnto's idle threads, "1/1".."1/CPUs"
 	FirstNS       int64
 	LastNS        int64
 	Wraps         int // times the low 32 bits wrapped
+}
+
+// QNXHold is what holds a CPU ("pid/tid", "irq V" or "" for none) since
+// StartNS.
+type QNXHold struct {
+	Holder  string
+	StartNS int64
 }
 
 const (
@@ -391,6 +418,7 @@ type qthread struct {
 	role   qRole
 	st     qState
 	cpu    int // CPU it runs on while RUNNING
+	holdOn int // CPU whose thread it is in the CPU model (truth), or -1
 	last   int // CPU it last ran on
 	idleOf int // CPU whose idle thread this is, or -1
 
@@ -423,7 +451,20 @@ type qcpu struct {
 	idle *qthread
 	gen  uint64
 	ints []qint // interrupts in progress (nesting)
+
+	// truth: what holds the CPU in the CPU model
+	thread    *qthread // its thread (the last THRUNNING there), nil for none
+	known     bool     // since its first THRUNNING or INT_ENTR
+	held      string   // what holds it: "pid/tid", "irq V", "" (none)
+	heldKind  uint8    // holdNone, holdBusy, holdIdle
+	heldSince int64
 }
+
+const (
+	holdNone uint8 = iota
+	holdBusy
+	holdIdle
+)
 
 type qint struct {
 	vec   int
@@ -485,6 +526,9 @@ type qsim struct {
 	calls  []qiv
 	runNS  map[int]map[string]int64
 	intNS  map[int]int64
+	heldNS map[int]map[string]int64
+	busyNS map[int]int64
+	idleNS map[int]int64
 
 	cpus     []*qcpu
 	ready    []*qthread
@@ -516,6 +560,9 @@ func newQSim(cfg QNXConfig) *qsim {
 		counts: make(map[string]int),
 		runNS:  make(map[int]map[string]int64),
 		intNS:  make(map[int]int64),
+		heldNS: make(map[int]map[string]int64),
+		busyNS: make(map[int]int64),
+		idleNS: make(map[int]int64),
 		target: cfg.Events,
 	}
 	n := min(cfg.Events+256, 1<<24)
@@ -613,6 +660,9 @@ func (s *qsim) setState(th *qthread, st qState, c int) {
 	s.thEvent(c, qStateEvent[st], th)
 	seq := len(s.ev) - 1
 	th.st = st
+	if st == stRunning {
+		s.hold(th, c)
+	}
 	if th.ivOpen && th.ivState == st && th.ivCPU == c {
 		return
 	}
@@ -640,6 +690,59 @@ func (s *qsim) destroy(th *qthread, c int) {
 	s.thEvent(c, "THDESTROY", th)
 	s.closeIv(th)
 	th.st = stDestroyed
+	s.hold(th, -1)
+}
+
+// hold makes th the thread of CPU c in the CPU model (c = -1: of none),
+// leaving the CPU it was the thread of, if another, with none (truth).
+func (s *qsim) hold(th *qthread, c int) {
+	if d := th.holdOn; d >= 0 && d != c {
+		s.cpus[d].thread = nil
+		s.cpuShow(d)
+	}
+	th.holdOn = c
+	if c < 0 {
+		return
+	}
+	if prev := s.cpus[c].thread; prev != nil && prev != th {
+		prev.holdOn = -1 // replaced
+	}
+	s.cpus[c].thread = th
+	s.cpuShow(c)
+}
+
+// cpuShow accounts what held CPU c until the last event, if it changes
+// (truth): the innermost interrupt, else the CPU's thread, else none.
+func (s *qsim) cpuShow(c int) {
+	cpu := s.cpus[c]
+	h, kind := "", holdNone
+	if n := len(cpu.ints); n > 0 {
+		h, kind = "irq "+qitoa(cpu.ints[n-1].vec), holdBusy
+	} else if th := cpu.thread; th != nil {
+		h, kind = th.key, holdBusy
+		if th.role == roleIdle {
+			kind = holdIdle
+		}
+	}
+	if cpu.known && h == cpu.held {
+		return
+	}
+	if cpu.known {
+		d := s.lastNS - cpu.heldSince
+		m := s.heldNS[c]
+		if m == nil {
+			m = make(map[string]int64)
+			s.heldNS[c] = m
+		}
+		m[cpu.held] += d
+		switch cpu.heldKind {
+		case holdBusy:
+			s.busyNS[c] += d
+		case holdIdle:
+			s.idleNS[c] += d
+		}
+	}
+	cpu.known, cpu.held, cpu.heldKind, cpu.heldSince = true, h, kind, s.lastNS
 }
 
 func (s *qsim) kcall(c int, th *qthread, k qkc, f1, f2 qnxenc.Field, more ...qnxenc.Field) {
@@ -682,7 +785,7 @@ func (s *qsim) newProc(pid, ppid int, name string) *qproc {
 }
 
 func (s *qsim) newThread(p *qproc, tid int, role qRole) *qthread {
-	th := &qthread{p: p, tid: tid, tidStr: qitoa(tid), key: p.pidStr + "/" + qitoa(tid), role: role, idleOf: -1, cpu: -1, life: -1}
+	th := &qthread{p: p, tid: tid, tidStr: qitoa(tid), key: p.pidStr + "/" + qitoa(tid), role: role, idleOf: -1, cpu: -1, holdOn: -1, life: -1}
 	if tid >= p.nextTid {
 		p.nextTid = tid + 1
 	}
@@ -1319,6 +1422,7 @@ func (s *qsim) intEnter(c, vec, pid int) {
 	pos := "(" + qitoa(vec) + ")"
 	s.emit(c, "INT_ENTR", name, qf("", pos), qf("IP", qhex8(0xf0084000|uint32(s.rng.Intn(0x1000)))))
 	s.cpus[c].ints = append(s.cpus[c].ints, qint{vec, s.lastNS})
+	s.cpuShow(c)
 	s.emit(c, "INT_HANDLER_ENTR", name, qf("", pos), qf("PID", qitoa(pid)), qf("IP", qhex8(0x080b7334+uint32(vec)*0x100)), qf("AREA", qhex8(0x0812a060+uint32(vec)*0x40)))
 }
 
@@ -1335,6 +1439,7 @@ func (s *qsim) intExit(c, vec int) {
 	top := cpu.ints[len(cpu.ints)-1]
 	cpu.ints = cpu.ints[:len(cpu.ints)-1]
 	s.intNS[top.vec] += s.lastNS - top.start
+	s.cpuShow(c)
 }
 
 func (s *qsim) handlerPid(i int) int {
@@ -1417,12 +1522,22 @@ func (s *qsim) finish() ([]qnxenc.Event, QNXTruth) {
 		KernelCalls:   make([]QNXInterval, len(s.calls)),
 		RunningPerCPU: s.runNS,
 		InterruptNS:   s.intNS,
+		CPUHolders:    s.heldNS,
+		CPUBusyNS:     s.busyNS,
+		CPUIdleNS:     s.idleNS,
+		CPUOpen:       make(map[int]QNXHold),
 		FirstNS:       QNXCyclesToNS(ev[0].Cycles, s.cps),
 		LastNS:        QNXCyclesToNS(ev[len(ev)-1].Cycles, s.cps),
 		Wraps:         len(s.wrapAt),
 	}
 	for i, v := range s.states {
 		tr.ThreadStates[i] = v.iv
+	}
+	for c, cpu := range s.cpus {
+		if cpu.known {
+			tr.CPUOpen[c] = QNXHold{cpu.held, cpu.heldSince}
+		}
+		tr.IdleThreads = append(tr.IdleThreads, cpu.idle.key)
 	}
 	for i, v := range s.calls {
 		tr.KernelCalls[i] = v.iv

@@ -149,8 +149,9 @@ func vector(t testing.TB, e *qnxenc.Event) int {
 }
 
 // interpretQNX recomputes the truth from the events alone, the way
-// traceduck's state machine is specified to (knowing the 64-bit cycles).
-func interpretQNX(t testing.TB, cps uint64, events []qnxenc.Event) QNXTruth {
+// traceduck's state machine and CPU model are specified to (knowing the
+// 64-bit cycles), for a trace of cpus CPUs.
+func interpretQNX(t testing.TB, cps uint64, cpus int, events []qnxenc.Event) QNXTruth {
 	ns := func(c uint64) int64 {
 		x := new(big.Int).SetUint64(c)
 		x.Mul(x, big.NewInt(1_000_000_000))
@@ -169,17 +170,61 @@ func interpretQNX(t testing.TB, cps uint64, events []qnxenc.Event) QNXTruth {
 		iv  QNXInterval
 		seq int
 	}
+	running := map[int]string{}
+	ints := map[int][]open{}
 	tr := QNXTruth{
 		Events:        len(events),
 		EventCounts:   map[string]int{},
 		RunningPerCPU: map[int]map[string]int64{},
 		InterruptNS:   map[int]int64{},
+		CPUHolders:    map[int]map[string]int64{},
+		CPUBusyNS:     map[int]int64{},
+		CPUIdleNS:     map[int]int64{},
+		CPUOpen:       map[int]QNXHold{},
+	}
+	idle := map[string]bool{}
+	for k := 1; k <= cpus; k++ {
+		tr.IdleThreads = append(tr.IdleThreads, "1/"+strconv.Itoa(k))
+		idle["1/"+strconv.Itoa(k)] = true
+	}
+	// the CPU model: each CPU's thread, what holds it since when
+	cpuThread := map[int]string{}
+	threadCPU := map[string]int{}
+	show := func(c int, now int64) {
+		h := cpuThread[c]
+		if st := ints[c]; len(st) > 0 {
+			h = "irq " + strconv.Itoa(st[len(st)-1].tid)
+		}
+		o, known := tr.CPUOpen[c]
+		if known && o.Holder == h {
+			return
+		}
+		if known {
+			m := tr.CPUHolders[c]
+			if m == nil {
+				m = map[string]int64{}
+				tr.CPUHolders[c] = m
+			}
+			m[o.Holder] += now - o.StartNS
+			switch {
+			case idle[o.Holder]:
+				tr.CPUIdleNS[c] += now - o.StartNS
+			case o.Holder != "":
+				tr.CPUBusyNS[c] += now - o.StartNS
+			}
+		}
+		tr.CPUOpen[c] = QNXHold{h, now}
+	}
+	leave := func(k string, now int64) {
+		if d, ok := threadCPU[k]; ok {
+			delete(threadCPU, k)
+			delete(cpuThread, d)
+			show(d, now)
+		}
 	}
 	var states, calls []ivs
 	threads := map[string]*open{}
 	kcalls := map[string]*open{}
-	running := map[int]string{}
-	ints := map[int][]open{}
 	close := func(k string, o *open, now int64) {
 		states = append(states, ivs{QNXInterval{o.pid, o.tid, o.state, o.start, now, o.cpu}, o.seq})
 		if o.state == "RUNNING" {
@@ -207,6 +252,7 @@ func interpretQNX(t testing.TB, cps uint64, events []qnxenc.Event) QNXTruth {
 				if o != nil {
 					close(k, o, now)
 				}
+				leave(k, now)
 			default:
 				st := strings.TrimPrefix(e.Name, "TH")
 				if o != nil && o.state == st && o.cpu == e.CPU {
@@ -219,6 +265,14 @@ func interpretQNX(t testing.TB, cps uint64, events []qnxenc.Event) QNXTruth {
 			}
 			if e.Name == "THRUNNING" {
 				running[e.CPU] = k
+				if threadCPU[k] != e.CPU {
+					leave(k, now)
+				}
+				if prev, ok := cpuThread[e.CPU]; ok && prev != k {
+					delete(threadCPU, prev) // replaced
+				}
+				threadCPU[k], cpuThread[e.CPU] = e.CPU, k
+				show(e.CPU, now)
 			}
 		case "KER_CALL":
 			k := running[e.CPU]
@@ -235,6 +289,7 @@ func interpretQNX(t testing.TB, cps uint64, events []qnxenc.Event) QNXTruth {
 			}
 		case "INT_ENTR":
 			ints[e.CPU] = append(ints[e.CPU], open{tid: vector(t, e), start: now})
+			show(e.CPU, now)
 		case "INT_EXIT":
 			st := ints[e.CPU]
 			top := st[len(st)-1]
@@ -243,6 +298,7 @@ func interpretQNX(t testing.TB, cps uint64, events []qnxenc.Event) QNXTruth {
 			}
 			ints[e.CPU] = st[:len(st)-1]
 			tr.InterruptNS[top.tid] += now - top.start
+			show(e.CPU, now)
 		}
 	}
 	sort.SliceStable(states, func(i, j int) bool { return states[i].seq < states[j].seq })
@@ -282,7 +338,7 @@ func TestQNXTruthConsistency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := interpretQNX(t, cps, ev)
+		got := interpretQNX(t, cps, cfg.CPUs, ev)
 		diffIntervals(t, "ThreadStates", got.ThreadStates, tr.ThreadStates)
 		diffIntervals(t, "KernelCalls", got.KernelCalls, tr.KernelCalls)
 		if !reflect.DeepEqual(got.RunningPerCPU, tr.RunningPerCPU) {
@@ -290,6 +346,30 @@ func TestQNXTruthConsistency(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got.InterruptNS, tr.InterruptNS) {
 			t.Errorf("%+v: InterruptNS: recomputed %v, truth %v", cfg, got.InterruptNS, tr.InterruptNS)
+		}
+		for _, c := range []struct {
+			what      string
+			got, want any
+		}{{"CPUHolders", got.CPUHolders, tr.CPUHolders}, {"CPUBusyNS", got.CPUBusyNS, tr.CPUBusyNS}, {"CPUIdleNS", got.CPUIdleNS, tr.CPUIdleNS},
+			{"CPUOpen", got.CPUOpen, tr.CPUOpen}, {"IdleThreads", got.IdleThreads, tr.IdleThreads}} {
+			if !reflect.DeepEqual(c.got, c.want) {
+				t.Errorf("%+v: %s: recomputed %v\ntruth %v", cfg, c.what, c.got, c.want)
+			}
+		}
+		// what holds each CPU adds up to the time it is known, up to the
+		// end; busy and idle-thread time add up to the threads' and
+		// interrupts' holds
+		for cpu, m := range tr.CPUHolders {
+			var sum, threads int64
+			for h, v := range m {
+				sum += v
+				if h != "" {
+					threads += v
+				}
+			}
+			if o := tr.CPUOpen[cpu]; sum > o.StartNS-tr.FirstNS || threads != tr.CPUBusyNS[cpu]+tr.CPUIdleNS[cpu] {
+				t.Errorf("%+v: CPU %d held %d ns (threads and interrupts %d, busy %d, idle %d) before %d in a trace of %d..%d", cfg, cpu, sum, threads, tr.CPUBusyNS[cpu], tr.CPUIdleNS[cpu], o.StartNS, tr.FirstNS, tr.LastNS)
+			}
 		}
 		if !reflect.DeepEqual(got.EventCounts, tr.EventCounts) {
 			t.Errorf("%+v: EventCounts: recomputed %v\ntruth %v", cfg, got.EventCounts, tr.EventCounts)
