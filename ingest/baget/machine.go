@@ -108,11 +108,12 @@ type machine struct {
 	kindIDs   map[string]int32 // setup only
 	kindNames []string         // by kind id
 	thread    int32            // kind id of "thread"
+	cpuKind   int32            // kind id of "cpu"
 
 	objs  map[objKey]schema.ObjectID
 	texts map[kindPID]map[string]schema.ObjectID // user objects named by text
 	byOID map[kindOID]schema.ObjectID
-	kinds []int32  // kind of each object, by ObjectID-1
+	kinds []int32  // kind of each object, by ObjectID-1 (CPU objects included)
 	objSt []string // state of each object ("" unknown), by ObjectID-1
 	cpus  map[int64]*cpuState
 	dense []*cpuState // cpus for 0 <= n < maxDenseCPU
@@ -132,6 +133,7 @@ func newMachine(w *schema.RunWriter, d *Description) *machine {
 		objs: map[objKey]schema.ObjectID{}, texts: map[kindPID]map[string]schema.ObjectID{},
 		byOID: map[kindOID]schema.ObjectID{}, cpus: map[int64]*cpuState{}}
 	m.thread = m.kindID("thread")
+	m.cpuKind = m.kindID("cpu")
 	m.idle = w.Sym(CPUIdle)
 	for _, ev := range m.d.Events {
 		info := evInfo{class: w.Sym(orDefault(ev.Group, "other")), name: w.Sym(ev.Name)}
@@ -306,6 +308,8 @@ func (m *machine) cpu(n int64) *cpuState {
 	if c == nil {
 		c = &cpuState{id: m.w.NewObject("cpu", "cpu "+strconv.FormatInt(n, 10)), obj: schema.NoObject}
 		m.w.SetNativeID(c.id, n)
+		m.kinds = append(m.kinds, m.cpuKind) // ids stay in step with kinds and objSt
+		m.objSt = append(m.objSt, "")
 		m.cpus[n] = c
 		if n >= 0 && n < maxDenseCPU {
 			if n >= int64(len(m.dense)) {
