@@ -324,7 +324,10 @@ func (t *CPUTracker) Nesting(n CPU) int { return len(t.cpu(n).stack) }
 // Unknown says that from ts the trace does not tell what holds processor
 // n (lost events): its interval ends there, marked truncated, its base
 // holder and interrupts are forgotten, and it has no interval until the
-// next Run, Idle or Enter.
+// next Run, Idle or Enter. An interval that opened at ts itself is
+// dropped: it showed its holder for no time (a format that leaves an
+// interrupt at ts to a state it does not know: the tracker showed what is
+// below, nothing, until the Unknown at the same ts).
 func (t *CPUTracker) Unknown(n CPU, ts int64, seq Seq) error {
 	c := t.cpu(n)
 	if c.base != NoObject {
@@ -338,6 +341,10 @@ func (t *CPUTracker) Unknown(n CPU, ts int64, seq Seq) error {
 	}
 	inst := c.inst
 	c.inst, c.sym = -1, NoSym
+	if _, since, ok := t.w.Current(c.obj, inst); ok && since == ts {
+		t.w.states.take(stateKey{c.obj, inst})
+		return nil
+	}
 	return t.w.CloseCut(c.obj, inst, ts, seq)
 }
 

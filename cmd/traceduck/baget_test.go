@@ -2,8 +2,10 @@ package main
 
 import (
 	bin "encoding/binary"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -49,5 +51,68 @@ func TestBagetBadRecordAndStdin(t *testing.T) {
 	r = runIn(t, dir, log, "ingest", "--db", db, "--format", "baget", "--description", descPath, "-")
 	if want := fmt.Sprintf("run 2: - (baget, %d events)\n", truth.Events); r.code != 0 || r.stdout != want {
 		t.Fatalf("%s\nwant stdout %q", r, want)
+	}
+}
+
+// TestBagetCPUStatesNameHolders: the CPU states of a Baget run name their
+// holder (docs/baget-format.md 2.7), so the commands that read states
+// tell the threads and interrupts apart: `states` lists one level-0 state
+// per holder and the processes at level 1, `hist --state` takes a
+// thread's name, and the Chrome export names each CPU slice after its
+// holder. (They were cpuThr and cpuIntr for every holder, cpuProc for
+// every process.)
+func TestBagetCPUStatesNameHolders(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	sample, err := filepath.Abs(filepath.Join("..", "..", "samples", "baget"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", db, "--description", filepath.Join(sample, "minirtos-2.1-ppc64.xml"), filepath.Join(sample, "minirtos-2cpu.blog"))
+
+	out := mustRun(t, dir, nil, "states", "--db", db, "--kind", "cpu", "--object", "cpu 0", "--level", "all", "--output", "csv")
+	levels := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		f := strings.Split(strings.TrimSpace(l), ",")
+		levels[f[3]] = append(levels[f[3]], f[4])
+	}
+	sortedJoin := func(v []string) string { sort.Strings(v); return strings.Join(v, " ") }
+	for level, want := range map[string]string{
+		"0": "cpuIdle interrupt 11 interrupt 3 interrupt 5 thr0 thr1 thr2 thr3 thr4 thr5",
+		"1": "cpuIdle interrupt 11 interrupt 3 interrupt 5 proc1 proc2",
+		"2": "cpuIdle cpuInterrupts cpuThreads",
+		"3": "busy idle",
+	} {
+		if got := sortedJoin(levels[level]); got != want {
+			t.Errorf("states of cpu 0 at level %s: %s, want %s", level, got, want)
+		}
+	}
+
+	out = mustRun(t, dir, nil, "hist", "--db", db, "--state", "thr0", "--kind", "cpu")
+	if !strings.Contains(out, "cpu 0") || !strings.Contains(out, "cpu 1") || !strings.Contains(out, "Distribution") {
+		t.Errorf("hist --state thr0 --kind cpu:\n%s", out)
+	}
+
+	mustRun(t, dir, nil, "export", "--db", db, "--chrome", "run.json")
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Name, Cat string
+		}
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "run.json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" && e.Cat == "cpu" {
+			names[e.Name] = true
+		}
+	}
+	var got []string
+	for n := range names {
+		got = append(got, n)
+	}
+	if want := "cpuIdle interrupt 11 interrupt 3 interrupt 5 thr0 thr1 thr2 thr3 thr4 thr5"; sortedJoin(got) != want {
+		t.Errorf("Chrome CPU slices: %s, want %s", sortedJoin(got), want)
 	}
 }

@@ -20,28 +20,45 @@ import (
 //     registered with pid 0 when none is.
 //   - events: every event (essential record of a data block) in order; class = the event group,
 //     object = the main object, context = the <event context=> field's
-//     object if declared, else what ran on the event's CPU just before the
-//     event's rules apply (the thread of cpuThr, the interrupt of cpuIntr;
-//     none when idle or unknown); src_line = the record's byte offset.
-//   - states: the description's <state> and <cpu> rules, in document order,
-//     starting from every object and CPU in the unknown state (a wrapped log
-//     starts mid-stream): no interval opens until a rule sets a state, and a
-//     from= condition is tested against "unknown" as well. Each applied rule
-//     closes the interval it ends and opens the next, even into the same
-//     state, so that an interval is the time between two transitions.
-//   - CPU intervals are intervals of the CPU object (kind cpu, native_id =
-//     the CPU number); their instance is the object_id of the thread
-//     (cpuThr) or interrupt (cpuIntr) that held the CPU, 0 for cpuIdle.
-//     Thread (object) intervals have instance 0.
+//     object if declared, else what held the event's CPU just before the
+//     event's rules apply (the CPU model's Holder: the innermost
+//     interrupt, else the thread; none when idle or unknown); src_line =
+//     the record's byte offset.
+//   - thread (object) states: the description's <state> rules, starting
+//     from every object in the unknown state (a wrapped log starts
+//     mid-stream): no interval opens until a rule sets a state, and a
+//     from= condition is tested against "unknown" as well. Each applied
+//     rule closes the interval it ends and opens the next, even into the
+//     same state, so that an interval is the time between two
+//     transitions. Instance 0.
+//   - CPU states: the <cpu> rules say who holds the CPU, and the run's CPU
+//     model (schema.CPUTracker) keeps it and writes the intervals and
+//     their levels: cpuThr runs the thread (Run), cpuIntr enters the
+//     interrupt over what runs (Enter), return leaves the innermost one
+//     (Leave), cpuIdle runs no thread (Idle). A CPU starts unknown. The
+//     intervals are those of the CPU object (kind cpu, native_id = the CPU
+//     number), state = the holder's name (cpuIdle when nothing runs),
+//     instance = the holder's object_id (0 for cpuIdle); a holder that
+//     goes on holding (a switch to the thread that runs) continues its
+//     interval. A thread is declared to the model with its process, the
+//     object (process, its pid). The from= conditions of <cpu> rules test
+//     the state word the model implies: cpuIntr while an interrupt is
+//     handled, else cpuThr while a thread runs, else cpuIdle, or unknown.
 //
 // traceduck's choices where the docs are silent: an object-id field whose
 // value is 0 names no object in a rule (THREAD_SWITCH prev=0 from an idle
 // CPU), so such a rule does not apply; a `return` while the CPU state is
 // unknown leaves it unknown silently (a wrapped log may start inside a
-// handler); a `return` from a known state with no interrupt to return to,
-// or a cpuIntr nested deeper than 64, is a warning and the CPU state
-// becomes unknown. Rules of one event apply in document order (by line; on
-// one line, <state> rules before <cpu> rules).
+// handler); a `return` to the state before an interrupt entered while the
+// CPU state was unknown makes it unknown again (the interrupt's interval
+// is complete; the CPU model shows nothing for the zero time between); a
+// `return` from a known state with no interrupt to return to, or a
+// cpuIntr nested deeper than 64, is a warning and the CPU state becomes
+// unknown (the interval it cuts is marked truncated). A cpuThr or cpuIdle
+// rule while interrupts are being handled changes what runs below them:
+// the CPU stays with the innermost interrupt until it returns. Rules of
+// one event apply in document order (by line; on one line, <state> rules
+// before <cpu> rules).
 
 // maxNesting bounds nested interrupts on one CPU (docs 2.7).
 const maxNesting = 64
@@ -64,19 +81,20 @@ type kindPID struct {
 	pid  int64
 }
 
-// cpuState is one CPU's known state: st "" is unknown.
+// cpuState is one CPU as the machine sees it: its processor in the run's
+// CPU model (which holds what runs there and writes the intervals) and
+// the little the model does not say that the description's from=
+// conditions need.
 type cpuState struct {
-	id    schema.ObjectID
-	st    string
-	sym   schema.Sym      // of st
-	obj   schema.ObjectID // thread or interrupt; NoObject for idle
-	stack []savedCPU
-}
-
-type savedCPU struct {
-	st  string
-	sym schema.Sym
-	obj schema.ObjectID
+	n  schema.CPU      // the processor's number in the CPU model
+	id schema.ObjectID // its object
+	// known: what holds it is known (a <cpu> rule set it and nothing
+	// made it unknown since); the model's Holder is NoObject both when
+	// nothing runs and when this is false.
+	known bool
+	// unkBase: the interrupts being handled were entered while the
+	// state was unknown, so below them it still is.
+	unkBase bool
 }
 
 // rule is one <state> (cpu false) or <cpu> rule of an event, in order,
@@ -108,16 +126,21 @@ type machine struct {
 	kindIDs   map[string]int32 // setup only
 	kindNames []string         // by kind id
 	thread    int32            // kind id of "thread"
+	cpuKind   int32            // kind id of "cpu"
+	procKind  int32            // kind id of "process"
 
 	objs  map[objKey]schema.ObjectID
 	texts map[kindPID]map[string]schema.ObjectID // user objects named by text
 	byOID map[kindOID]schema.ObjectID
-	kinds []int32  // kind of each object, by ObjectID-1
+	kinds []int32  // kind of each object, by ObjectID-1 (CPU objects included)
+	pids  []int64  // pid of each object, by ObjectID-1
 	objSt []string // state of each object ("" unknown), by ObjectID-1
+	held  []bool   // the object was declared to the CPU model, by ObjectID-1
+	model *schema.CPUTracker
 	cpus  map[int64]*cpuState
 	dense []*cpuState // cpus for 0 <= n < maxDenseCPU
+	odd   schema.CPU  // the last model number given to a CPU number outside 0..2^31-1
 	evs   []evInfo
-	idle  schema.Sym
 	args  Args
 	ev    schema.Event // the event being written, reused
 
@@ -130,9 +153,10 @@ type machine struct {
 func newMachine(w *schema.RunWriter, d *Description) *machine {
 	m := &machine{w: w, d: d, kindIDs: map[string]int32{},
 		objs: map[objKey]schema.ObjectID{}, texts: map[kindPID]map[string]schema.ObjectID{},
-		byOID: map[kindOID]schema.ObjectID{}, cpus: map[int64]*cpuState{}}
+		byOID: map[kindOID]schema.ObjectID{}, cpus: map[int64]*cpuState{}, model: w.CPUs()}
 	m.thread = m.kindID("thread")
-	m.idle = w.Sym(CPUIdle)
+	m.cpuKind = m.kindID("cpu")
+	m.procKind = m.kindID("process")
 	for _, ev := range m.d.Events {
 		info := evInfo{class: w.Sym(orDefault(ev.Group, "other")), name: w.Sym(ev.Name)}
 		mainKind := ev.MainKind
@@ -155,7 +179,7 @@ func newMachine(w *schema.RunWriter, d *Description) *machine {
 			info.rules = append(info.rules, rule{false, i, m.fieldKind(r.Field), w.Sym(r.To)})
 		}
 		for i, r := range ev.CPURules {
-			info.rules = append(info.rules, rule{true, i, m.fieldKind(r.Field), w.Sym(r.To)})
+			info.rules = append(info.rules, rule{true, i, m.fieldKind(r.Field), schema.NoSym})
 		}
 		line := func(r rule) int {
 			if r.cpu {
@@ -201,9 +225,18 @@ func (m *machine) fieldKind(n *Node) int32 {
 func (m *machine) newObject(kind int32, name string, pid int64) schema.ObjectID {
 	id := m.w.NewObject(m.kindNames[kind], name)
 	m.w.SetPID(id, pid)
-	m.kinds = append(m.kinds, kind)
-	m.objSt = append(m.objSt, "")
+	m.track(kind, pid)
 	return id
+}
+
+// track adds the machine's columns of the object just made: every object
+// of the run is made through newObject, object or cpu, so that they stay
+// in step with the object ids.
+func (m *machine) track(kind int32, pid int64) {
+	m.kinds = append(m.kinds, kind)
+	m.pids = append(m.pids, pid)
+	m.objSt = append(m.objSt, "")
+	m.held = append(m.held, false)
 }
 
 // object returns the object (kind, pid, oid), registering it.
@@ -214,8 +247,7 @@ func (m *machine) object(k objKey) schema.ObjectID {
 	id := m.w.NewObject(m.kindNames[k.kind], m.kindNames[k.kind]+" "+strconv.FormatUint(k.oid, 10))
 	m.w.SetNativeID(id, int64(k.oid))
 	m.w.SetPID(id, k.pid)
-	m.kinds = append(m.kinds, k.kind)
-	m.objSt = append(m.objSt, "")
+	m.track(k.kind, k.pid)
 	m.objs[k] = id
 	ko := kindOID{k.kind, k.oid}
 	if _, ok := m.byOID[ko]; !ok {
@@ -298,14 +330,25 @@ func (m *machine) creation(ev *Event, info *evInfo, rec []byte) {
 	}
 }
 
+// cpu returns the CPU numbered n, making its object (kind cpu, named
+// "cpu N", native_id N) and registering it with the CPU model when first
+// met. Numbers outside 0..2^31-1 (a record's garbage) are processors of
+// their own in the model, numbered -1, -2, ... in the order met (their
+// intervals, like their events, carry no cpu).
 func (m *machine) cpu(n int64) *cpuState {
 	if n >= 0 && n < int64(len(m.dense)) && m.dense[n] != nil {
 		return m.dense[n]
 	}
 	c := m.cpus[n]
 	if c == nil {
-		c = &cpuState{id: m.w.NewObject("cpu", "cpu "+strconv.FormatInt(n, 10)), obj: schema.NoObject}
+		c = &cpuState{id: m.w.NewObject("cpu", "cpu "+strconv.FormatInt(n, 10)), n: schema.CPU(n)}
 		m.w.SetNativeID(c.id, n)
+		m.track(m.cpuKind, 0)
+		if n < 0 || n > 1<<31-1 {
+			m.odd--
+			c.n = m.odd
+		}
+		m.model.Add(c.n, c.id)
 		m.cpus[n] = c
 		if n >= 0 && n < maxDenseCPU {
 			if n >= int64(len(m.dense)) {
@@ -332,11 +375,16 @@ func admits(from []string, st string) bool {
 	return false
 }
 
-// start writes the state levels, before any record.
+// start writes the thread state levels and gives the CPU model the
+// seed's words (2.6), before any record. The CPU model writes the CPU
+// state levels at the end: the holder (level 1 of the seed, cpuThr or
+// cpuIntr of a given thread or interrupt; cpuIdle), its process (cpuProc)
+// or the interrupt, cpuThreads / cpuInterrupts / cpuIdle, busy / idle.
 func (m *machine) start() {
 	for _, lv := range StateLevels {
 		m.w.StateLevel(lv.Kind, lv.State, lv.Level-1, lv.Parent)
 	}
+	m.model.SetWords(schema.CPUWords{Idle: CPUIdle, IdleGroup: CPUIdle, Tasks: CPUThreads, Interrupts: CPUInterrupts})
 }
 
 // visit takes the records of the log in file order (a Visit): the
@@ -410,15 +458,28 @@ func (m *machine) checkTime(ts, off int64) {
 	m.prevTS = max(m.prevTS, ts)
 }
 
-// context is the event's context: its context= field, or what runs on c.
+// context is the event's context: its context= field, or what holds c
+// (the innermost interrupt, else the thread; none when idle or unknown).
 func (m *machine) context(ev *Event, info *evInfo, rec []byte, c *cpuState) schema.ObjectID {
 	if ev.Context != nil {
 		return m.byField(ev.Context, info.ctxKind, rec)
 	}
-	if c.st == CPUThr || c.st == CPUIntr {
-		return c.obj
+	return m.model.Holder(c.n)
+}
+
+// word is c's state as the from= conditions of <cpu> rules name it:
+// cpuIntr while an interrupt is handled, else cpuThr while a thread runs,
+// else cpuIdle; "" (unknown) when the log has not told.
+func (m *machine) word(c *cpuState) string {
+	switch {
+	case !c.known:
+		return ""
+	case m.model.Nesting(c.n) > 0:
+		return CPUIntr
+	case m.model.Holder(c.n) != schema.NoObject:
+		return CPUThr
 	}
-	return schema.NoObject
+	return CPUIdle
 }
 
 func (m *machine) stateRule(ev *Event, info *evInfo, r *StateRule, ru rule, rec []byte, c *cpuState, ts int64, seq schema.Seq, cpu schema.CPU) error {
@@ -428,8 +489,8 @@ func (m *machine) stateRule(ev *Event, info *evInfo, r *StateRule, ru rule, rec 
 		obj = m.byField(r.Field, ru.kind, rec)
 	case ev.Context != nil:
 		obj = m.byField(ev.Context, info.ctxKind, rec)
-	case c.st == CPUThr:
-		obj = c.obj
+	case m.word(c) == CPUThr:
+		obj = m.model.Holder(c.n)
 	}
 	if obj == schema.NoObject {
 		return nil
@@ -447,59 +508,83 @@ func (m *machine) stateRule(ev *Event, info *evInfo, r *StateRule, ru rule, rec 
 	return m.w.Transition(obj, 0, ts, ru.to, seq, cpu)
 }
 
-// setCPU ends c's interval and opens st (symbol sym, with obj) or, for st
-// "", none.
-func (m *machine) setCPU(c *cpuState, st string, sym schema.Sym, obj schema.ObjectID, ts int64, seq schema.Seq, cpu schema.CPU) error {
-	if c.st != "" {
-		if err := m.w.Close(c.id, instOf(c.obj), ts, seq); err != nil {
-			return err
-		}
-	}
-	c.st, c.sym, c.obj = st, sym, obj
-	if st == "" {
-		c.obj = schema.NoObject
-		return nil
-	}
-	return m.w.Transition(c.id, instOf(obj), ts, sym, seq, cpu)
-}
-
-func instOf(obj schema.ObjectID) int64 {
-	if obj == schema.NoObject {
-		return 0
-	}
-	return int64(obj)
-}
-
+// cpuRule applies a <cpu> rule: the description's way of saying what
+// holds the CPU, told to the CPU model (cpuThr: the thread runs; cpuIntr:
+// the interrupt enters over what runs; return: the innermost interrupt
+// leaves; cpuIdle: no thread runs).
 func (m *machine) cpuRule(r *CPURule, ru rule, rec []byte, c *cpuState, ts int64, seq schema.Seq, cpu schema.CPU, off int64) error {
-	if !admits(r.From, c.st) {
+	if !admits(r.From, m.word(c)) {
 		return nil
 	}
 	switch r.To {
 	case CPUReturn:
-		if c.st == "" {
+		if !c.known {
 			return nil
 		}
-		if len(c.stack) == 0 {
+		if m.model.Nesting(c.n) == 0 {
 			m.w.Diagf(schema.Warning, off, seq, "cpu %d: return from an interrupt with no interrupt to return to: CPU state unknown until the next <cpu> rule", cpu)
-			return m.setCPU(c, "", 0, schema.NoObject, ts, seq, cpu)
+			return m.unknown(c, ts, seq)
 		}
-		s := c.stack[len(c.stack)-1]
-		c.stack = c.stack[:len(c.stack)-1]
-		return m.setCPU(c, s.st, s.sym, s.obj, ts, seq, cpu)
+		if _, _, err := m.model.Leave(c.n, m.model.Holder(c.n), ts, seq); err != nil {
+			return err
+		}
+		if c.unkBase && m.model.Nesting(c.n) == 0 {
+			// back to the state before the first interrupt: unknown
+			return m.unknown(c, ts, seq)
+		}
+		return nil
 	case CPUIdle:
-		return m.setCPU(c, CPUIdle, m.idle, schema.NoObject, ts, seq, cpu)
+		c.known, c.unkBase = true, false
+		return m.model.Idle(c.n, ts, seq)
 	}
 	obj := m.byField(r.Field, ru.kind, rec)
 	if obj == schema.NoObject {
 		return nil
 	}
 	if r.To == CPUIntr {
-		if len(c.stack) >= maxNesting {
-			m.w.Diagf(schema.Warning, off, seq, "cpu %d: interrupts nested deeper than %d: CPU state unknown until the next <cpu> rule", cpu, maxNesting)
-			c.stack = c.stack[:0]
-			return m.setCPU(c, "", 0, schema.NoObject, ts, seq, cpu)
+		m.declare(obj, schema.RoleInterrupt)
+		ok, err := m.model.Enter(c.n, obj, ts, seq)
+		if err != nil || ok {
+			if !c.known {
+				c.known, c.unkBase = true, true
+			}
+			return err
 		}
-		c.stack = append(c.stack, savedCPU{c.st, c.sym, c.obj})
+		m.w.Diagf(schema.Warning, off, seq, "cpu %d: interrupts nested deeper than %d: CPU state unknown until the next <cpu> rule", cpu, maxNesting)
+		return m.unknown(c, ts, seq)
 	}
-	return m.setCPU(c, r.To, ru.to, obj, ts, seq, cpu)
+	m.declare(obj, schema.RoleTask)
+	c.known, c.unkBase = true, false
+	return m.model.Run(c.n, obj, ts, seq)
+}
+
+// unknown makes c's state unknown from ts.
+func (m *machine) unknown(c *cpuState, ts int64, seq schema.Seq) error {
+	c.known, c.unkBase = false, false
+	return m.model.Unknown(c.n, ts, seq)
+}
+
+// declare tells the CPU model, the first time obj holds a CPU, what it
+// is: a thread (of the process its pid names: the object (process, pid),
+// found or registered as the objects of fields are; none for pid 0) or
+// an interrupt.
+func (m *machine) declare(obj schema.ObjectID, role schema.HolderRole) {
+	if m.held[obj-1] {
+		return
+	}
+	m.held[obj-1] = true
+	spec := schema.HolderSpec{Role: role}
+	if pid := m.pids[obj-1]; role == schema.RoleTask && pid != 0 {
+		spec.Process = m.process(pid)
+	}
+	m.model.Declare(obj, spec)
+}
+
+// process returns the process object of a pid: the known object of kind
+// process with that oid, or a new one (pid 0).
+func (m *machine) process(pid int64) schema.ObjectID {
+	if id, ok := m.byOID[kindOID{m.procKind, uint64(pid)}]; ok {
+		return id
+	}
+	return m.object(objKey{kind: m.procKind, oid: uint64(pid)})
 }

@@ -39,14 +39,18 @@ const nestingXML = `<description os="tos-1" arch="t32">
 // TestReturnAndNesting: the documented recoveries of the CPU state
 // machine (machine.go). A return with no interrupt to return to, and
 // interrupts nested deeper than maxNesting, are warnings that leave the
-// CPU state unknown: the interval open at that point is closed, and no
-// interval opens until the next <cpu> rule that sets a state. A return
-// while the state is unknown is silent.
+// CPU state unknown: the interval open at that point is cut (truncated),
+// and no interval opens until the next <cpu> rule that sets a state. A
+// return while the state is unknown is silent; a return to the state
+// before an interrupt entered while it was unknown makes it unknown
+// again, the interrupt's interval complete. The states name the holder.
 func TestReturnAndNesting(t *testing.T) {
 	const sw, in, out = 20, 21, 22
 	lb := &logBuilder{}
 	lb.header("tos-1", "t32", 0, 0)
 	recs := [][]byte{lb.rec(tBlock, 8, 0),
+		lb.rec(in, 16, 5, 0, 200),     // unknown: interrupt 200 enters over what the log has not told
+		lb.rec(out, 12, 6, 0),         // back to that: unknown, silently
 		lb.rec(sw, 16, 10, 0, 0x1000), // cpuThr thread 0x1000 from 10
 		lb.rec(out, 12, 20, 0),        // nothing to return to: warning, unknown
 		lb.rec(out, 12, 25, 0),        // unknown: silent
@@ -90,7 +94,8 @@ func TestReturnAndNesting(t *testing.T) {
 	if diags != want {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags, want)
 	}
-	// CPU 0's intervals: the thread 10..20 (closed by the bad return);
+	// CPU 0's intervals: interrupt 200 5..6, nothing until the thread
+	// 10..20 (cut by the bad return);
 	// the thread 30..31, interrupt 100 31..32, 101 32..33, 100 33..34, the
 	// thread 34..40; interrupts 1..64 nested, each interrupted by the
 	// next: interrupt i from 39+i to 40+i; interrupt 64 from 103 until
@@ -100,8 +105,8 @@ func TestReturnAndNesting(t *testing.T) {
 		FROM state_intervals s JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id AND c.kind = 'cpu'
 		LEFT JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.instance ORDER BY s.start_ts`)
 	lines := strings.Split(strings.TrimSpace(got), "\n")
-	if len(lines) != 7+maxNesting {
-		t.Fatalf("%d CPU intervals, want %d:\n%s", len(lines), 7+maxNesting, got)
+	if len(lines) != 8+maxNesting {
+		t.Fatalf("%d CPU intervals, want %d:\n%s", len(lines), 8+maxNesting, got)
 	}
 	check := func(i int, want string) {
 		t.Helper()
@@ -109,13 +114,22 @@ func TestReturnAndNesting(t *testing.T) {
 			t.Errorf("interval %d: %q, want %q", i, lines[i], want)
 		}
 	}
-	check(0, "cpuThr | thread 4096 | 10 | 20 | false")
-	check(1, "cpuThr | thread 4096 | 30 | 31 | false")
-	check(2, "cpuIntr | interrupt 100 | 31 | 32 | false")
-	check(3, "cpuIntr | interrupt 101 | 32 | 33 | false")
-	check(4, "cpuIntr | interrupt 100 | 33 | 34 | false")
-	check(5, "cpuThr | thread 4096 | 34 | 40 | false")
-	check(6, "cpuIntr | interrupt 1 | 40 | 41 | false")
-	check(5+maxNesting, "cpuIntr | interrupt 64 | 103 | 104 | false")
-	check(6+maxNesting, "cpuThr | thread 4096 | 106 | 106 | true")
+	check(0, "interrupt 200 | interrupt 200 | 5 | 6 | false")
+	check(1, "thread 4096 | thread 4096 | 10 | 20 | true")
+	check(2, "thread 4096 | thread 4096 | 30 | 31 | false")
+	check(3, "interrupt 100 | interrupt 100 | 31 | 32 | false")
+	check(4, "interrupt 101 | interrupt 101 | 32 | 33 | false")
+	check(5, "interrupt 100 | interrupt 100 | 33 | 34 | false")
+	check(6, "thread 4096 | thread 4096 | 34 | 40 | false")
+	check(7, "interrupt 1 | interrupt 1 | 40 | 41 | false")
+	check(6+maxNesting, "interrupt 64 | interrupt 64 | 103 | 104 | true")
+	check(7+maxNesting, "thread 4096 | thread 4096 | 106 | 106 | true")
+
+	// Levels: a thread of no process keeps its name at level 1.
+	levels := dbtest.Query(t, db.SQL(), `SELECT state, level, parent_state FROM state_levels
+		WHERE kind = 'cpu' AND (state NOT LIKE 'interrupt %' OR state IN ('interrupt 1', 'interrupt 200')) ORDER BY level, state`)
+	if want := "cpuIdle | 0 | cpuIdle\ncpuIdle | 1 | cpuIdle\ninterrupt 1 | 1 | cpuInterrupts\ninterrupt 200 | 1 | cpuInterrupts\n" +
+		"thread 4096 | 1 | cpuThreads\ncpuIdle | 2 | idle\ncpuInterrupts | 2 | busy\ncpuThreads | 2 | busy\n"; levels != want {
+		t.Errorf("CPU levels:\n%s\nwant:\n%s", levels, want)
+	}
 }

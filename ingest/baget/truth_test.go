@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/ingest/baget"
+	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/schema"
 )
@@ -39,17 +41,8 @@ func ingestGenerated(t *testing.T, db *schema.DB, cfg tracegen.BagetConfig) (ing
 	return res, truth
 }
 
-// openDB opens a database in a temporary directory. (internal/dbtest is not
-// used: its -update flag clashes with this package's.)
-func openDB(t *testing.T) *schema.DB {
-	t.Helper()
-	db, err := schema.Open(context.Background(), filepath.Join(t.TempDir(), "test.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+// openDB opens a database with the views installed.
+func openDB(t *testing.T) *schema.DB { return dbtest.Open(t) }
 
 // query returns the rows of q as lines of values joined by " | ".
 func query(t *testing.T, db *sql.DB, q string, args ...any) string {
@@ -150,9 +143,11 @@ func compare(t *testing.T, what string, got, want []string) {
 
 // TestIngestEqualsTruth: the ingested tables equal the generator's truth
 // exactly: events per type, eco-triples (event, context, main object) with
-// their counts, complete thread state intervals and complete CPU state
-// intervals with the thread or interrupt that held the CPU; for both ABIs,
-// a log that did not wrap and a ring log that did, two seeds.
+// their counts, complete thread state intervals, complete CPU state
+// intervals with the thread or interrupt that held the CPU and their
+// levels (holder, process, group, busy), busy and known time per CPU, time
+// per holder, the state levels; for both ABIs, a log that did not wrap
+// and a ring log that did, two seeds.
 func TestIngestEqualsTruth(t *testing.T) {
 	for _, abi := range []string{"le32", "be64"} {
 		for _, ring := range []int{0, 12} {
@@ -197,21 +192,62 @@ func checkTruth(t *testing.T, db *sql.DB, run int32, truth tracegen.BagetTruth) 
 		FROM state_intervals s JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
 		WHERE s.run_id = ? AND o.kind = 'thread' AND NOT s.truncated`, run), want)
 
+	// CPU intervals: the holder at level 0, its process (or the
+	// interrupt) at level 1, the group at level 2, busy or idle at 3.
 	want = nil
 	for _, iv := range truth.CPUStates {
-		want = append(want, fmt.Sprintf("%d | %s | %s | %d | %d", iv.CPU, iv.State, objGo(iv.Obj), iv.StartNS, iv.EndNS))
+		top := "idle"
+		if iv.Busy() {
+			top = "busy"
+		}
+		want = append(want, fmt.Sprintf("%d | %s | %s | %s | %s | %s | %d | %d", iv.CPU, iv.State, objGo(iv.Obj), iv.Process, iv.Group, top, iv.StartNS, iv.EndNS))
 	}
-	compare(t, "CPU intervals", rows(t, db, `SELECT c.native_id, s.state, `+objSQL("o")+`, s.start_ts, s.end_ts
+	compare(t, "CPU intervals", rows(t, db, `SELECT c.native_id, s.state, `+objSQL("o")+`, l1.state, l2.state, l3.state, s.start_ts, s.end_ts
 		FROM state_intervals s JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
 		LEFT JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.instance
+		LEFT JOIN state_level_map l1 ON l1.run_id = s.run_id AND l1.kind = 'cpu' AND l1.atomic = s.state AND l1.level = 1
+		LEFT JOIN state_level_map l2 ON l2.run_id = s.run_id AND l2.kind = 'cpu' AND l2.atomic = s.state AND l2.level = 2
+		LEFT JOIN state_level_map l3 ON l3.run_id = s.run_id AND l3.kind = 'cpu' AND l3.atomic = s.state AND l3.level = 3
 		WHERE s.run_id = ? AND c.kind = 'cpu' AND NOT s.truncated`, run), want)
+
+	// The CPU views: busy and known time per CPU, time per holder.
+	want = nil
+	for cpu, known := range truth.CPUKnownNS {
+		want = append(want, fmt.Sprintf("cpu %d | %d | %d", cpu, truth.CPUBusyNS[cpu], known))
+	}
+	compare(t, "busy and known time per CPU", rows(t, db, `SELECT cpu, sum(ns) FILTER (WHERE busy), sum(ns)
+		FROM cpu_utilization WHERE run_id = ? GROUP BY cpu`, run), want)
+	want = nil
+	for h, ns := range truth.HeldNS {
+		want = append(want, fmt.Sprintf("%s | %d", objGo(h), ns))
+	}
+	compare(t, "time per holder", rows(t, db, `SELECT `+objSQL("o")+`, sum(dur)
+		FROM cpu_intervals i JOIN objects o ON o.run_id = i.run_id AND o.object_id = i.holder_id
+		WHERE i.run_id = ? AND NOT i.truncated GROUP BY ALL`, run), want)
 
 	if got := rows(t, db, `SELECT severity, message FROM diagnostics WHERE run_id = ?`, run); len(got) > 0 {
 		t.Errorf("diagnostics on a generated log: %v", got)
 	}
-	if got := rows(t, db, `SELECT count(*) FROM state_levels WHERE run_id = ?`, run); len(got) != 1 || got[0] != "16" {
-		t.Errorf("state_levels rows: %v, want 16", got)
+	// state_levels: the thread rows of baget.StateLevels and the CPU
+	// model's, from the holders the truth shows.
+	levels := map[string]bool{"cpuIdle 0 cpuIdle": true, "cpuIdle 1 cpuIdle": true, "cpuIdle 2 idle": true}
+	for _, iv := range truth.CPUStates {
+		if iv.Busy() {
+			if iv.Group == baget.CPUThreads {
+				levels[iv.State+" 0 "+iv.Process] = true
+			}
+			levels[iv.Process+" 1 "+iv.Group] = true
+			levels[iv.Group+" 2 busy"] = true
+		}
 	}
+	want = nil
+	for l := range levels {
+		want = append(want, "cpu "+l)
+	}
+	for _, l := range baget.StateLevels {
+		want = append(want, fmt.Sprintf("%s %s %d %s", l.Kind, l.State, l.Level-1, l.Parent))
+	}
+	compare(t, "state_levels", rows(t, db, `SELECT kind || ' ' || state || ' ' || level || ' ' || parent_state FROM state_levels WHERE run_id = ?`, run), want)
 }
 
 // TestABIsGiveSameTables: the le32 and be64 logs of one scenario ingest to

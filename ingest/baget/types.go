@@ -136,14 +136,18 @@ var (
 
 // StateLevel is one row of state_levels (docs 2.7, seed 6.1).
 type StateLevel struct {
-	Kind   string // "thread" or "cpu"
+	Kind   string // "thread"
 	State  string
 	Level  int
 	Parent string // the aggregate at Level+1; "" at the top
 }
 
-// StateLevels lists the aggregation of thread and CPU states (docs 2.7).
-// An atomic state that is not aggregated at a level keeps its name there.
+// StateLevels lists the aggregation of thread states (docs 2.7). An atomic
+// state that is not aggregated at a level keeps its name there. The CPU
+// states' levels are the CPU model's (schema.CPUTracker), from the
+// holders the log shows: the thread, interrupt or cpuIdle; its process
+// (cpuProc) or the interrupt; cpuThreads, cpuInterrupts or cpuIdle; busy or
+// idle.
 var StateLevels = []StateLevel{
 	{"thread", ThrReady, 1, ThrNotRun},
 	{"thread", ThrNotReady, 1, ThrNotRun},
@@ -152,13 +156,4 @@ var StateLevels = []StateLevel{
 	{"thread", ThrNotRun, 2, ""},
 	{"thread", ThrRun, 2, ""},
 	{"thread", ThrInterrupted, 2, ""},
-	{"cpu", CPUThr, 1, CPUProc},
-	{"cpu", CPUIntr, 1, CPUInterrupts},
-	{"cpu", CPUIdle, 1, CPUIdle},
-	{"cpu", CPUProc, 2, CPUThreads},
-	{"cpu", CPUInterrupts, 2, CPUInterrupts},
-	{"cpu", CPUIdle, 2, CPUIdle},
-	{"cpu", CPUThreads, 3, ""},
-	{"cpu", CPUInterrupts, 3, ""},
-	{"cpu", CPUIdle, 3, ""},
 }

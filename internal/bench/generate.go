@@ -192,16 +192,22 @@ func WriteTruth(path string, tr Trace) error {
 	})
 }
 
-// bagetTruth is BagetTruth with its eco-triples as a list (JSON has no
-// struct keys).
+// bagetTruth is BagetTruth with its eco-triples and its time per holder
+// as lists (JSON has no struct keys).
 type bagetTruth struct {
 	tracegen.BagetTruth
-	Ecos []bagetEcoCount
+	Ecos   []bagetEcoCount
+	HeldNS []bagetHeld
 }
 
 type bagetEcoCount struct {
 	tracegen.BagetEco
 	Count int
+}
+
+type bagetHeld struct {
+	Holder tracegen.BagetObj
+	NS     int64
 }
 
 func bagetTruthJSON(t tracegen.BagetTruth) *bagetTruth {
@@ -211,6 +217,12 @@ func bagetTruthJSON(t tracegen.BagetTruth) *bagetTruth {
 	}
 	sort.Slice(out.Ecos, func(i, j int) bool {
 		return fmt.Sprint(out.Ecos[i].BagetEco) < fmt.Sprint(out.Ecos[j].BagetEco)
+	})
+	for h, ns := range t.HeldNS {
+		out.HeldNS = append(out.HeldNS, bagetHeld{h, ns})
+	}
+	sort.Slice(out.HeldNS, func(i, j int) bool {
+		return fmt.Sprint(out.HeldNS[i].Holder) < fmt.Sprint(out.HeldNS[j].Holder)
 	})
 	return out
 }

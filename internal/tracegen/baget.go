@@ -54,9 +54,20 @@ package tracegen
 // that applies the description's rules learns it. In an unwrapped log every
 // transition counts (checked: GenerateBaget fails otherwise). An interval
 // is complete when both its start and its end are transitions that count.
-// The context of an event (for eco-triples) is the observer's CPU state
-// just before the event: the running thread (cpuThr), the interrupt being
-// handled (cpuIntr), or none (cpuIdle, unknown).
+//
+// The observer holds each CPU as docs/baget-format.md 2.7 says (the CPU
+// model of docs/semantics.md): a base thread (cpuThr runs it, replacing
+// the one before; a thread that runs on one CPU leaves the CPU it ran on
+// with none; cpuIdle runs none) under a stack of interrupts (cpuIntr
+// enters one, return leaves the innermost); what holds the CPU is the
+// innermost interrupt, else the thread, else nothing (cpuIdle). An
+// interval is the time one holder holds the CPU: a transition that leaves
+// the same holder continues it. The from= conditions test cpuIntr while an
+// interrupt is handled, else cpuThr while a thread runs, else cpuIdle, or
+// unknown. A return to the state before an interrupt entered while the CPU
+// was unknown leaves it unknown. The context of an event (for eco-triples)
+// is what holds the event's CPU just before it: the interrupt, the thread,
+// or none (nothing, unknown).
 
 import (
 	"encoding/binary"
@@ -105,14 +116,24 @@ type BagetThreadInterval struct {
 	StartNS, EndNS int64
 }
 
-// BagetCPUInterval is a complete interval of a CPU in one atomic state:
-// cpuThr (Obj = the thread), cpuIntr (Obj = the interrupt) or cpuIdle.
+// BagetCPUInterval is a complete interval of a CPU held by one holder: a
+// thread (cpuThr of that thread), an interrupt (cpuIntr of it) or nothing
+// (cpuIdle). State, Process and Group are its states at levels 0, 1 and 2
+// as docs/baget-format.md 2.7 names them: the holder's name (a thread's
+// from its creation record, an interrupt's "interrupt N") or cpuIdle; the
+// thread's process's name, the interrupt's name or cpuIdle; cpuThreads,
+// cpuInterrupts or cpuIdle. Level 3 is busy, except for cpuIdle.
 type BagetCPUInterval struct {
 	CPU            int
 	State          string
-	Obj            BagetObj
+	Obj            BagetObj // the holder; zero for cpuIdle
+	Process        string
+	Group          string
 	StartNS, EndNS int64
 }
+
+// Busy reports whether the CPU was busy in the interval.
+func (iv BagetCPUInterval) Busy() bool { return iv.Obj != (BagetObj{}) }
 
 // BagetTruth is what the simulator knows about the log, for what remains in
 // it (see the package comment of GenerateBaget for the rules).
@@ -122,7 +143,10 @@ type BagetTruth struct {
 	Ecos          map[BagetEco]int // eco-triple -> records
 	ThreadStates  []BagetThreadInterval
 	CPUStates     []BagetCPUInterval
-	Records       int // all records in the data blocks: events, BLOCK, FLUSH, FILLER
+	CPUKnownNS    map[int]int64      // per CPU: time in complete CPU intervals
+	CPUBusyNS     map[int]int64      // per CPU: of it, the time a thread or interrupt held the CPU
+	HeldNS        map[BagetObj]int64 // per thread or interrupt: time it held a CPU (complete intervals), on all CPUs
+	Records       int                // all records in the data blocks: events, BLOCK, FLUSH, FILLER
 	ServiceBlocks int
 	DataBlocks    int // data blocks in the log
 	FirstBlock    int // number of the first data block = blocks lost
@@ -801,6 +825,7 @@ func (s *bsim) finish() ([]byte, BagetTruth, error) {
 		out = append(out, b...)
 	}
 	tr := BagetTruth{EventCounts: map[string]int{}, Ecos: map[BagetEco]int{}, ServiceBlocks: len(svc),
+		CPUKnownNS: map[int]int64{}, CPUBusyNS: map[int]int64{}, HeldNS: map[BagetObj]int64{},
 		DataBlocks: len(blocks) - drop, FirstBlock: drop, Wrapped: drop > 0, Objects: len(creates)}
 	tr.Records = len(blocks) - drop // BLOCK records
 	for _, b := range blocks[drop:] {
@@ -853,8 +878,48 @@ func (s *bsim) readUint(b []byte, size int) uint64 {
 type bobs struct {
 	known bool
 	st    string
-	obj   BagetObj
 	since int64
+}
+
+// bcpuObs is the observer's CPU: what it knows of who holds it, and the
+// interval open.
+type bcpuObs struct {
+	known   bool
+	unkBase bool       // the interrupts were entered while the state was unknown
+	base    int        // thread index; -1: none
+	stack   []BagetObj // interrupts, innermost last
+	open    bool       // an interval is open: held by holder since since
+	holder  BagetObj
+	since   int64
+}
+
+// bagetMaxNesting bounds the interrupts nested on a CPU (docs 2.7).
+const bagetMaxNesting = 64
+
+// word is the CPU's state as from= conditions name it.
+func (c *bcpuObs) word() string {
+	switch {
+	case !c.known:
+		return bUnk
+	case len(c.stack) > 0:
+		return baget.CPUIntr
+	case c.base >= 0:
+		return baget.CPUThr
+	}
+	return baget.CPUIdle
+}
+
+// holder is what holds the CPU; known is false when that is unknown.
+func (s *bsim) holder(c *bcpuObs) (h BagetObj, known bool) {
+	switch {
+	case !c.known:
+		return BagetObj{}, false
+	case len(c.stack) > 0:
+		return c.stack[len(c.stack)-1], true
+	case c.base >= 0:
+		return s.thr[c.base].obj, true
+	}
+	return BagetObj{}, true
 }
 
 // replay computes the truth from the simulator's transitions over the
@@ -862,8 +927,14 @@ type bobs struct {
 // was kept, so every transition must apply.
 func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
 	thr := make([]bobs, len(s.thr))
-	cpus := make([]bobs, len(s.cpus))
-	saved := make([]bobs, len(s.cpus))
+	cpus := make([]bcpuObs, len(s.cpus))
+	for i := range cpus {
+		cpus[i].base = -1
+	}
+	thrIndex := map[BagetObj]int{}
+	for i, th := range s.thr {
+		thrIndex[th.obj] = i
+	}
 	admits := func(from []string, st string) bool {
 		if from == nil {
 			return true
@@ -881,6 +952,47 @@ func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
 		}
 		return bUnk
 	}
+	// end ends CPU n's open interval at t: a complete one unless cut.
+	end := func(n int, t int64, cut bool) {
+		c := &cpus[n]
+		if !c.open {
+			return
+		}
+		c.open = false
+		if cut {
+			return
+		}
+		iv := BagetCPUInterval{CPU: n, State: baget.CPUIdle, Obj: c.holder, Process: baget.CPUIdle, Group: baget.CPUIdle, StartNS: c.since, EndNS: t}
+		switch {
+		case c.holder.Kind == "interrupt":
+			iv.State = fmt.Sprintf("interrupt %d", c.holder.OID)
+			iv.Process, iv.Group = iv.State, baget.CPUInterrupts
+		case c.holder != BagetObj{}:
+			iv.State = s.thr[thrIndex[c.holder]].name
+			iv.Process, iv.Group = fmt.Sprintf("proc%d", c.holder.Pid), baget.CPUThreads
+		}
+		if iv.Busy() {
+			tr.CPUBusyNS[n] += t - c.since
+			tr.HeldNS[c.holder] += t - c.since
+		}
+		tr.CPUKnownNS[n] += t - c.since
+		tr.CPUStates = append(tr.CPUStates, iv)
+	}
+	// show moves CPU n's interval to what holds it now.
+	show := func(n int, t int64) {
+		c := &cpus[n]
+		h, known := s.holder(c)
+		if !known || (c.open && c.holder == h) {
+			return
+		}
+		end(n, t, false)
+		c.open, c.holder, c.since = true, h, t
+	}
+	unknown := func(n int, t int64) {
+		end(n, t, true)
+		c := &cpus[n]
+		c.known, c.unkBase, c.base, c.stack = false, false, -1, nil
+	}
 	first := true
 	for _, r := range kept {
 		if !r.ev.Kind.Essential() {
@@ -892,40 +1004,59 @@ func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
 		tr.LastNS = r.t
 		tr.Events++
 		tr.EventCounts[r.ev.Name]++
-		var ctx BagetObj
-		if c := cpus[r.cpu]; c.known && c.st != baget.CPUIdle {
-			ctx = c.obj
-		}
+		ctx, _ := s.holder(&cpus[r.cpu])
 		tr.Ecos[BagetEco{Event: r.ev.Name, Context: ctx, Main: r.main}]++
 		for _, t := range r.trans {
 			if t.thread < 0 {
 				c := &cpus[r.cpu]
-				if t.to == baget.CPUReturn {
-					if !c.known || !admits(t.from, c.st) {
-						if all {
-							return fmt.Errorf("tracegen: baget: internal: %s at %d: CPU %d return not applied", r.ev.Name, r.t, r.cpu)
-						}
-						continue
+				if !admits(t.from, c.word()) || (t.to == baget.CPUReturn && !c.known) {
+					if all {
+						return fmt.Errorf("tracegen: baget: internal: %s at %d: CPU %d %s not applied", r.ev.Name, r.t, r.cpu, t.to)
 					}
-					tr.CPUStates = append(tr.CPUStates, BagetCPUInterval{CPU: r.cpu, State: c.st, Obj: c.obj, StartNS: c.since, EndNS: r.t})
-					*c = saved[r.cpu]
-					c.since = r.t
 					continue
 				}
-				if c.known {
-					tr.CPUStates = append(tr.CPUStates, BagetCPUInterval{CPU: r.cpu, State: c.st, Obj: c.obj, StartNS: c.since, EndNS: r.t})
+				switch t.to {
+				case baget.CPUReturn:
+					if len(c.stack) == 0 {
+						unknown(r.cpu, r.t)
+						continue
+					}
+					c.stack = c.stack[:len(c.stack)-1]
+					show(r.cpu, r.t)
+					if c.unkBase && len(c.stack) == 0 {
+						unknown(r.cpu, r.t) // back to before the interrupts: unknown
+					}
+				case baget.CPUIdle:
+					c.known, c.unkBase, c.base = true, false, -1
+					show(r.cpu, r.t)
+				case baget.CPUIntr:
+					if len(c.stack) >= bagetMaxNesting {
+						unknown(r.cpu, r.t)
+						continue
+					}
+					if !c.known {
+						c.known, c.unkBase = true, true
+					}
+					c.stack = append(c.stack, t.obj)
+					show(r.cpu, r.t)
+				case baget.CPUThr:
+					th := thrIndex[t.obj]
+					for d := range cpus {
+						if d != r.cpu && cpus[d].base == th {
+							cpus[d].base = -1 // it moved: that CPU runs none
+							show(d, r.t)
+						}
+					}
+					c.known, c.unkBase, c.base = true, false, th
+					show(r.cpu, r.t)
 				}
-				if t.to == baget.CPUIntr {
-					saved[r.cpu] = *c
-				}
-				*c = bobs{known: true, st: t.to, obj: t.obj, since: r.t}
 				continue
 			}
 			o := &thr[t.thread]
 			ok := admits(t.from, obsState(*o))
 			if t.context {
-				c := cpus[r.cpu]
-				ok = ok && c.known && c.st == baget.CPUThr && c.obj == s.thr[t.thread].obj
+				c := &cpus[r.cpu]
+				ok = ok && c.word() == baget.CPUThr && c.base == t.thread
 			}
 			if !ok {
 				if all || o.known {

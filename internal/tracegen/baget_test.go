@@ -412,26 +412,41 @@ func (l *bagetLog) ptr(b []byte, off int) uint64 {
 type obsState struct {
 	known bool
 	st    string
-	obj   BagetObj
 	since int64
+}
+
+// obsCPU is a CPU as the test sees it (docs/baget-format.md 2.7): a base
+// thread under a stack of interrupts; the interval open.
+type obsCPU struct {
+	known, unkBase bool
+	base           uint64 // thread oid; 0: none
+	stack          []BagetObj
+	open           bool
+	holder         BagetObj
+	since          int64
 }
 
 func (l *bagetLog) interpret(ncpu int) ([]BagetThreadInterval, []BagetCPUInterval, map[[2]string]int) {
 	pidOf := map[uint64]int64{}
+	nameOf := map[uint64]string{}
+	procName := map[int64]string{}
+	objOff := (3*l.p + 8 + l.p - 1) / l.p * l.p // the first pointer after ts, cpu, pid
 	for _, r := range l.serviceRecs {
-		if r.name == "THREAD_CREATE" {
-			pid := int64(int32(l.order.Uint32(r.data[3*l.p+4:])))
-			pidOf[l.ptr(r.data, (3*l.p+8+l.p-1)/l.p*l.p)] = pid
+		switch r.name {
+		case "THREAD_CREATE":
+			oid := l.ptr(r.data, objOff)
+			pidOf[oid] = int64(int32(l.order.Uint32(r.data[3*l.p+4:])))
+			nameOf[oid] = cstr(r.data[objOff+l.p+1 : objOff+l.p+17]) // after the prio byte
+		case "PROC_CREATE":
+			procName[int64(int32(l.order.Uint32(r.data[3*l.p+4:])))] = cstr(r.data[3*l.p+8 : 3*l.p+24])
 		}
 	}
 	thObj := func(oid uint64) BagetObj { return BagetObj{Kind: "thread", Pid: pidOf[oid], OID: oid} }
-	objOff := (3*l.p + 8 + l.p - 1) / l.p * l.p // the first pointer after ts, cpu, pid
 	var tis []BagetThreadInterval
 	var cis []BagetCPUInterval
 	ctx := map[[2]string]int{}
 	th := map[uint64]*obsState{}
-	cpus := make([]obsState, ncpu)
-	saved := make([]obsState, ncpu)
+	cpus := make([]obsCPU, ncpu)
 	thr := func(oid uint64) *obsState {
 		if th[oid] == nil {
 			th[oid] = &obsState{}
@@ -452,15 +467,40 @@ func (l *bagetLog) interpret(ncpu int) ([]BagetThreadInterval, []BagetCPUInterva
 		}
 		*o = obsState{known: true, st: to, since: ts}
 	}
-	setCPU := func(c int, ts int64, to string, obj BagetObj) {
-		if cpus[c].known {
-			cis = append(cis, BagetCPUInterval{CPU: c, State: cpus[c].st, Obj: cpus[c].obj, StartNS: cpus[c].since, EndNS: ts})
+	holder := func(c int) (BagetObj, bool) {
+		switch cu := &cpus[c]; {
+		case !cu.known:
+			return BagetObj{}, false
+		case len(cu.stack) > 0:
+			return cu.stack[len(cu.stack)-1], true
+		case cu.base != 0:
+			return thObj(cu.base), true
 		}
-		cpus[c] = obsState{known: true, st: to, obj: obj, since: ts}
+		return BagetObj{}, true
+	}
+	// show closes CPU c's interval when its holder changed and opens the next.
+	show := func(c int, ts int64) {
+		h, known := holder(c)
+		cu := &cpus[c]
+		if !known || (cu.open && cu.holder == h) {
+			return
+		}
+		if cu.open {
+			iv := BagetCPUInterval{CPU: c, State: "cpuIdle", Obj: cu.holder, Process: "cpuIdle", Group: "cpuIdle", StartNS: cu.since, EndNS: ts}
+			switch cu.holder.Kind {
+			case "thread":
+				iv.State, iv.Process, iv.Group = nameOf[cu.holder.OID], procName[cu.holder.Pid], "cpuThreads"
+			case "interrupt":
+				iv.State = "interrupt " + strconv.FormatUint(cu.holder.OID, 10)
+				iv.Process, iv.Group = iv.State, "cpuInterrupts"
+			}
+			cis = append(cis, iv)
+		}
+		cu.open, cu.holder, cu.since = true, h, ts
 	}
 	ctxThread := func(c int) (uint64, bool) {
-		if cpus[c].known && cpus[c].st == "cpuThr" {
-			return cpus[c].obj.OID, true
+		if cu := cpus[c]; cu.known && len(cu.stack) == 0 && cu.base != 0 {
+			return cu.base, true
 		}
 		return 0, false
 	}
@@ -469,10 +509,7 @@ func (l *bagetLog) interpret(ncpu int) ([]BagetThreadInterval, []BagetCPUInterva
 			continue
 		}
 		ts, c := l.time(r), l.cpu(r)
-		var cx BagetObj
-		if cpus[c].known && cpus[c].st != "cpuIdle" {
-			cx = cpus[c].obj
-		}
+		cx, _ := holder(c)
 		ctx[[2]string{r.name, objKey(cx)}]++
 		irq := BagetObj{Kind: "interrupt", OID: uint64(l.order.Uint16(r.data[3*l.p+2:]))}
 		switch r.name {
@@ -482,10 +519,18 @@ func (l *bagetLog) interpret(ncpu int) ([]BagetThreadInterval, []BagetCPUInterva
 			prev, next := l.ptr(r.data, objOff), l.ptr(r.data, objOff+l.p)
 			move(prev, ts, "thrReady", "thrRun")
 			move(next, ts, "thrRun")
-			setCPU(c, ts, "cpuThr", thObj(next))
+			for d := range cpus {
+				if d != c && cpus[d].base == next {
+					cpus[d].base = 0
+					show(d, ts)
+				}
+			}
+			cpus[c].known, cpus[c].unkBase, cpus[c].base = true, false, next
+			show(c, ts)
 		case "CPU_IDLE":
 			move(l.ptr(r.data, objOff), ts, "thrReady", "thrRun")
-			setCPU(c, ts, "cpuIdle", BagetObj{})
+			cpus[c].known, cpus[c].unkBase, cpus[c].base = true, false, 0
+			show(c, ts)
 		case "THREAD_BLOCK":
 			move(l.ptr(r.data, objOff), ts, "thrNotReady", "thrRun", "unknown")
 		case "THREAD_WAKEUP":
@@ -494,14 +539,20 @@ func (l *bagetLog) interpret(ncpu int) ([]BagetThreadInterval, []BagetCPUInterva
 			if oid, ok := ctxThread(c); ok {
 				move(oid, ts, "thrInterrupted", "thrRun")
 			}
-			s := cpus[c]
-			setCPU(c, ts, "cpuIntr", irq)
-			saved[c] = s
+			if !cpus[c].known {
+				cpus[c].known, cpus[c].unkBase = true, true
+			}
+			cpus[c].stack = append(cpus[c].stack, irq)
+			show(c, ts)
 		case "INTR_EXIT":
-			if cpus[c].known && cpus[c].st == "cpuIntr" {
-				cis = append(cis, BagetCPUInterval{CPU: c, State: "cpuIntr", Obj: cpus[c].obj, StartNS: cpus[c].since, EndNS: ts})
-				cpus[c] = saved[c]
-				cpus[c].since = ts
+			if cu := &cpus[c]; cu.known && len(cu.stack) > 0 { // from="cpuIntr"
+				cu.stack = cu.stack[:len(cu.stack)-1]
+				show(c, ts)
+				if cu.unkBase && len(cu.stack) == 0 {
+					// back to before the interrupt: unknown; the interval
+					// opened at ts is dropped
+					*cu = obsCPU{}
+				}
 			}
 			if oid, ok := ctxThread(c); ok {
 				move(oid, ts, "thrRun", "thrInterrupted")
