@@ -21,13 +21,15 @@ func TestStateAtAndOverlapping(t *testing.T) {
 		want string
 	}{
 		// At 30 A is preempted and IRQ starts: the 0 ns idle of the core
-		// and IRQ's 0 ns active hold no instant.
-		{30, "A | 0 | ready | 30 | 35\nCore_0 | 0 | IRQ | 30 | 35\nIRQ | 0 | running | 30 | 35\n"},
-		{10, "A | 0 | running | 10 | 30\nCore_0 | 0 | A | 10 | 30\n"},
-		// From 172 both instances of A are in force.
-		{180, "A | 1 | parking | 175 | 185\nA | 2 | active | 172 | 200\nCore_0 | 0 | idle | 170 | 190\n"},
+		// and IRQ's 0 ns active hold no instant. A core's instance is its
+		// holder's object_id (A 2, IRQ 4, B 5; 0 idle).
+		{30, "A | 0 | ready | 30 | 35\nCore_0 | 4 | IRQ | 30 | 35\nIRQ | 0 | running | 30 | 35\n"},
+		{10, "A | 0 | running | 10 | 30\nCore_0 | 2 | A | 10 | 30\n"},
+		// From 172 both instances of A are in force; A#1, parked, has left
+		// the core.
+		{180, "A | 1 | parking | 175 | 185\nA | 2 | active | 172 | 200\nCore_0 | 0 | idle | 175 | 185\n"},
 		// At 299 B still runs (truncated); 300 is the end of its interval.
-		{299, "B | 1 | running | 260 | 300\nCore_0 | 0 | B | 260 | 300\n"},
+		{299, "B | 1 | running | 260 | 300\nCore_0 | 5 | B | 260 | 300\n"},
 		{300, ""},
 	} {
 		got := dbtest.Query(t, db.SQL(), `SELECT object, instance, state, start_ts, end_ts FROM state_at(?) ORDER BY object, instance`, c.t)
@@ -37,8 +39,9 @@ func TestStateAtAndOverlapping(t *testing.T) {
 	}
 
 	// The core between 25 and 95: A [10,30) clipped to 5, IRQ 5, A 25,
-	// B 20, idle [80,97) clipped to 15, and three 0 ns idles inside the
-	// window; the clipped parts fill the window: 95 - 25 = 70.
+	// B 30 (it polls from 80, on its core), idle [90,95) 5, and three 0 ns
+	// idles inside the window; the clipped parts fill the window: 95 - 25
+	// = 70.
 	got := dbtest.Query(t, db.SQL(), `SELECT state, start_ts, clip_start, clip_end, clip_dur FROM intervals_overlapping(25, 95)
 		WHERE object = 'Core_0' ORDER BY start_ts, start_seq`)
 	want := `A | 10 | 25 | 30 | 5
@@ -47,8 +50,8 @@ IRQ | 30 | 30 | 35 | 5
 idle | 35 | 35 | 35 | 0
 A | 35 | 35 | 60 | 25
 idle | 60 | 60 | 60 | 0
-B | 60 | 60 | 80 | 20
-idle | 80 | 80 | 95 | 15
+B | 60 | 60 | 90 | 30
+idle | 90 | 90 | 95 | 5
 `
 	if got != want {
 		t.Errorf("intervals_overlapping(25, 95):\n%s\nwant\n%s", got, want)
@@ -85,8 +88,9 @@ func TestIntervalIntersect(t *testing.T) {
 	if got != want {
 		t.Errorf("interval_intersect:\n%s\nwant\n%s", got, want)
 	}
-	// While B was blocked ([80,97) at level 1), the core was idle the whole
-	// time: its busy periods [10,80) and [97,100) only touch it.
+	// While B was blocked ([90,95) at level 1: parked; it polled before
+	// and after, on its core), the core was idle the whole time: its busy
+	// periods [10,90) and [95,100) only touch it.
 	dbtest.Ingest(t, db, stateHandBTF, ingest.Options{})
 	// It plans a range join (on small tables a piecewise merge join, on
 	// large ones an IE_JOIN), not a comparison of every pair.
@@ -104,7 +108,7 @@ func TestIntervalIntersect(t *testing.T) {
 		WITH blocked AS (SELECT * FROM state_trace(1) WHERE object = 'B' AND state = 'blocked'),
 		     core AS (SELECT * FROM state_trace(-1) WHERE object = 'Core_0')
 		SELECT b.state, b.start_ts, b.end_ts, start_ts, end_ts, dur FROM interval_intersect('blocked', 'core')`)
-	if want := "idle | 80 | 97 | 80 | 97 | 17\n"; got != want {
+	if want := "idle | 90 | 95 | 90 | 95 | 5\n"; got != want {
 		t.Errorf("B blocked & the core:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -1,11 +1,12 @@
 -- sched_class: (sched_class(format, kind, state)) the scheduling class of
--- an atomic state, the same words for every format: 'running' (on a CPU),
--- 'ready' (could run, waits for a CPU: activated and not yet started,
--- preempted, or interrupted), 'waiting' (blocked inside a process instance
--- that the format delimits itself: BTF's waiting, polling, parking) or
--- 'blocked' (waiting for something, between instances); NULL for states
--- that are not scheduling states (semaphores, signals, TLV attributes other
--- than state=, CPU states).
+-- an atomic state, the same words for every format: 'running' (on a CPU,
+-- doing its work), 'ready' (could run, waits for a CPU: activated and not
+-- yet started, preempted, or interrupted), 'waiting' (waits inside a
+-- process instance that the format delimits itself: BTF's waiting and
+-- parking, off the core, and polling, active waiting that keeps the core
+-- busy in cpu_intervals) or 'blocked' (waiting for something, between
+-- instances); NULL for states that are not scheduling states (semaphores,
+-- signals, TLV attributes other than state=, CPU states).
 --   btf   task/isr: running; active, ready; waiting, polling, parking
 --   qnx, kev thread: RUNNING; READY; every other state (kernel-call states
 --         of instance 1 are left out by sched_intervals)

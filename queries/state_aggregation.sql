@@ -16,7 +16,7 @@
 -- state_level_depth: per run and object kind with state_levels rows, the
 -- deepest aggregation level. Columns: run_id, kind, depth (levels 0..depth
 -- exist). Example: SELECT * FROM state_level_depth WHERE kind = 'cpu'
--- (BTF: 2 -- task name, tasks/isrs/idle, busy/idle).
+-- (BTF: 3 -- the holder at 0 and 1, tasks/isrs/idle, busy/idle).
 CREATE OR REPLACE VIEW state_level_depth AS
 SELECT run_id, kind, max(level) + 1 AS depth
 FROM state_levels
@@ -187,7 +187,7 @@ JOIN sti_objects o ON o.run_id = t.run_id AND o.object_id = t.object_id;
 -- state_trace_levels(level, level). Level 0 is state_intervals with
 -- names; -1 the top. Columns as state_trace_levels. Examples:
 --   CPU busy/idle:        SELECT object, state, start_ts, dur FROM state_trace(-1, object_kind := 'cpu')
---   threads/interrupts:   SELECT * FROM state_trace(1, run := 1, object_kind := 'cpu')   (BTF: tasks/isrs/idle)
+--   threads/interrupts:   SELECT * FROM state_trace(1, run := 1, object_kind := 'cpu')   (BTF: level 2, tasks/isrs/idle)
 --   per process (QNX):    SELECT * FROM state_trace(1, run := 3, object_kind := 'cpu')   (procnto, usr/bin/app_1, ...)
 CREATE OR REPLACE MACRO state_trace(lvl, run := NULL, object_kind := NULL, object_name := NULL) AS TABLE
 SELECT * FROM state_trace_levels(lvl, lvl, run := run, object_kind := object_kind, object_name := object_name);

@@ -21,11 +21,12 @@ import (
 
 // stateHandBTF is a BTF trace of one core running tasks A and B and the
 // ISR IRQ, whose intervals are worked out by hand here (times in ns; the
-// CLI test of 'traceduck states' reads it too):
+// CLI test of 'traceduck states' reads it too). A polling task keeps its
+// core (active waiting); park takes it off:
 //
 //	Core_0: idle [0,10) A [10,30) idle [30,30) IRQ [30,35) idle [35,35)
-//	        A [35,60) idle [60,60) B [60,80) idle [80,97) B [97,100)
-//	        idle [100,160) A [160,170) idle [170,190) A [190,200)
+//	        A [35,60) idle [60,60) B [60,90) idle [90,95) B [95,100)
+//	        idle [100,160) A [160,175) idle [175,185) A [185,200)
 //	        idle [200,200) A [200,230) idle [230,260)
 //	        B [260,300) (cut by the end: truncated)
 //	A#0: active [0,10) running [10,30) ready [30,35) running [35,60)
@@ -50,8 +51,9 @@ func stateIngestText(t *testing.T, db *schema.DB, name, text string, opt ingest.
 
 // TestStateStatsByHand checks state_stats on stateHandBTF against statistics
 // worked out by hand from the intervals above. Level 0 counts intervals as
-// they are; level 1 (BTF: tasks/isrs/idle, runnable/on_cpu/blocked) and
-// level 2 (busy/idle) leave out 0 ns intervals and merge what meets.
+// they are; the levels above (a core: 1 the holder, 2 tasks/isrs/idle, 3
+// busy/idle; a task: 1 runnable/on_cpu/blocked) leave out 0 ns intervals
+// and merge what meets.
 func TestStateStatsByHand(t *testing.T) {
 	db := dbtest.Open(t)
 	dbtest.Ingest(t, db, stateHandBTF, ingest.Options{})
@@ -59,50 +61,59 @@ func TestStateStatsByHand(t *testing.T) {
 	// Durations by hand (non-truncated), then count, total, min, p50, p90,
 	// p99, max (nearest rank: the value of rank ceil(q * count)), the
 	// number left out, and the parent state.
-	//   Core_0 level 0 idle: 10 0 0 0 17 60 20 0 30 -> sorted
-	//     0 0 0 0 10 17 20 30 60: p50 rank ceil(4.5) = 5 = 10, p90 rank
-	//     ceil(8.1) = 9 = 60.
-	//   level 1 tasks: [10,30) 20, [35,60)+[60,80) 45, [97,100) 3,
-	//     [160,170) 10, [190,200)+[200,230) 40 (the 0 ns idle between
-	//     them left out), [260,300) truncated -> sorted 3 10 20 40 45.
-	//   level 2 busy: [10,30)+[30,35)+[35,80) = [10,80) 70, [97,100) 3,
-	//     [160,170) 10, [190,230) 40, [260,300) truncated -> sorted
-	//     3 10 40 70: p50 rank 2, p90 rank ceil(3.6) = 4.
+	//   Core_0 level 0 idle: 10 0 0 0 5 60 10 0 30 -> sorted
+	//     0 0 0 0 5 10 10 30 60: p50 rank ceil(4.5) = 5 = 5, p90 rank
+	//     ceil(8.1) = 9 = 60. A: 20 25 15 15 30; a holder is its own
+	//     parent at level 0 (the CPU model declares it at level 1).
+	//   level 1 A: [10,30) 20, [35,60) 25, [160,175) 15, [185,200) +
+	//     [200,230) 45 (the 0 ns idle between them left out) -> sorted
+	//     15 20 25 45.
+	//   level 2 tasks: [10,30) 20, [35,60)+[60,90) 55, [95,100) 5,
+	//     [160,175) 15, [185,230) 45, [260,300) truncated -> sorted
+	//     5 15 20 45 55.
+	//   level 3 busy: [10,30)+[30,35)+[35,90) = [10,90) 80, [95,100) 5,
+	//     [160,175) 15, [185,230) 45, [260,300) truncated -> sorted
+	//     5 15 45 80: p50 rank 2, p90 rank ceil(3.6) = 4.
 	//   A level 1: A's instances overlap (A#2 is activated while A#1
-	//     polls), so each instance is its own sequence: A#1's polling,
-	//     parking, polling are one blocked interval [170,190) although
-	//     A#2's activation comes between them, and A#1's on_cpu [190,200)
-	//     does not merge with A#2's [200,230).
-	//   B level 1: blocked = polling [80,90) + parking [90,95) + polling
-	//     [95,97) = [80,97) 17; runnable: B#0's 0 ns active is left out.
+	//     polls), so each instance is its own sequence: A#1's running
+	//     and polling are one on_cpu interval [160,175) although A#2's
+	//     activation comes between them, and A#1's on_cpu [185,200) does
+	//     not merge with A#2's [200,230).
+	//   B level 1: on_cpu = running [60,80) + polling [80,90) = 30 and
+	//     polling [95,97) + running [97,100) = 5; blocked = parking
+	//     [90,95) 5; runnable: B#0's 0 ns active is left out.
 	//   IRQ level 1: its only runnable interval is 0 ns: no row.
 	got := dbtest.Query(t, db.SQL(), `
 		SELECT object, level, state, coalesce(parent_state, '-'), count, total_ns, min_ns, p50_ns, p90_ns, p99_ns, max_ns, truncated
 		FROM state_stats WHERE kind IN ('cpu', 'task', 'isr') ORDER BY object, level, state`)
 	want := `A | 0 | active | runnable | 3 | 48 | 10 | 10 | 28 | 28 | 28 | 0
 A | 0 | parking | blocked | 1 | 10 | 10 | 10 | 10 | 10 | 10 | 0
-A | 0 | polling | blocked | 2 | 10 | 5 | 5 | 5 | 5 | 5 | 0
+A | 0 | polling | on_cpu | 2 | 10 | 5 | 5 | 5 | 5 | 5 | 0
 A | 0 | ready | runnable | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
 A | 0 | running | on_cpu | 5 | 95 | 10 | 20 | 30 | 30 | 30 | 0
-A | 1 | blocked | - | 1 | 20 | 20 | 20 | 20 | 20 | 20 | 0
-A | 1 | on_cpu | - | 5 | 95 | 10 | 20 | 30 | 30 | 30 | 0
+A | 1 | blocked | - | 1 | 10 | 10 | 10 | 10 | 10 | 10 | 0
+A | 1 | on_cpu | - | 5 | 105 | 15 | 20 | 30 | 30 | 30 | 0
 A | 1 | runnable | - | 4 | 53 | 5 | 10 | 28 | 28 | 28 | 0
 B | 0 | active | runnable | 2 | 10 | 0 | 0 | 10 | 10 | 10 | 0
 B | 0 | parking | blocked | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
-B | 0 | polling | blocked | 2 | 12 | 2 | 2 | 10 | 10 | 10 | 0
+B | 0 | polling | on_cpu | 2 | 12 | 2 | 2 | 10 | 10 | 10 | 0
 B | 0 | running | on_cpu | 2 | 23 | 3 | 3 | 20 | 20 | 20 | 1
-B | 1 | blocked | - | 1 | 17 | 17 | 17 | 17 | 17 | 17 | 0
-B | 1 | on_cpu | - | 2 | 23 | 3 | 3 | 20 | 20 | 20 | 1
+B | 1 | blocked | - | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
+B | 1 | on_cpu | - | 2 | 35 | 5 | 5 | 30 | 30 | 30 | 1
 B | 1 | runnable | - | 1 | 10 | 10 | 10 | 10 | 10 | 10 | 0
-Core_0 | 0 | A | tasks | 5 | 95 | 10 | 20 | 30 | 30 | 30 | 0
-Core_0 | 0 | B | tasks | 2 | 23 | 3 | 3 | 20 | 20 | 20 | 1
-Core_0 | 0 | IRQ | isrs | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
-Core_0 | 0 | idle | idle | 9 | 137 | 0 | 10 | 60 | 60 | 60 | 0
-Core_0 | 1 | idle | idle | 5 | 137 | 10 | 20 | 60 | 60 | 60 | 0
-Core_0 | 1 | isrs | busy | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
-Core_0 | 1 | tasks | busy | 5 | 118 | 3 | 20 | 45 | 45 | 45 | 1
-Core_0 | 2 | busy | - | 4 | 123 | 3 | 10 | 70 | 70 | 70 | 1
-Core_0 | 2 | idle | - | 5 | 137 | 10 | 20 | 60 | 60 | 60 | 0
+Core_0 | 0 | A | A | 5 | 105 | 15 | 20 | 30 | 30 | 30 | 0
+Core_0 | 0 | B | B | 2 | 35 | 5 | 5 | 30 | 30 | 30 | 1
+Core_0 | 0 | IRQ | IRQ | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
+Core_0 | 0 | idle | idle | 9 | 115 | 0 | 5 | 60 | 60 | 60 | 0
+Core_0 | 1 | A | tasks | 4 | 105 | 15 | 20 | 45 | 45 | 45 | 0
+Core_0 | 1 | B | tasks | 2 | 35 | 5 | 5 | 30 | 30 | 30 | 1
+Core_0 | 1 | IRQ | isrs | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
+Core_0 | 1 | idle | idle | 5 | 115 | 5 | 10 | 60 | 60 | 60 | 0
+Core_0 | 2 | idle | idle | 5 | 115 | 5 | 10 | 60 | 60 | 60 | 0
+Core_0 | 2 | isrs | busy | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
+Core_0 | 2 | tasks | busy | 5 | 140 | 5 | 20 | 55 | 55 | 55 | 1
+Core_0 | 3 | busy | - | 4 | 145 | 5 | 15 | 80 | 80 | 80 | 1
+Core_0 | 3 | idle | - | 5 | 115 | 5 | 10 | 60 | 60 | 60 | 0
 IRQ | 0 | active | runnable | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0
 IRQ | 0 | running | on_cpu | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
 IRQ | 1 | on_cpu | - | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
@@ -112,21 +123,21 @@ IRQ | 1 | on_cpu | - | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
 	}
 
 	// Mean and sample standard deviation by hand.
-	//   Core_0 idle level 0: 0 0 0 0 10 17 20 30 60, mean 137/9; the
-	//     squared deviations sum to sum(x^2) - 137^2/9 = 5289 - 18769/9
-	//     = 28832/9, / 8.
-	//   Core_0 A: 10 10 20 25 30, mean 19; 81 + 81 + 1 + 36 + 121 = 320, / 4.
-	//   Core_0 busy level 2: 3 10 40 70, mean 30.75; 770.0625 + 430.5625
-	//     + 85.5625 + 1540.5625 = 2826.75, / 3.
+	//   Core_0 idle level 0: 0 0 0 0 5 10 10 30 60, mean 115/9; the
+	//     squared deviations sum to sum(x^2) - 115^2/9 = 4725 - 13225/9
+	//     = 29300/9, / 8.
+	//   Core_0 A: 15 15 20 25 30, mean 21; 36 + 36 + 1 + 16 + 81 = 170, / 4.
+	//   Core_0 busy level 3: 5 15 45 80, mean 36.25; 976.5625 + 451.5625
+	//     + 76.5625 + 1914.0625 = 3418.75, / 3.
 	//   IRQ running: one interval, no standard deviation.
 	for _, c := range []struct {
 		object, state string
 		level         int
 		mean, stddev  float64
 	}{
-		{"Core_0", "idle", 0, 137.0 / 9, math.Sqrt(28832.0 / 72)},
-		{"Core_0", "A", 0, 19, math.Sqrt(80)},
-		{"Core_0", "busy", 2, 30.75, math.Sqrt(2826.75 / 3)},
+		{"Core_0", "idle", 0, 115.0 / 9, math.Sqrt(29300.0 / 72)},
+		{"Core_0", "A", 0, 21, math.Sqrt(42.5)},
+		{"Core_0", "busy", 3, 36.25, math.Sqrt(3418.75 / 3)},
 		{"IRQ", "running", 0, 5, math.NaN()},
 	} {
 		var mean float64
@@ -146,37 +157,39 @@ IRQ | 1 | on_cpu | - | 1 | 5 | 5 | 5 | 5 | 5 | 5 | 0
 		}
 	}
 
-	// The merged traces themselves: Core_0 at level 2, with the number of
-	// state_intervals rows each merged interval is made of.
+	// The merged traces themselves: Core_0 at level 3, with the number of
+	// state_intervals rows each merged interval is made of, and their
+	// instance (the holder's object_id: A 2, B 5; NULL when the parts have
+	// different ones).
 	got = dbtest.Query(t, db.SQL(), `
 		SELECT state, start_ts, end_ts, dur, parts, truncated, instance, cpu, start_seq, end_seq
-		FROM state_trace(2) WHERE object = 'Core_0' ORDER BY start_ts`)
+		FROM state_trace(3) WHERE object = 'Core_0' ORDER BY start_ts`)
 	want = `idle | 0 | 10 | 10 | 1 | false | 0 | 0 | 1 | 3
-busy | 10 | 80 | 70 | 4 | false | 0 | 0 | 3 | 12
-idle | 80 | 97 | 17 | 1 | false | 0 | 0 | 12 | 15
-busy | 97 | 100 | 3 | 1 | false | 0 | 0 | 15 | 16
+busy | 10 | 90 | 80 | 4 | false | NULL | 0 | 3 | 13
+idle | 90 | 95 | 5 | 1 | false | 0 | 0 | 13 | 14
+busy | 95 | 100 | 5 | 1 | false | 5 | 0 | 14 | 16
 idle | 100 | 160 | 60 | 1 | false | 0 | 0 | 16 | 18
-busy | 160 | 170 | 10 | 1 | false | 0 | 0 | 18 | 19
-idle | 170 | 190 | 20 | 1 | false | 0 | 0 | 19 | 23
-busy | 190 | 230 | 40 | 2 | false | 0 | 0 | 23 | 26
+busy | 160 | 175 | 15 | 1 | false | 2 | 0 | 18 | 21
+idle | 175 | 185 | 10 | 1 | false | 0 | 0 | 21 | 22
+busy | 185 | 230 | 45 | 2 | false | 2 | 0 | 22 | 26
 idle | 230 | 260 | 30 | 1 | false | 0 | 0 | 26 | 28
-busy | 260 | 300 | 40 | 1 | true | 0 | 0 | 28 | NULL
+busy | 260 | 300 | 40 | 1 | true | 5 | 0 | 28 | NULL
 `
 	if got != want {
-		t.Errorf("state_trace(2) of Core_0:\n%s\nwant\n%s", got, want)
+		t.Errorf("state_trace(3) of Core_0:\n%s\nwant\n%s", got, want)
 	}
-	// Levels counted from the top: -1 is each kind's top (cpu 2, task 1),
+	// Levels counted from the top: -1 is each kind's top (cpu 3, task 1),
 	// a level past a kind's depth is its top too.
 	for _, q := range []string{
 		`SELECT DISTINCT kind, level FROM state_trace(-1) WHERE kind IN ('cpu', 'task') ORDER BY kind`,
 		`SELECT DISTINCT kind, level FROM state_trace(7) WHERE kind IN ('cpu', 'task') ORDER BY kind`,
 	} {
-		if got, want := dbtest.Query(t, db.SQL(), q), "cpu | 2\ntask | 1\n"; got != want {
+		if got, want := dbtest.Query(t, db.SQL(), q), "cpu | 3\ntask | 1\n"; got != want {
 			t.Errorf("%s:\n%s\nwant\n%s", q, got, want)
 		}
 	}
 	if got, want := dbtest.Query(t, db.SQL(), `SELECT DISTINCT kind, level FROM state_trace(-2) WHERE kind IN ('cpu', 'task') ORDER BY kind`),
-		"cpu | 1\ntask | 0\n"; got != want {
+		"cpu | 2\ntask | 0\n"; got != want {
 		t.Errorf("state_trace(-2):\n%s\nwant\n%s", got, want)
 	}
 	if got, want := dbtest.Query(t, db.SQL(), `SELECT state_level_at(-1, 2), state_level_at(5, 2), state_level_at(-4, 2), state_level_at(1, NULL), state_level_at(-1, NULL)`),

@@ -11,10 +11,11 @@ var statesHand = filepath.Join("..", "..", "queries", "testdata", "states-hand.b
 
 // TestStatesByHand prints the statistics of the hand-written trace; the
 // numbers are those worked out in queries/state_stats_test.go, means and
-// standard deviations rounded to 0.1 ns (idle at level 0: 137/9 = 15.2,
-// sqrt(28832/72) = 20.0; busy at level 2: 3 10 40 70, mean 30.75 ->
-// 30.8, sqrt(2826.75/3) = 30.7; A's runnable at level 1: 5 10 10 28, mean
-// 13.25 -> 13.3, sqrt(306.75/3) = 10.1).
+// standard deviations rounded to 0.1 ns (idle at level 0: 115/9 = 12.8,
+// sqrt(29300/72) = 20.2; busy at level 3: 5 15 45 80, mean 36.25 ->
+// 36.3, sqrt(3418.75/3) = 33.8; A's runnable at level 1: 5 10 10 28, mean
+// 13.25 -> 13.3, sqrt(306.75/3) = 10.1). A core's levels are the CPU
+// model's: 0 and 1 the holder, 2 tasks/isrs/idle, 3 busy/idle.
 func TestStatesByHand(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
@@ -27,15 +28,19 @@ func TestStatesByHand(t *testing.T) {
 	got := mustRun(t, dir, nil, "states", "--db", db, "--kind", "cpu", "--level", "all")
 	want := `run_id  kind  object  level  state  count  total_ns  mean_ns  min_ns  p50_ns  p90_ns  p99_ns  max_ns  stddev_ns  truncated
 ------  ----  ------  -----  -----  -----  --------  -------  ------  ------  ------  ------  ------  ---------  ---------
-     1  cpu   Core_0      0  idle       9       137     15.2       0      10      60      60      60         20          0
-     1  cpu   Core_0      0  A          5        95       19      10      20      30      30      30        8.9          0
-     1  cpu   Core_0      0  B          2        23     11.5       3       3      20      20      20         12          1
+     1  cpu   Core_0      0  idle       9       115     12.8       0       5      60      60      60       20.2          0
+     1  cpu   Core_0      0  A          5       105       21      15      20      30      30      30        6.5          0
+     1  cpu   Core_0      0  B          2        35     17.5       5       5      30      30      30       17.7          1
      1  cpu   Core_0      0  IRQ        1         5        5       5       5       5       5       5       NULL          0
-     1  cpu   Core_0      1  idle       5       137     27.4      10      20      60      60      60       19.6          0
-     1  cpu   Core_0      1  tasks      5       118     23.6       3      20      45      45      45       18.4          1
-     1  cpu   Core_0      1  isrs       1         5        5       5       5       5       5       5       NULL          0
-     1  cpu   Core_0      2  idle       5       137     27.4      10      20      60      60      60       19.6          0
-     1  cpu   Core_0      2  busy       4       123     30.8       3      10      70      70      70       30.7          1
+     1  cpu   Core_0      1  idle       5       115       23       5      10      60      60      60       22.8          0
+     1  cpu   Core_0      1  A          4       105     26.3      15      20      45      45      45       13.1          0
+     1  cpu   Core_0      1  B          2        35     17.5       5       5      30      30      30       17.7          1
+     1  cpu   Core_0      1  IRQ        1         5        5       5       5       5       5       5       NULL          0
+     1  cpu   Core_0      2  tasks      5       140       28       5      20      55      55      55       21.1          1
+     1  cpu   Core_0      2  idle       5       115       23       5      10      60      60      60       22.8          0
+     1  cpu   Core_0      2  isrs       1         5        5       5       5       5       5       5       NULL          0
+     1  cpu   Core_0      3  busy       4       145     36.3       5      15      80      80      80       33.8          1
+     1  cpu   Core_0      3  idle       5       115       23       5      10      60      60      60       22.8          0
 `
 	if got != want {
 		t.Errorf("states --kind cpu --level all:\n%s\nwant\n%s", got, want)
@@ -43,11 +48,11 @@ func TestStatesByHand(t *testing.T) {
 
 	// -1 is each kind's top; a level past the deepest is the top too.
 	top := `run_id,kind,object,level,state,count,total_ns,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,max_ns,stddev_ns,truncated
-1,cpu,Core_0,2,idle,5,137,27.4,10,20,60,60,60,19.6,0
-1,cpu,Core_0,2,busy,4,123,30.8,3,10,70,70,70,30.7,1
-1,task,A,1,on_cpu,5,95,19,10,20,30,30,30,8.9,0
+1,cpu,Core_0,3,busy,4,145,36.3,5,15,80,80,80,33.8,1
+1,cpu,Core_0,3,idle,5,115,23,5,10,60,60,60,22.8,0
+1,task,A,1,on_cpu,5,105,21,15,20,30,30,30,6.5,0
 1,task,A,1,runnable,4,53,13.3,5,10,28,28,28,10.1,0
-1,task,A,1,blocked,1,20,20,20,20,20,20,20,,0
+1,task,A,1,blocked,1,10,10,10,10,10,10,10,,0
 `
 	for _, level := range []string{"-1", "9"} {
 		got = mustRun(t, dir, nil, "states", "--db", db, "--run", "1", "--level", level, "--output", "csv", "--object", "Core_0")

@@ -6,10 +6,11 @@
 // Every event becomes a row of events (class = target type, event =
 // action, context = source, object = target); the state machines of the
 // BTF definition turn processes (tasks, ISRs), runnables, semaphores and
-// signals into state intervals, and what each core runs into the core's
-// state intervals. README.md in this directory documents the mapping and
-// the recoveries the state machines make on traces that go beyond the
-// definition.
+// signals into state intervals, and tell the run's CPU model
+// (schema.CPUTracker) what holds each core: a task that runs or polls on
+// it, ISRs nested over it. README.md in this directory documents the
+// mapping and the recoveries the state machines make on traces that go
+// beyond the definition.
 package btf
 
 import (
@@ -106,26 +107,35 @@ const (
 	findNoCore
 	findSignalNoValue
 	findMigrated
+	findTwoInstances
+	findISRCut
+	findNestingDeep
 )
 
 type parser struct {
 	w    *schema.RunWriter
+	cpus *schema.CPUTracker
 	unit ingest.TimeUnit
 
-	ents      map[string]*entity
-	cores     []*core
-	onlyCore  *core   // the core of a single-core trace; nil with none or several
-	fresh     []*core // cores registered by the current line, idle unless it runs something
-	procCore  map[procKey]*core
+	ents     map[string]*entity
+	cores    []*core
+	onlyCore *core   // the core of a single-core trace; nil with none or several
+	fresh    []*core // cores registered by the current line, idle unless it runs something
+	// procCore is the core each process instance runs (or polls) on, or
+	// last did: cpuOf finds there the core of an event whose source is a
+	// process, and a stop there the core it leaves.
+	procCore map[procKey]*core
+	// holding is the instance of a task that holds a core: the CPU model
+	// knows holders (objects), BTF runs instances, and the stop of another
+	// instance of the same task must not free the core.
+	holding   map[schema.ObjectID]int64
 	state     map[procKey]state
 	confirmed map[schema.ObjectID]bool
 
 	classSym [nTypes]schema.Sym
 	actSym   [nActions]actionSym // the symbol of each action's text, as last seen
 	stateSym [nStates]schema.Sym
-	idleSym  schema.Sym
 	levels   [nTypes]bool
-	coreLvl  map[schema.ObjectID]bool
 
 	// header
 	table        string // entity table being read, "" when none
@@ -150,10 +160,11 @@ func newParser(w *schema.RunWriter) *parser {
 		w:           w,
 		unit:        ingest.TimeUnit{Name: "ns", Mul: 1, Div: 1},
 		ents:        make(map[string]*entity),
+		cpus:        w.CPUs(),
 		procCore:    make(map[procKey]*core),
+		holding:     make(map[schema.ObjectID]int64),
 		state:       make(map[procKey]state),
 		confirmed:   make(map[schema.ObjectID]bool),
-		coreLvl:     make(map[schema.ObjectID]bool),
 		entityTypes: make(map[string]string),
 		entityNames: make(map[string]string),
 		tables:      make(map[string][][2]string),
@@ -167,9 +178,19 @@ func newParser(w *schema.RunWriter) *parser {
 	for s := state(0); s < nStates; s++ {
 		p.stateSym[s] = w.Sym(stateNames[s])
 	}
-	p.idleSym = w.Sym("idle")
+	p.cpus.SetWords(schema.CPUWords{Tasks: "tasks", Interrupts: "isrs"})
+	p.cpus.IdleNames(idleTaskNames...)
 	return p
 }
+
+// idleTaskNames are the idle tasks of the RTOSes whose BTF traces are
+// known: FreeRTOS's idle task is "IDLE" (configIDLE_TASK_NAME), with the
+// core's digit appended in an SMP build ("IDLE0", "IDLE1"); the FreeRTOS
+// BTF logger (kuopinghsu/FreeRTOS-BTF-Trace) prefixes every task name
+// with its task number, "(0002)IDLE" in its 2022 version and
+// "[core/number]" since ("[0/0002]IDLE", "[1/0003]IDLE1"). TA Simulator
+// traces have no idle task: a core runs nothing between its processes.
+var idleTaskNames = []string{`(?:\(\d+\)|\[\d+/\d+\])?IDLE\d*`}
 
 // run reads the trace:
 //  1. Lines starting with '#' are comments ("# ..."), header attributes
@@ -377,7 +398,7 @@ func (p *parser) data(line []byte, n int64) error {
 	// target) keeps its first type: the event does not drive the other
 	// type's machine on it.
 	if tgt.typ != typ {
-		return p.idleFreshCores(ts, seq)
+		return p.idleFreshCores(p.prevTS, seq)
 	}
 	inst := tgtInst
 	if inst == schema.NoInstance {
@@ -386,7 +407,7 @@ func (p *parser) data(line []byte, n int64) error {
 	if err := p.handle(typ, act, src, tgt, inst, note, ts, seq, c, n); err != nil {
 		return err
 	}
-	return p.idleFreshCores(ts, seq)
+	return p.idleFreshCores(p.prevTS, seq)
 }
 
 // actionSym is the symbol of an action's text. A known action's text is
@@ -409,15 +430,15 @@ func (p *parser) actionSym(act action, text []byte) schema.Sym {
 	return c.sym
 }
 
-// idleFreshCores opens the idle interval of cores that the line registered
-// and that run nothing after it.
+// idleFreshCores says that the cores the line registered and that hold
+// nothing after it are idle: a core's state is known from its first
+// appearance.
 func (p *parser) idleFreshCores(ts int64, seq schema.Seq) error {
 	for _, fc := range p.fresh {
-		if !fc.known && fc.ent.typ == tCore {
-			if err := p.w.Transition(fc.ent.id, 0, ts, p.idleSym, seq, fc.cpu); err != nil {
+		if fc.ent.typ == tCore && p.cpus.Holder(fc.cpu) == schema.NoObject {
+			if err := p.cpus.Idle(fc.cpu, ts, seq); err != nil {
 				return err
 			}
-			fc.known = true
 		}
 	}
 	p.fresh = p.fresh[:0]
@@ -472,6 +493,9 @@ func (p *parser) transition(typ entType, tr transition, act action, ent *entity,
 		p.levels[typ] = true
 		p.declareLevels(typ)
 	}
+	// The process's own interval changes at ts (the state tracker clamps
+	// it if timestamps went backwards); its core changes at the latest
+	// time seen (p.prevTS), so that a core's intervals never overlap.
 	if tr.to == stGone {
 		delete(p.state, k)
 		if err := p.w.Close(ent.id, inst, ts, seq); err != nil {
@@ -490,7 +514,7 @@ func (p *parser) transition(typ entType, tr transition, act action, ent *entity,
 				"%s %s on a core the trace does not name (source %s): no core interval", p.w.String(p.ev.Class), p.w.String(p.ev.Event), p.w.ObjectName(p.ev.Context))
 			return nil
 		}
-		return p.coreRun(c, k, ent, ts, seq, n)
+		return p.hold(typ, c, k, cur, p.prevTS, seq, n)
 	case coreStops:
 		on := p.procCore[k]
 		if on == nil && c != nil {
@@ -501,42 +525,84 @@ func (p *parser) transition(typ entType, tr transition, act action, ent *entity,
 			p.procCore[k] = c
 		} else if on != nil && c != nil && on != c {
 			p.findOnce(onceKey{kind: findMigrated, typ: typ, act: act}, schema.Info, n, seq,
-				"%s %s by %s while it runs on %s: %s goes idle", p.w.String(p.ev.Class), p.w.String(p.ev.Event), p.w.ObjectName(c.ent.id), p.w.ObjectName(on.ent.id), p.w.ObjectName(on.ent.id))
-		}
-		if c := on; c != nil && c.running == k {
-			c.running = noProc
-			if err := p.w.Transition(c.ent.id, 0, ts, p.idleSym, seq, c.cpu); err != nil {
-				return err
-			}
+				"%s %s by %s while it runs on %s: it leaves %s", p.w.String(p.ev.Class), p.w.String(p.ev.Event), p.w.ObjectName(c.ent.id), p.w.ObjectName(on.ent.id), p.w.ObjectName(on.ent.id))
 		}
 		if tr.to == stGone {
 			delete(p.procCore, k)
+		}
+		if on != nil {
+			return p.leave(typ, on, k, cur, p.prevTS, seq, n)
 		}
 	}
 	return nil
 }
 
-// coreRun makes core c run process instance k.
-func (p *parser) coreRun(c *core, k procKey, ent *entity, ts int64, seq schema.Seq, n int64) error {
+// onCore reports whether a process in state s holds its core: it runs, or
+// polls (active waiting, the seed's process states).
+func onCore(s state) bool { return s == stRunning || s == stPolling }
+
+// hold makes process instance k, in state cur before the event, hold core
+// c from ts: a task becomes the core's holder (CPU model Run), an ISR is
+// entered over what the core runs (Enter) unless it holds it already (run
+// after poll).
+func (p *parser) hold(typ entType, c *core, k procKey, cur state, ts int64, seq schema.Seq, n int64) error {
 	p.procCore[k] = c
-	if c.running == k && c.known {
+	if typ == tISR {
+		if onCore(cur) {
+			return nil
+		}
+		ok, err := p.cpus.Enter(c.cpu, k.obj, ts, seq)
+		if err == nil && !ok {
+			p.findOnce(onceKey{kind: findNestingDeep, name: c.ent.id}, schema.Warning, n, seq,
+				"core %s enters ISR %s over %d ISRs that have not ended: the deeper ones are not shown (their ends are probably missing)", p.w.ObjectName(c.ent.id), p.w.ObjectName(k.obj), p.cpus.Nesting(c.cpu))
+		}
+		return err
+	}
+	if inst, ok := p.holding[k.obj]; ok && inst == k.inst && onCore(cur) {
+		// it holds the core already (run after poll)
+		return p.cpus.Run(c.cpu, k.obj, ts, seq)
+	}
+	if other, ok := p.holding[k.obj]; ok && other != k.inst {
+		if on, runs := p.cpus.On(k.obj); runs && on != c.cpu {
+			p.findOnce(onceKey{kind: findTwoInstances, name: k.obj}, schema.Info, n, seq,
+				"%s instance %d starts on %s while instance %d still runs on another core: a core shows a process, not an instance, so the other core is left with nothing", p.w.ObjectName(k.obj), k.inst, p.w.ObjectName(c.ent.id), other)
+		}
+	}
+	if h := p.cpus.Holder(c.cpu); h != schema.NoObject && h != k.obj {
+		if p.cpus.Nesting(c.cpu) > 0 {
+			p.findOnce(onceKey{kind: findCoreBusy, typ: tISR, name: c.ent.id}, schema.Info, n, seq,
+				"core %s starts %s while ISR %s still runs on it: the task holds the core from the end of the ISR", p.w.ObjectName(c.ent.id), p.w.ObjectName(k.obj), p.w.ObjectName(h))
+		} else {
+			p.findOnce(onceKey{kind: findCoreBusy, name: c.ent.id}, schema.Info, n, seq,
+				"core %s starts %s while %s still holds it (no preempt, wait, park or terminate in between): the core switches", p.w.ObjectName(c.ent.id), p.w.ObjectName(k.obj), p.w.ObjectName(h))
+		}
+	}
+	p.holding[k.obj] = k.inst
+	return p.cpus.Run(c.cpu, k.obj, ts, seq)
+}
+
+// leave takes process instance k, in state cur before the event, off core
+// c at ts: a task stops (if it is the instance that holds a core), an ISR
+// that ran or polled there ends, giving the core back to what it
+// interrupted.
+func (p *parser) leave(typ entType, c *core, k procKey, cur state, ts int64, seq schema.Seq, n int64) error {
+	if typ == tISR {
+		if !onCore(cur) {
+			return nil
+		}
+		cut, ok, err := p.cpus.Leave(c.cpu, k.obj, ts, seq)
+		if ok && cut > 0 {
+			p.findOnce(onceKey{kind: findISRCut, name: c.ent.id}, schema.Info, n, seq,
+				"ISR %s leaves %s while %d ISR(s) entered after it have not ended: they end with it", p.w.ObjectName(k.obj), p.w.ObjectName(c.ent.id), cut)
+		}
+		return err
+	}
+	if inst, ok := p.holding[k.obj]; !ok || inst != k.inst {
 		return nil
 	}
-	if c.running != noProc {
-		p.findOnce(onceKey{kind: findCoreBusy, name: c.ent.id}, schema.Info, n, seq,
-			"core %s starts %s while %s still runs on it (no preempt, wait, poll or terminate in between): the core switches", p.w.ObjectName(c.ent.id), p.w.ObjectName(ent.id), p.w.ObjectName(c.running.obj))
-	}
-	c.running = k
-	c.known = true
-	if !p.coreLvl[ent.id] {
-		p.coreLvl[ent.id] = true
-		group := "tasks"
-		if ent.typ == tISR {
-			group = "isrs"
-		}
-		p.w.StateLevel("cpu", p.w.ObjectName(ent.id), 0, group)
-	}
-	return p.w.Transition(c.ent.id, 0, ts, ent.name, seq, c.cpu)
+	delete(p.holding, k.obj)
+	_, err := p.cpus.Stop(k.obj, ts, seq)
+	return err
 }
 
 // declareLevels writes how the states of a type aggregate.
@@ -544,13 +610,11 @@ func (p *parser) declareLevels(typ entType) {
 	kind := typeInfo[typ].kind
 	switch typ {
 	case tTask, tISR:
-		for _, l := range [][2]string{{"active", "runnable"}, {"ready", "runnable"}, {"running", "on_cpu"}, {"waiting", "blocked"}, {"polling", "blocked"}, {"parking", "blocked"}} {
+		// polling is active waiting: the process holds its core (on_cpu);
+		// parking is a polling process taken off it
+		for _, l := range [][2]string{{"active", "runnable"}, {"ready", "runnable"}, {"running", "on_cpu"}, {"polling", "on_cpu"}, {"waiting", "blocked"}, {"parking", "blocked"}} {
 			p.w.StateLevel(kind, l[0], 0, l[1])
 		}
-		p.w.StateLevel("cpu", "idle", 0, "idle")
-		p.w.StateLevel("cpu", "tasks", 1, "busy")
-		p.w.StateLevel("cpu", "isrs", 1, "busy")
-		p.w.StateLevel("cpu", "idle", 1, "idle")
 	case tRunnable:
 		p.w.StateLevel(kind, "running", 0, "running")
 		p.w.StateLevel(kind, "suspended", 0, "preempted")
@@ -565,7 +629,8 @@ func (p *parser) declareLevels(typ entType) {
 // cpuOf finds the core an event happened on: the target core of a core
 // event; the source when it is a core; the core the source process
 // instance runs or last ran on; the core the target process instance runs
-// on; the only core of a single-core trace; else none.
+// on; the core the FreeRTOS logger's name prefix of a process target
+// names; the only core of a single-core trace; else none.
 func (p *parser) cpuOf(src *entity, srcInst int64, tgt *entity, typ entType, tgtInst int64, act action) *core {
 	if typ == tCore && tgt.core != nil {
 		return tgt.core
@@ -581,7 +646,38 @@ func (p *parser) cpuOf(src *entity, srcInst int64, tgt *entity, typ entType, tgt
 			return c
 		}
 	}
+	if typ.isProcess() && len(p.cores) > 1 {
+		if c := p.prefixCore(p.w.String(tgt.name)); c != nil {
+			return c
+		}
+	}
 	return p.onlyCore
+}
+
+// prefixCore is the core a FreeRTOS BTF logger name names: the logger
+// (kuopinghsu/FreeRTOS-BTF-Trace) writes a task of core c as
+// "[c/number]name", the core of the event that switched it in or out; its
+// source is the task that ran before, not the core, so that an SMP trace's
+// first switch on a core ("[0/0000]" as source) says its core only there.
+func (p *parser) prefixCore(name string) *core {
+	if len(name) < 4 || name[0] != '[' {
+		return nil
+	}
+	slash := strings.IndexByte(name, '/')
+	end := strings.IndexByte(name, ']')
+	if slash < 2 || slash > 7 || end < slash+2 || !ingest.IsDigits([]byte(name[1:slash])) || !ingest.IsDigits([]byte(name[slash+1:end])) {
+		return nil
+	}
+	n, err := strconv.Atoi(name[1:slash])
+	if err != nil {
+		return nil
+	}
+	for _, c := range p.cores {
+		if int(c.cpu) == n && c.ent.typ == tCore {
+			return c
+		}
+	}
+	return nil
 }
 
 func instOrZero(i int64) int64 {
@@ -689,12 +785,13 @@ func (p *parser) addCore(e *entity) {
 		}
 		idx++
 	}
-	c := &core{ent: e, cpu: schema.CPU(idx), running: noProc}
+	c := &core{ent: e, cpu: schema.CPU(idx)}
 	e.core = c
 	p.cores = append(p.cores, c)
 	p.countCores()
 	p.fresh = append(p.fresh, c)
 	p.w.SetNativeID(e.id, int64(idx))
+	p.cpus.Add(c.cpu, e.id)
 }
 
 func typeName(t entType) string {

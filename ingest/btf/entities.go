@@ -97,12 +97,11 @@ type entity struct {
 	core *core      // set for cores
 }
 
-// core is a processor core and what runs on it.
+// core is a processor core: its entity and its processor number in the
+// CPU model, which keeps what holds it.
 type core struct {
-	ent     *entity
-	cpu     schema.CPU
-	running procKey // what runs on it; none when idle
-	known   bool    // a state interval is open
+	ent *entity
+	cpu schema.CPU
 }
 
 // procKey is one instance of a process (task or ISR).
@@ -110,8 +109,6 @@ type procKey struct {
 	obj  schema.ObjectID
 	inst int64
 }
-
-var noProc = procKey{obj: schema.NoObject}
 
 // looksLikeCore reports whether a name is a core's by the usual naming
 // (Core_0, CORE1, ECU1_Core0, cpu0): a source's type is not written in

@@ -64,6 +64,15 @@ const (
 	aFinalize
 	// core
 	aSetFrequency
+	// core, TA Simulator's execution-state notifications (not in the seed;
+	// see README.md): each restates, on the core, a process transition of
+	// the same time
+	aCoreExecute           // execute: start
+	aCoreIdle              // idle: terminate (or a preempt at a schedule point)
+	aCoreIdleExecution     // idle_execution: preempt
+	aCoreExecuteIdle       // execute_idle: resume
+	aCoreWaitPostexecution // wait_postexecution: poll
+	aCoreExecuteWaiting    // execute_waiting: run
 	nActions
 )
 
@@ -155,6 +164,18 @@ func parseAction(b []byte) action {
 		return aFinalize
 	case "set_frequence", "set_frequency":
 		return aSetFrequency
+	case "execute":
+		return aCoreExecute
+	case "idle":
+		return aCoreIdle
+	case "idle_execution":
+		return aCoreIdleExecution
+	case "execute_idle":
+		return aCoreExecuteIdle
+	case "wait_postexecution":
+		return aCoreWaitPostexecution
+	case "execute_waiting":
+		return aCoreExecuteWaiting
 	}
 	if bytes.Contains(b, []byte("migration")) {
 		return aMigration // fullmigration, enforcedmigration, ...
@@ -206,12 +227,14 @@ var stateNames = [nStates]string{
 func (s state) String() string { return stateNames[s] }
 
 // coreEffect says what a process transition does to the core it runs on.
+// A polling process waits actively: it stays on its core (the seed's
+// process states), which only park takes it off.
 type coreEffect uint8
 
 const (
 	coreNone  coreEffect = iota
-	coreRuns             // the core now runs this process instance
-	coreStops            // the core no longer runs it: idle
+	coreRuns             // the process instance holds the core: it runs or polls on it
+	coreStops            // it leaves the core
 )
 
 // transition is one row of a state machine table: the states an action is
@@ -238,13 +261,13 @@ var processTable = [nActions]transition{
 	aResume:         {from(stReady), stRunning, coreRuns, true},
 	aPreempt:        {from(stRunning), stReady, coreStops, true},
 	aTerminate:      {from(stRunning), stGone, coreStops, true},
-	aPoll:           {from(stRunning), stPolling, coreStops, true},
+	aPoll:           {from(stRunning), stPolling, coreNone, true},
 	aWait:           {from(stRunning), stWaiting, coreStops, true},
 	aRelease:        {from(stWaiting), stReady, coreNone, true},
 	aRun:            {from(stPolling), stRunning, coreRuns, true},
 	aPark:           {from(stPolling), stParking, coreStops, true},
 	aReleaseParking: {from(stParking), stReady, coreNone, true},
-	aPollParking:    {from(stParking), stPolling, coreNone, true},
+	aPollParking:    {from(stParking), stPolling, coreRuns, true},
 }
 
 // runnableTable is the seed's runnable state table.
@@ -280,7 +303,7 @@ var eventOnly = map[entType][]action{
 	tEvent:     {aWaitEvent, aSetEvent, aClearEvent},
 	tStimulus:  {aTrigger},
 	tSim:       {aTag, aDescription, aError, aFinalize},
-	tCore:      {aSetFrequency},
+	tCore:      {aSetFrequency, aCoreExecute, aCoreIdle, aCoreIdleExecution, aCoreExecuteIdle, aCoreWaitPostexecution, aCoreExecuteWaiting},
 }
 
 // knownAction[t][a] is true when the seed defines action a for type t.

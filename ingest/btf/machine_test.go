@@ -14,7 +14,9 @@ import (
 
 // TestMachine runs the state machine cases in testdata/machine: each
 // txtar archive holds a trace (trace.btf) and the state intervals and
-// diagnostics it must give. With -update the expected sections are
+// diagnostics it must give (a core's intervals in time order; their
+// instance is the holder's object_id, 0 when the core is idle), and, with
+// a "cpu" section, the busy time of each core's holders (cpu_intervals). With -update the expected sections are
 // rewritten from what the ingester produces.
 func TestMachine(t *testing.T) {
 	files, _ := filepath.Glob("testdata/machine/*.txtar")
@@ -40,8 +42,15 @@ func TestMachine(t *testing.T) {
 			got := map[string]string{
 				"intervals": dbtest.Query(t, db.SQL(), `SELECT o.name, s.instance, s.state, s.start_ts, s.end_ts, s.cpu, s.truncated
 					FROM state_intervals s JOIN objects o USING (run_id, object_id)
-					ORDER BY o.name, s.instance, s.start_ts, s.start_seq`),
+					ORDER BY o.name, if(o.kind = 'cpu', 0, s.instance), s.start_ts, s.start_seq`),
 				"diagnostics": dbtest.Query(t, db.SQL(), `SELECT coalesce(src_line, 0), severity, message, count FROM diagnostics ORDER BY 1, 3`),
+			}
+			names := []string{"intervals", "diagnostics"}
+			if _, ok := sections["cpu"]; ok {
+				// what each core's holders add up to (complete intervals)
+				got["cpu"] = dbtest.Query(t, db.SQL(), `SELECT cpu, holder, busy, sum(dur) FROM cpu_intervals
+					WHERE NOT truncated GROUP BY ALL ORDER BY cpu, holder`)
+				names = append(names, "cpu")
 			}
 			if *dbtest.Update {
 				for i, f := range ar.Files {
@@ -54,7 +63,7 @@ func TestMachine(t *testing.T) {
 				}
 				return
 			}
-			for _, name := range []string{"intervals", "diagnostics"} {
+			for _, name := range names {
 				if strings.TrimSpace(got[name]) != strings.TrimSpace(sections[name]) {
 					t.Errorf("%s:\n--- got\n%s--- want\n%s", name, got[name], sections[name])
 				}

@@ -87,7 +87,7 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 	for _, st := range []struct {
 		state string
 		truth map[string]int64
-	}{{"running", truth.Running}, {"ready", truth.Ready}} {
+	}{{"running", truth.Running}, {"ready", truth.Ready}, {"polling", truth.Polling}} {
 		compare(t, st.state+" ns per process", dbtest.QueryCounts(t, q, `
 			SELECT o.name, sum(s.dur)
 			FROM state_intervals s JOIN objects o USING (run_id, object_id)
@@ -104,13 +104,19 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 	compare(t, "state_summary: running ns per task", dbtest.QueryCounts(t, q, `
 		SELECT object, total_ns FROM state_summary WHERE run_id = ? AND kind = 'task' AND state = 'running'`, res.RunID), taskRunning)
 
-	// Core busy time: what a core runs, idle excluded (a polling process
-	// leaves its core idle in the ingester and is not busy in the truth).
-	compare(t, "busy ns per core", dbtest.QueryCounts(t, q, `
+	// Core busy time: the time a task or ISR held the core, running or
+	// polling (active waiting keeps the core, the seed's process states),
+	// from the core's intervals, from cpu_intervals and from
+	// cpu_utilization.
+	compare(t, "busy ns per core (state intervals)", dbtest.QueryCounts(t, q, `
 		SELECT o.name, sum(s.dur)
 		FROM state_intervals s JOIN objects o USING (run_id, object_id)
-		WHERE s.run_id = ? AND o.kind = 'cpu' AND s.state <> 'idle' AND NOT s.truncated
+		WHERE s.run_id = ? AND o.kind = 'cpu' AND s.instance <> 0 AND NOT s.truncated
 		GROUP BY o.name`, res.RunID), truth.CoreBusy)
+	compare(t, "busy ns per core (cpu_intervals)", dbtest.QueryCounts(t, q, `
+		SELECT cpu, sum(dur) FROM cpu_intervals WHERE run_id = ? AND busy AND NOT truncated GROUP BY cpu`, res.RunID), truth.CoreBusy)
+	compare(t, "busy ns per core (cpu_utilization)", dbtest.QueryCounts(t, q, `
+		SELECT cpu, sum(ns) FROM cpu_utilization WHERE run_id = ? AND busy GROUP BY cpu`, res.RunID), truth.CoreBusy)
 
 	// Each core's intervals tile the trace from its announcement at 0 to
 	// the last timestamp, without gap or overlap.

@@ -167,6 +167,7 @@ type proc struct {
 type core struct {
 	name  []byte
 	occ   *proc // process running or polling on the core
+	since int64 // when occ took the core
 	procs []*proc
 	dirty bool
 	ceil  int // highest base priority of SEM_Shared users on this core
@@ -206,6 +207,7 @@ type sim struct {
 	statNames []string
 	runNs     []int64
 	readyNs   []int64
+	pollNs    []int64
 	insts     []int
 	terms     []int
 	coreBusy  []int64
@@ -418,6 +420,7 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 	n := len(s.statNames)
 	s.runNs = make([]int64, n)
 	s.readyNs = make([]int64, n)
+	s.pollNs = make([]int64, n)
 	s.insts = make([]int, n)
 	s.terms = make([]int, n)
 	s.coreBusy = make([]int64, K)
@@ -542,9 +545,31 @@ func (s *sim) enterRunning(p *proc, t int64) {
 }
 
 func (s *sim) leaveRunning(p *proc, t int64) {
-	d := t - p.since
-	s.runNs[p.stat] += d
-	s.coreBusy[p.core] += d
+	s.runNs[p.stat] += t - p.since
+}
+
+// occupy: p takes its core at t (start, resume, poll_parking); it holds
+// it while it runs and while it polls (active waiting).
+func (s *sim) occupy(p *proc, t int64) {
+	c := &s.cores[p.core]
+	c.occ, c.since = p, t
+}
+
+// vacate: the process on core ci leaves it at t (preempt, terminate, wait,
+// park): the time it held the core is busy time.
+func (s *sim) vacate(ci int, t int64) {
+	c := &s.cores[ci]
+	c.occ = nil
+	s.coreBusy[ci] += t - c.since
+}
+
+func (s *sim) enterPolling(p *proc, t int64) {
+	p.state = sPolling
+	p.since = t
+}
+
+func (s *sim) leavePolling(p *proc, t int64) {
+	s.pollNs[p.stat] += t - p.since
 }
 
 func (s *sim) enterReady(p *proc, t int64) {
@@ -749,7 +774,7 @@ func (s *sim) runOps(p *proc, t int64) {
 				s.emit(t, s.semName, 0, kSEM, s.semName, 0, aOverfull)
 				s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aWaiting)
 				s.leaveRunning(p, t)
-				p.state = sPolling
+				s.enterPolling(p, t)
 				s.coreAct(t, p, aPoll)
 				p.pc++
 				return
@@ -762,9 +787,8 @@ func (s *sim) runOps(p *proc, t int64) {
 				s.leaveRunning(p, t)
 				p.state = sWaiting
 				s.coreAct(t, p, aWait)
-				c := &s.cores[p.core]
-				c.occ = nil
-				c.dirty = true
+				s.vacate(p.core, t)
+				s.cores[p.core].dirty = true
 				p.pc++
 				return
 			}
@@ -789,9 +813,8 @@ func (s *sim) runOps(p *proc, t int64) {
 	s.terms[p.stat]++
 	p.state = sIdle
 	p.alive = false
-	c := &s.cores[p.core]
-	c.occ = nil
-	c.dirty = true
+	s.vacate(p.core, t)
+	s.cores[p.core].dirty = true
 }
 
 // semRelease releases SEM_Shared held by p and hands it over to the first
@@ -814,6 +837,7 @@ func (s *sim) semRelease(p *proc, t int64) {
 	s.emit(t, w.name, w.inst, kSEM, s.semName, 0, aAssigned)
 	switch w.state {
 	case sPolling:
+		s.leavePolling(w, t)
 		s.coreAct(t, w, aRun)
 		s.enterRunning(w, t)
 	case sParking:
@@ -883,12 +907,13 @@ func (s *sim) dispatch(ci int, t int64) {
 			s.coreAct(t, cur, aPreempt)
 			s.enterReady(cur, t)
 		} else { // polling
+			s.leavePolling(cur, t)
 			s.coreAct(t, cur, aPark)
 			cur.state = sParking
 		}
-		c.occ = nil
+		s.vacate(ci, t)
 	}
-	c.occ = best
+	s.occupy(best, t)
 	switch best.state {
 	case sActive:
 		s.coreAct(t, best, aStart)
@@ -908,7 +933,7 @@ func (s *sim) dispatch(ci int, t int64) {
 		}
 	case sParking:
 		s.coreAct(t, best, aPollParking)
-		best.state = sPolling
+		s.enterPolling(best, t)
 		if best.curRun >= 0 {
 			s.runAct(t, best, aResume)
 		}
@@ -921,6 +946,7 @@ func (s *sim) truth() Truth {
 		ActionCounts: make(map[string]int),
 		Running:      make(map[string]int64, len(s.statNames)),
 		Ready:        make(map[string]int64, len(s.statNames)),
+		Polling:      make(map[string]int64, len(s.statNames)),
 		Instances:    make(map[string]int, len(s.statNames)),
 		Terminated:   make(map[string]int, len(s.statNames)),
 		CoreBusy:     make(map[string]int64, len(s.cores)),
@@ -937,6 +963,7 @@ func (s *sim) truth() Truth {
 	for i, name := range s.statNames {
 		tr.Running[name] = s.runNs[i]
 		tr.Ready[name] = s.readyNs[i]
+		tr.Polling[name] = s.pollNs[i]
 		tr.Instances[name] = s.insts[i]
 		tr.Terminated[name] = s.terms[i]
 	}

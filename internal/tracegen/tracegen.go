@@ -58,7 +58,8 @@
 //	u,Core_j,0,T,P,p,run                          (polling -> running)
 //	u,SEM_Shared,0,SEM,SEM_Shared,0,full          (overfull -> full, only when no other process waits)
 //
-// A polling task occupies its core (active waiting). If a higher-priority
+// A polling task occupies its core (active waiting, the BTF seed's process
+// states): the core is busy, held by the polling task. If a higher-priority
 // process (e.g. the tick ISR) needs that core, the poller is parked:
 // "suspend" of its runnable, then "Core_j,0,T,P,p,park" (polling -> parking).
 // When the core becomes free again and the semaphore is still taken, it gets
@@ -120,17 +121,19 @@ type Config struct {
 
 // Truth is what the generator knows, independent of any parser.
 //
-// The per-process maps (Running, Ready, Instances, Terminated) are keyed by
-// process name: every task name plus "ISR_Tick" (summed over all cores). All
-// names are present, possibly with a zero value. Durations are in ns.
+// The per-process maps (Running, Ready, Polling, Instances, Terminated)
+// are keyed by process name: every task name plus "ISR_Tick" (summed over
+// all cores). All names are present, possibly with a zero value. Durations
+// are in ns.
 type Truth struct {
 	Lines        int              // data lines written (events)
 	ActionCounts map[string]int   // key "TYPE/action", e.g. "T/start", "SEM/lock", "R/terminate"
 	Running      map[string]int64 // per process: total ns in state running (complete intervals only); polling is not running
 	Ready        map[string]int64 // per process: total ns in state ready (entered by preempt, release or release_parking; left by resume)
+	Polling      map[string]int64 // per process: total ns in state polling (entered by poll or poll_parking; left by run or park), complete intervals only
 	Instances    map[string]int   // per process: instances activated
 	Terminated   map[string]int   // per process: instances that terminated
-	CoreBusy     map[string]int64 // per core name: ns during which some task/ISR was running on it (complete intervals only; polling excluded)
+	CoreBusy     map[string]int64 // per core name: ns during which a task or ISR held it, running or polling (complete holds only, from start, resume or poll_parking to preempt, terminate, wait or park)
 	FirstTS      int64            // ns, timestamp of the first data line
 	LastTS       int64            // ns, timestamp of the last data line
 }
