@@ -23,6 +23,8 @@ func FuzzStdFormat(f *testing.F) {
 		"[1.5]TASK1.f(a(b,c), d)",
 		"[12]T((s==1).s=1",
 		"[4496802]TASK(state==RUNNING ).state= READY ",
+		"[1]Task(id==2).prcId = 2",
+		" [1] T1 . f ( a, b ) ",
 	} {
 		f.Add(s)
 	}
@@ -38,7 +40,19 @@ func FuzzStdFormat(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%q prints as %q, which does not parse: %v", line, l.String(), err)
 			}
-			l.Cond, again.Cond = nil, nil
+			canon := l.Canonical(line)
+			same, err := ParseStdLine(canon)
+			if err != nil {
+				t.Fatalf("%q is %q as TLV writes it, which does not parse: %v", line, canon, err)
+			}
+			if again := same.Canonical(canon); again != canon {
+				t.Fatalf("%q is %q as TLV writes it, and that is %q", line, canon, again)
+			}
+			l.Cond, again.Cond, same.Cond = nil, nil, nil
+			if !reflect.DeepEqual(l, same) {
+				t.Fatalf("%q: %+v\nas TLV writes it %q: %+v", line, l, canon, same)
+			}
+			again.ArgsText = l.ArgsText // String writes the arguments its way
 			if !reflect.DeepEqual(l, again) {
 				t.Fatalf("%q: %+v\nprinted %q: %+v", line, l, l.String(), again)
 			}

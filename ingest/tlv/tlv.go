@@ -177,7 +177,8 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 
 // Convert reads src as Ingest does and writes the standard-format lines
 // to out, one per line (what TLV's conversion produces; a log in the
-// standard format already is written as it is read). A line that cannot
+// standard format already is written as it is read, less the white space
+// between the parts of a line, as TLV writes it). A line that cannot
 // be read is an error (with skipBad, it is reported in the notes and
 // skipped); what Ingest records in diagnostics comes back as notes.
 func (g *Ingester) Convert(ctx context.Context, src *ingest.Source, out io.Writer, skipBad bool) (notes []Note, err error) {
@@ -248,8 +249,8 @@ func (p *printSink) Count(sev schema.Severity, src int64, msg string, n int64) {
 
 // Sink receives what a Reader reads.
 type Sink interface {
-	// Std gets each standard-format line (read, or produced by a rule)
-	// before it is applied.
+	// Std gets each standard-format line (read, or produced by a rule),
+	// as TLV writes it (StdLine.Canonical), before it is applied.
 	Std(text string, src int64) error
 	// Event gets each event a line makes: one per resource it selects.
 	Event(e *Event) error
@@ -433,7 +434,7 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 		}
 		return r.rep.Bad(r.src, "column %v", err)
 	}
-	if err := r.sink.Std(text, r.src); err != nil {
+	if err := r.sink.Std(l.Canonical(text), r.src); err != nil {
 		return err
 	}
 	t, err := ParseTime(l.Time, r.Radix, r.Unit)
