@@ -986,6 +986,20 @@ func (c *Converter) unit() TimeUnit {
 	return c.st.base.unit
 }
 
+// SetNames names the rule sets, for messages: "asp", "sets a, b".
+func (c *Converter) SetNames() string {
+	var names []string
+	for _, r := range c.rules {
+		if len(names) == 0 || names[len(names)-1] != r.set {
+			names = append(names, r.set)
+		}
+	}
+	if len(names) == 1 {
+		return "set " + names[0]
+	}
+	return "sets " + strings.Join(names, ", ")
+}
+
 // Rules returns how many rules were compiled.
 func (c *Converter) Rules() int { return len(c.rules) }
 

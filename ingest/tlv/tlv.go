@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
@@ -302,6 +303,13 @@ type Reader struct {
 
 	unmatched     map[string]bool
 	unmatchedMore int64
+
+	// Lines that are not blank, the first of them, and how many of them
+	// a conversion rule matched: a log of which no rule matches a line is
+	// not one the rules are for (ReadAll).
+	text, matched int64
+	firstN        int64
+	firstLine     string
 }
 
 // NewReader builds the state and compiles the rules of a setup.
@@ -332,8 +340,47 @@ func NewReader(s *Setup, sink Sink, rep Reporter) (*Reader, error) {
 }
 
 // ReadAll reads every line of src (file names it in messages); fmp reads
-// TOPPERS/FMP lines: [TIME]:[PRC]: message, ordered by time.
+// TOPPERS/FMP lines: [TIME]:[PRC]: message, ordered by time. With
+// conversion rules, a log that has lines but of which no rule matches one
+// is an error at its first line (with --skip-bad too: no line was bad, and
+// the run would read nothing): it is not a log the rules are for (a file
+// of another format, the wrong resource file).
 func (r *Reader) ReadAll(ctx context.Context, src *ingest.Source, file string, fmp bool) error {
+	if err := r.readAll(ctx, src, file, fmp); err != nil {
+		return err
+	}
+	if r.Conv == nil || r.text == 0 || r.matched > 0 {
+		return nil
+	}
+	hint := "another format, or the wrong resource file?"
+	if _, err := ParseStdLine(r.firstLine); err == nil {
+		hint = "it is a standard-format line: is the log converted already? Then read it without conversion rules"
+	}
+	return &schema.InputError{File: file, Line: r.firstN, Offset: -1, Msg: fmt.Sprintf(
+		"expected a line that a conversion rule of %s matches, found none in %s, the first %q (%s)",
+		r.Conv.SetNames(), nonBlank(r.text), clip(r.firstLine, 60), hint)}
+}
+
+// nonBlank is "N lines that are not blank".
+func nonBlank(n int64) string {
+	if n == 1 {
+		return "1 line that is not blank"
+	}
+	return fmt.Sprintf("%d lines that are not blank", n)
+}
+
+// clip returns s cut to at most n bytes (at a rune), "..." marking a cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+func (r *Reader) readAll(ctx context.Context, src *ingest.Source, file string, fmp bool) error {
 	lr := ingest.NewLineReader(src)
 	what := "TLV standard-format"
 	if r.Conv != nil {
@@ -365,6 +412,9 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	if r.text++; r.text == 1 {
+		r.firstN, r.firstLine = n, strings.TrimSpace(text)
+	}
 	if r.Conv == nil {
 		return r.std(text, nil, -1)
 	}
@@ -374,6 +424,8 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 	}
 	if !matched {
 		r.noRule(text, n)
+	} else {
+		r.matched++
 	}
 	return nil
 }
