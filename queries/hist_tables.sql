@@ -181,3 +181,60 @@ FROM (SELECT *,
       WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY ts, seq)) p
 LEFT JOIN objects o ON o.run_id = p.run_id AND o.object_id = p.object_id
 WHERE p.is_end AND p.prev_is_begin;
+
+-- durations_in_state_level: (durations_in_state_level(state_name, lvl,
+-- object_kind := NULL, object_name := NULL, run := NULL)) how long
+-- objects stayed in a state at an aggregation level of state_trace (lvl
+-- as there: 0 the atomic states of state_intervals, 1 and up their
+-- aggregates in state_levels, -1 a kind's top level): one row per complete
+-- interval of the state at that level, selected as in durations_in_state.
+-- Columns as durations_in_state, and level. Example (BTF: how long each
+-- core stayed busy): SELECT * FROM hist_quantize('FROM
+-- durations_in_state_level(''busy'', -1, object_kind := ''cpu'')').
+CREATE OR REPLACE MACRO durations_in_state_level(state_name, lvl, object_kind := NULL, object_name := NULL, run := NULL) AS TABLE
+SELECT run_id, object_id, kind, object, state, instance, start_ts, end_ts,
+       object AS key, dur AS value, level
+FROM state_trace(lvl, run := run, object_kind := object_kind, object_name := object_name)
+WHERE NOT truncated AND state = state_name;
+
+-- hist_state_levels: (hist_state_levels(state_name, run := NULL,
+-- object_kind := NULL, object_name := NULL)) where a state is among the
+-- objects selected (as in durations_in_state): one row per run, kind and
+-- level. Level 0: the state is in state_intervals; complete counts its
+-- complete intervals, truncated the others. A level above: state_levels
+-- makes it an aggregate state of that kind at that level (complete and
+-- truncated NULL). `traceduck hist --state` tells with it why a state has
+-- nothing to count. Example (BTF): SELECT * FROM
+-- hist_state_levels('busy') -- 1 | cpu | 2 | NULL | NULL.
+CREATE OR REPLACE MACRO hist_state_levels(state_name, run := NULL, object_kind := NULL, object_name := NULL) AS TABLE
+SELECT s.run_id, o.kind, 0 AS level,
+       count(*) FILTER (WHERE NOT s.truncated) AS complete,
+       count(*) FILTER (WHERE s.truncated) AS truncated
+FROM state_intervals s
+JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
+WHERE s.state = state_name
+  AND (run IS NULL OR s.run_id = run)
+  AND (object_kind IS NULL OR o.kind = object_kind)
+  AND (object_name IS NULL OR o.name = object_name)
+GROUP BY s.run_id, o.kind
+UNION ALL
+SELECT DISTINCT m.run_id, m.kind, m.level, NULL, NULL
+FROM state_level_map m
+WHERE m.state = state_name AND m.level > 0 AND m.atomic <> state_name
+  AND (run IS NULL OR m.run_id = run)
+  AND (object_kind IS NULL OR m.kind = object_kind)
+  AND (object_name IS NULL OR EXISTS (SELECT 1 FROM objects o
+                                      WHERE o.run_id = m.run_id AND o.kind = m.kind AND o.name = object_name))
+ORDER BY run_id, kind, level;
+
+-- hist_state_names: (hist_state_names(lvl, run := NULL, object_kind :=
+-- NULL, object_name := NULL)) the states of the objects selected (as in
+-- durations_in_state) at level lvl (as in state_trace), with their
+-- complete intervals and all their intervals, the most complete first.
+-- Example: SELECT state FROM hist_state_names(0, run := 1, object_kind :=
+-- 'task') LIMIT 5.
+CREATE OR REPLACE MACRO hist_state_names(lvl, run := NULL, object_kind := NULL, object_name := NULL) AS TABLE
+SELECT state, count(*) FILTER (WHERE NOT truncated) AS complete, count(*) AS intervals
+FROM state_trace(lvl, run := run, object_kind := object_kind, object_name := object_name)
+GROUP BY state
+ORDER BY complete DESC, state;

@@ -54,6 +54,31 @@ func TestConvertStandardFormat(t *testing.T) {
 	}
 }
 
+// TestConvertSpaced: rules that write white space between the parts of a
+// line (TLV's FMP rules: "...prcId = ${toPrcId}") convert to lines without
+// it, as TLV writes them; so does a standard-format log that has some.
+func TestConvertSpaced(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "mig.res", []byte(`{ "TimeScale": "us", "TimeRadix": 10, "ConvertRules": ["mig"], "ResourceHeaders": ["fmp"],
+	  "Resources": { "TASK1": { "Type": "Task", "Attributes": { "id": 1, "prcId": 1, "state": "RUNNABLE" } } } }`))
+	writeFile(t, dir, "mig.cnv", []byte(`{ "mig": {
+	  "\\[(?<time>\\d+)\\]:\\[(?<pid>\\d+)\\]: task (?<tskid>\\d+) migrates to processor (?<to>\\d+)\\.": [
+	    "[${time}]$RES_NAME{Task(id==${tskid})}.prcId = ${to}",
+	    "[${time}] $RES_NAME{Task(id==${tskid})} . preempt ( ${to} )" ] } }`))
+	writeFile(t, dir, "mig.log", []byte("[100]:[2]: task 1 migrates to processor 2.\n"))
+	r := td(t, dir, "convert", "--quiet", "--resources", "mig.res", "--rules", "mig.cnv", "mig.log")
+	if want := "[100]TASK1.prcId=2\n[100]TASK1.preempt(2)\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("rules: %s\nwant stdout:\n%s", r, want)
+	}
+	writeFile(t, dir, "std.res", []byte(`{ "TimeScale": "us", "TimeRadix": 10, "ResourceHeaders": ["fmp"],
+	  "Resources": { "TASK1": { "Type": "Task", "Attributes": { "id": 1, "prcId": 1, "state": "RUNNABLE" } } } }`))
+	writeFile(t, dir, "std.log", []byte("[100]TASK1.prcId = 2\n[100] TASK1 . preempt ( 2 )\n"))
+	r = td(t, dir, "convert", "--quiet", "--resources", "std.res", "std.log")
+	if want := "[100]TASK1.prcId=2\n[100]TASK1.preempt(2)\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("standard format: %s\nwant stdout:\n%s", r, want)
+	}
+}
+
 func TestConvertErrors(t *testing.T) {
 	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig8"))
 	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
@@ -65,7 +90,7 @@ func TestConvertErrors(t *testing.T) {
 	res, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig3", "fig3.res"))
 	r := td(t, dir, "convert", "--resources", res, "--headers", headers, bad)
 	expectExit(t, r, 1,
-		bad+`:2: column 9: expected "." after the resource, found " state=RUNNING"`)
+		bad+`:2: column 10: expected "." after the resource, found "state=RUNNING"`)
 }
 
 // TestConvertTOPPERS converts the real asp_short.log with the bundled

@@ -20,6 +20,8 @@ type histArgs struct {
 	dbPath                string
 	run                   int32
 	state, kind, object   string
+	level                 int
+	pool                  bool
 	sqlText               string
 	quantize              bool
 	lquantize, llquantize string
@@ -35,7 +37,7 @@ const outDTrace = "dtrace"
 func newHistCmd() *cobra.Command {
 	a := histArgs{output: outDTrace, unit: "ns"}
 	cmd := &cobra.Command{
-		Use:   "hist [--db FILE] (--state STATE [--kind K] [--object NAME] [--run N] | --sql QUERY) [--quantize | --lquantize L,U[,S] | --llquantize F,L,H,N | --linear N | --buckets EDGES] [--unit U]",
+		Use:   "hist [--db FILE] (--state STATE [--level L] [--kind K] [--object NAME] [--run N | --pool] | --sql QUERY) [--quantize | --lquantize L,U[,S] | --llquantize F,L,H,N | --linear N | --buckets EDGES] [--unit U]",
 		Short: "Histograms of durations or of any query's values, printed as DTrace prints them",
 		Long: `Hist prints histograms the way DTrace prints its quantize(), lquantize() and
 llquantize() aggregations, byte for byte, with DTrace's bucketing.
@@ -44,6 +46,18 @@ What is counted:
   --state STATE     how long objects stayed in the state STATE (complete state
                     intervals, in ns), one histogram per object; --kind and
                     --object select the objects, --run the run. Needs --db.
+                    Without --run, each run has its own histograms, headed
+                    "run N: NAME" (--output: columns run_id and run);
+                    --pool pools the runs instead (objects of the same name
+                    in several runs make one histogram) and says so.
+                    --level L takes STATE at an aggregation level of
+                    state_levels, as state_trace(L) does: 0 (the default)
+                    the states of state_intervals, 1 and up their
+                    aggregates (BTF's tasks, busy), -1 a kind's top level.
+                    A state with nothing to count is an error that says
+                    why: unknown (the states there are listed), an
+                    aggregate (the --level to give), or only truncated
+                    intervals.
   --sql QUERY       the rows of any query: (value), (key, value) or
                     (key, value, weight). A key gives one histogram per key,
                     like DTrace's @name[key] (NULL in every row: one histogram
@@ -80,12 +94,14 @@ buckets as rows instead (key, bucket, label, count).
 The same histograms are SQL table macros (hist_quantize('query'),
 hist_lquantize('query', L, U, S), ...; see queries/hist_tables.sql).`,
 		Example: `  traceduck hist --db t.duckdb --state running --kind task
-  traceduck hist --db t.duckdb --state running --object Task_1ms_1 --lquantize 0,1000000,50000
+  traceduck hist --db t.duckdb --state running --kind task --pool
+  traceduck hist --db t.duckdb --state running --object Task_1ms_1 --run 1 --lquantize 0,1000000,50000
+  traceduck hist --db t.duckdb --state busy --level -1 --kind cpu --unit us
   traceduck hist --db t.duckdb --sql "SELECT object, value FROM durations_between_events('activate', 'terminate', by_instance := true)" --unit us
   traceduck hist --sql "SELECT * FROM (VALUES (3), (5), (8), (1000)) t(v)" --buckets 0,4,10,100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHist(cmd.Context(), a, cmd.Flags().Changed, cmd.OutOrStdout())
+			return runHist(cmd.Context(), a, cmd.Flags().Changed, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -94,6 +110,8 @@ hist_lquantize('query', L, U, S), ...; see queries/hist_tables.sql).`,
 	f.StringVar(&a.state, "state", "", "histogram how long objects stayed in this state")
 	f.StringVar(&a.kind, "kind", "", "with --state: objects of this kind only (task, thread, ...)")
 	f.StringVar(&a.object, "object", "", "with --state: the object of this name only")
+	f.IntVar(&a.level, "level", 0, "with --state: the aggregation level of the state, as state_trace: 0 the states of state_intervals, 1 and up their aggregates, -1 a kind's top")
+	f.BoolVar(&a.pool, "pool", false, "with --state and no --run: pool the runs (one histogram per object name over every run) instead of one set of histograms per run")
 	f.StringVar(&a.sqlText, "sql", "", "histogram the rows of this query: (value), (key, value) or (key, value, weight)")
 	f.BoolVar(&a.quantize, "quantize", false, "DTrace's quantize(): powers of two (the default)")
 	f.StringVar(&a.lquantize, "lquantize", "", "DTrace's lquantize(): LOWER,UPPER[,STEP]")
@@ -213,7 +231,7 @@ func histEdges(v, unit string) ([]int64, error) {
 	return edges, nil
 }
 
-func runHist(ctx context.Context, a histArgs, changed func(string) bool, w io.Writer) error {
+func runHist(ctx context.Context, a histArgs, changed func(string) bool, w, stderr io.Writer) error {
 	spec, err := histSpec(a, changed)
 	if err != nil {
 		return err
@@ -223,8 +241,10 @@ func runHist(ctx context.Context, a histArgs, changed func(string) bool, w io.Wr
 		return usagef("give --state STATE or --sql QUERY")
 	case a.state != "" && a.sqlText != "":
 		return usagef("--state and --sql: give one")
-	case a.sqlText != "" && (a.kind != "" || a.object != "" || a.run != 0):
-		return usagef("--kind, --object and --run select the objects of --state, not the rows of --sql")
+	case a.sqlText != "" && (a.kind != "" || a.object != "" || a.run != 0 || a.pool || changed("level")):
+		return usagef("--kind, --object, --run, --pool and --level select the objects of --state, not the rows of --sql")
+	case a.pool && a.run != 0:
+		return usagef("--pool and --run: give one (--run keeps one run, --pool pools every run)")
 	case a.state != "" && a.dbPath == "":
 		return usagef("--state needs --db")
 	}
@@ -243,18 +263,22 @@ func runHist(ctx context.Context, a histArgs, changed func(string) bool, w io.Wr
 	}
 	defer conn.Close()
 
-	var src histSource
 	if a.state != "" {
 		if err := checkRunExists(ctx, conn, a.run); err != nil {
 			return err
 		}
-		src = stateSource(a)
-	} else if src, err = sqlSource(ctx, conn, a.sqlText); err != nil {
+		return stateHists(ctx, conn, a, spec, w, stderr)
+	}
+	src, err := sqlSource(ctx, conn, a.sqlText)
+	if err != nil {
 		return err
 	}
-	if per := unitNS[a.unit]; per > 1 {
-		src.query = fmt.Sprintf("SELECT * REPLACE (CAST(trunc(value) AS BIGINT) // %d AS value) FROM (%s)", per, src.query)
-	}
+	return writeHists(ctx, conn, a, spec, src, w)
+}
+
+// writeHists prints the histograms of src's rows.
+func writeHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.Spec, src histSource, w io.Writer) error {
+	src = withUnit(src, a.unit)
 	text := histQuery(spec, src.query)
 	if a.output != outDTrace {
 		return queryTo(ctx, conn, "SELECT key, bucket, label, count FROM ("+text+")", newResultWriter(a.output, w))
@@ -266,6 +290,211 @@ func runHist(ctx context.Context, a histArgs, changed func(string) bool, w io.Wr
 	return dtracefmt.Write(w, spec, hists)
 }
 
+// withUnit divides the values of src by --unit.
+func withUnit(src histSource, unit string) histSource {
+	if per := unitNS[unit]; per > 1 {
+		src.query = fmt.Sprintf("SELECT * REPLACE (CAST(trunc(value) AS BIGINT) // %d AS value) FROM (%s)", per, src.query)
+	}
+	return src
+}
+
+// histRun is a run that has intervals of the state.
+type histRun struct {
+	id   int32
+	name string
+}
+
+// stateHists prints the histograms of --state: of the run --run, of each
+// run that has intervals of the state (headed by the run), or of the
+// runs pooled (--pool, said so). A state with nothing to count is an
+// error saying why (stateMissing).
+func stateHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.Spec, w, stderr io.Writer) error {
+	rows, err := conn.QueryContext(ctx, "SELECT d.run_id, r.name FROM "+durationsCall(a, a.run)+
+		" d JOIN runs r ON r.run_id = d.run_id GROUP BY d.run_id, r.name ORDER BY d.run_id")
+	if err != nil {
+		return err
+	}
+	var runs []histRun
+	for rows.Next() {
+		var r histRun
+		if err := rows.Scan(&r.id, &r.name); err != nil {
+			rows.Close()
+			return err
+		}
+		runs = append(runs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		return stateMissing(ctx, conn, a)
+	}
+	switch {
+	case a.run != 0:
+		return writeHists(ctx, conn, a, spec, stateSource(a, a.run), w)
+	case a.pool:
+		names := make([]string, len(runs))
+		for i, r := range runs {
+			names[i] = fmt.Sprintf("%d (%s)", r.id, r.name)
+		}
+		note := fmt.Sprintf("pooled %d %s: %s", len(runs), oneOrMany(len(runs), "run", "runs"), strings.Join(names, ", "))
+		if a.output == outDTrace {
+			fmt.Fprintf(w, "%s\n\n", note)
+		} else {
+			fmt.Fprintf(stderr, "traceduck: %s\n", note)
+		}
+		return writeHists(ctx, conn, a, spec, stateSource(a, 0), w)
+	}
+	if a.output != outDTrace {
+		parts := make([]string, len(runs))
+		for i, r := range runs {
+			src := withUnit(stateSource(a, r.id), a.unit)
+			parts[i] = fmt.Sprintf("SELECT %d AS run_id, %s AS run, key, bucket, label, count FROM (%s)", r.id, queries.Literal(r.name), histQuery(spec, src.query))
+		}
+		return queryTo(ctx, conn, "SELECT * FROM ("+strings.Join(parts, "\nUNION ALL\n")+") ORDER BY run_id, key NULLS FIRST, bucket", newResultWriter(a.output, w))
+	}
+	for _, r := range runs {
+		fmt.Fprintf(w, "run %d: %s\n\n", r.id, r.name)
+		src := withUnit(stateSource(a, r.id), a.unit)
+		s := spec // --linear: its own bounds per run
+		text := histQuery(s, src.query)
+		hists, err := readHists(ctx, conn, text, src, &s)
+		if err != nil {
+			return err
+		}
+		if err := dtracefmt.Write(w, s, hists); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// oneOrMany is one for 1, else many.
+func oneOrMany(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// stateMissing is the error of a --state with no complete interval in
+// the selection: the state is unknown there (the states there are named),
+// an aggregate of state_levels at another level (the --level to give), or
+// has only truncated intervals.
+func stateMissing(ctx context.Context, conn *sql.Conn, a histArgs) error {
+	sel := histSelection(a)
+	rows, err := conn.QueryContext(ctx, "SELECT run_id, kind, level, coalesce(complete, 0), coalesce(truncated, 0) FROM "+
+		fmt.Sprintf("hist_state_levels(%s, run := %s, object_kind := %s, object_name := %s)", queries.Literal(a.state), runArg(a.run), optLiteral(a.kind), optLiteral(a.object)))
+	if err != nil {
+		return err
+	}
+	var atomic, truncated int64
+	var aggregates []string
+	levels := map[int]bool{}
+	for rows.Next() {
+		var run int32
+		var kind string
+		var level int
+		var c, tr int64
+		if err := rows.Scan(&run, &kind, &level, &c, &tr); err != nil {
+			rows.Close()
+			return err
+		}
+		if level == 0 {
+			atomic += c + tr
+			truncated += tr
+			continue
+		}
+		if !levels[level] {
+			levels[level] = true
+		}
+		aggregates = append(aggregates, fmt.Sprintf("level %d of kind %s in run %d", level, kind, run))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	at := ""
+	if a.level != 0 {
+		at = fmt.Sprintf(" at level %d", a.level)
+	}
+	switch {
+	case a.level == 0 && atomic > 0:
+		return fmt.Errorf("state %q has no complete interval among the objects of %s: its %d %s cut by the start or the end of the trace (the histograms count complete intervals)",
+			a.state, sel, truncated, oneOrMany(int(truncated), "interval is", "intervals are"))
+	case len(aggregates) > 0 && a.level == 0:
+		lvl := 0
+		for l := range levels {
+			if lvl == 0 || l < lvl {
+				lvl = l
+			}
+		}
+		return fmt.Errorf("state %q is an aggregated state (state_levels: %s), not a state of state_intervals: give --level %d (or in SQL: state_trace(%d, ...), durations_in_state_level(%s, %d, ...))",
+			a.state, firstFew(aggregates, 3), lvl, lvl, queries.Literal(a.state), lvl)
+	}
+	names, n, err := stateNames(ctx, conn, a)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("no complete interval of state %q%s among the objects of %s", a.state, at, sel)
+	switch {
+	case a.level != 0 && atomic > 0:
+		msg += "; it is a state of state_intervals: leave out --level"
+	case a.level != 0 && len(aggregates) > 0:
+		msg += fmt.Sprintf("; it is at %s", firstFew(aggregates, 3))
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: they have no state intervals%s", msg, at)
+	}
+	return fmt.Errorf("%s; the states there%s: %s", msg, at, firstFew(names, 8))
+}
+
+// stateNames returns the states of the selection at --level, the most
+// complete intervals first, quoted, and how many there are.
+func stateNames(ctx context.Context, conn *sql.Conn, a histArgs) ([]string, int, error) {
+	rows, err := conn.QueryContext(ctx, fmt.Sprintf("SELECT state FROM hist_state_names(%d, run := %s, object_kind := %s, object_name := %s)",
+		a.level, runArg(a.run), optLiteral(a.kind), optLiteral(a.object)))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, 0, err
+		}
+		names = append(names, strconv.Quote(s))
+	}
+	return names, len(names), rows.Err()
+}
+
+// firstFew joins the first n of list, and says how many more there are.
+func firstFew(list []string, n int) string {
+	if len(list) <= n {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:n], ", "), len(list)-n)
+}
+
+// histSelection names the objects --run, --kind and --object select.
+func histSelection(a histArgs) string {
+	var parts []string
+	if a.run != 0 {
+		parts = append(parts, fmt.Sprintf("run %d", a.run))
+	} else {
+		parts = append(parts, "every run")
+	}
+	if a.kind != "" {
+		parts = append(parts, fmt.Sprintf("kind %q", a.kind))
+	}
+	if a.object != "" {
+		parts = append(parts, fmt.Sprintf("object %q", a.object))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // histSource is the query whose (key, value, weight) rows are counted.
 type histSource struct {
 	query   string
@@ -273,20 +502,35 @@ type histSource struct {
 	keySize int // 0: a string key; 1, 2, 4, 8: an integer key of that size
 }
 
-func stateSource(a histArgs) histSource {
-	opt := func(s string) string {
-		if s == "" {
-			return "NULL"
-		}
-		return queries.Literal(s)
+// stateSource is the durations of --state in run (0: every run).
+func stateSource(a histArgs, run int32) histSource {
+	return histSource{query: "SELECT key, value FROM " + durationsCall(a, run), keyed: true}
+}
+
+// durationsCall is the table macro call of the complete intervals of
+// --state at --level in run (0: every run).
+func durationsCall(a histArgs, run int32) string {
+	sel := fmt.Sprintf("object_kind := %s, object_name := %s, run := %s", optLiteral(a.kind), optLiteral(a.object), runArg(run))
+	if a.level == 0 {
+		return fmt.Sprintf("durations_in_state(%s, %s)", queries.Literal(a.state), sel)
 	}
-	run := "NULL"
-	if a.run != 0 {
-		run = strconv.Itoa(int(a.run))
+	return fmt.Sprintf("durations_in_state_level(%s, %d, %s)", queries.Literal(a.state), a.level, sel)
+}
+
+// optLiteral is s as an SQL literal, NULL when empty.
+func optLiteral(s string) string {
+	if s == "" {
+		return "NULL"
 	}
-	q := fmt.Sprintf("SELECT key, value FROM durations_in_state(%s, object_kind := %s, object_name := %s, run := %s)",
-		queries.Literal(a.state), opt(a.kind), opt(a.object), run)
-	return histSource{query: q, keyed: true}
+	return queries.Literal(s)
+}
+
+// runArg is a run id as an SQL argument, NULL for 0.
+func runArg(run int32) string {
+	if run == 0 {
+		return "NULL"
+	}
+	return strconv.Itoa(int(run))
 }
 
 // intKeySizes are the integer types a key keeps as a number, by size.

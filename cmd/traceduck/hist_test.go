@@ -146,8 +146,11 @@ func TestHistStates(t *testing.T) {
 		want string
 	}{
 		// A: 30 → 16, 200 → 128, 500 → 256, 1600 → 1024 (total 4, 10 '@'
-		// each, sum 1424); B: 200 → 128 (sum 128, printed first).
+		// each, sum 1424); B: 200 → 128 (sum 128, printed first). Without
+		// --run, the histograms of each run are headed by it.
 		{[]string{"--state", "running", "--kind", "task"}, lines(`
+run 1: hist-hand
+|
   B                                                 |
            value  ------------- Distribution ------------- count    |
               64 |                                         0        |
@@ -179,6 +182,8 @@ func TestHistStates(t *testing.T) {
 `)},
 		// QNX: the thread ran 512, 128 and 256 ns.
 		{[]string{"--state", "RUNNING", "--kind", "thread", "--buckets", "0,200ns,500ns,1us"}, lines(`
+run 2: hist-hand
+|
   app/1                                             |
            value  ------------- Distribution ------------- count    |
              < 0 |                                         0        |
@@ -192,6 +197,102 @@ func TestHistStates(t *testing.T) {
 		args := append([]string{"hist", "--db", db}, tc.args...)
 		if got := mustRun(t, dir, nil, args...); got != tc.want {
 			t.Errorf("traceduck %q:\ngot:\n%s\nwant:\n%s", args, got, tc.want)
+		}
+	}
+}
+
+// TestHistRuns: without --run, runs that share object names (the BTF
+// trace ingested twice) get one set of histograms each, headed by the
+// run; --pool makes one histogram per object over the runs and says it
+// pooled them; --output gives the run as columns, or the pooling on
+// standard error. Before, --state pooled the runs without a word (A's
+// 128 bucket counted 2).
+func TestHistRuns(t *testing.T) {
+	dir := t.TempDir()
+	db := histDB(t, dir)
+	second := writeFile(t, dir, "second.btf", append(readFile(t, histBTF), '\n'))
+	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "second", second)
+	b := lines(`
+  B                                                 |
+           value  ------------- Distribution ------------- count    |
+              64 |                                         0        |
+             128 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        |
+             256 |                                         0        |
+|
+`)
+	if got, want := mustRun(t, dir, nil, "hist", "--db", db, "--state", "running", "--object", "B"), "run 1: hist-hand\n\n"+b+"run 3: second\n\n"+b; got != want {
+		t.Errorf("per run:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := mustRun(t, dir, nil, "hist", "--db", db, "--state", "running", "--object", "B", "--run", "3"), b; got != want {
+		t.Errorf("--run 3:\n%s\nwant:\n%s", got, want)
+	}
+	pooled := lines(`
+pooled 2 runs: 1 (hist-hand), 3 (second)
+|
+  B                                                 |
+           value  ------------- Distribution ------------- count    |
+              64 |                                         0        |
+             128 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 2        |
+             256 |                                         0        |
+|
+`)
+	if got := mustRun(t, dir, nil, "hist", "--db", db, "--state", "running", "--object", "B", "--pool"); got != pooled {
+		t.Errorf("--pool:\n%s\nwant:\n%s", got, pooled)
+	}
+	r := td(t, dir, "hist", "--db", db, "--state", "running", "--kind", "task", "-o", "csv")
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") } // CSV's line ends
+	if want := crlf("run_id,run,key,bucket,label,count\n1,hist-hand,A,16,16,1\n1,hist-hand,A,128,128,1\n1,hist-hand,A,256,256,1\n1,hist-hand,A,1024,1024,1\n1,hist-hand,B,128,128,1\n" +
+		"3,second,A,16,16,1\n3,second,A,128,128,1\n3,second,A,256,256,1\n3,second,A,1024,1024,1\n3,second,B,128,128,1\n"); r.code != 0 || r.stdout != want || r.stderr != "" {
+		t.Errorf("per run, csv: %s\nwant stdout:\n%s", r, want)
+	}
+	r = td(t, dir, "hist", "--db", db, "--state", "running", "--object", "B", "--pool", "-o", "csv")
+	if r.code != 0 || r.stdout != crlf("key,bucket,label,count\nB,128,128,2\n") || r.stderr != "traceduck: pooled 2 runs: 1 (hist-hand), 3 (second)\n" {
+		t.Errorf("--pool, csv: %s", r)
+	}
+}
+
+// TestHistStateMissing: a --state with nothing to count says why, exit
+// 1: unknown (with the states there), an aggregate of state_levels (with
+// the --level that gives it, which then works), only truncated intervals.
+func TestHistStateMissing(t *testing.T) {
+	dir := t.TempDir()
+	db := histDB(t, dir)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--state", "runing", "--kind", "task"}, `traceduck: no complete interval of state "runing" among the objects of every run, kind "task"; the states there: "running", "active", "ready"` + "\n"},
+		{[]string{"--state", "running", "--kind", "core"}, `traceduck: no complete interval of state "running" among the objects of every run, kind "core": they have no state intervals` + "\n"},
+		{[]string{"--state", "busy"}, `traceduck: state "busy" is an aggregated state (state_levels: level 2 of kind cpu in run 1), not a state of state_intervals: give --level 2 (or in SQL: state_trace(2, ...), durations_in_state_level('busy', 2, ...))` + "\n"},
+		{[]string{"--state", "tasks", "--run", "1", "--kind", "cpu"}, `traceduck: state "tasks" is an aggregated state (state_levels: level 1 of kind cpu in run 1), not a state of state_intervals: give --level 1 (or in SQL: state_trace(1, ...), durations_in_state_level('tasks', 1, ...))` + "\n"},
+		{[]string{"--state", "running", "--run", "1", "--level", "1"}, `traceduck: no complete interval of state "running" at level 1 among the objects of run 1; it is a state of state_intervals: leave out --level; the states there at level 1: "on_cpu", "tasks", "idle", "runnable"` + "\n"},
+		{[]string{"--state", "alive", "--run", "2"}, `traceduck: state "alive" has no complete interval among the objects of run 2: its 1 interval is cut by the start or the end of the trace (the histograms count complete intervals)` + "\n"},
+	} {
+		args := append([]string{"hist", "--db", db}, tc.args...)
+		r := td(t, dir, args...)
+		if r.code != 1 || r.stdout != "" || r.stderr != tc.want {
+			t.Errorf("traceduck %q: %s\nwant stderr %q", args, r, tc.want)
+		}
+	}
+	// The aggregate, with the --level the message gives: the core was busy
+	// 500, 2000 and 30 ns (-1, its top level, is the same).
+	busy := lines(`
+  Core_0                                            |
+           value  ------------- Distribution ------------- count    |
+               8 |                                         0        |
+              16 |@@@@@@@@@@@@@                            1        |
+              32 |                                         0        |
+              64 |                                         0        |
+             128 |                                         0        |
+             256 |@@@@@@@@@@@@@                            1        |
+             512 |                                         0        |
+            1024 |@@@@@@@@@@@@@                            1        |
+            2048 |                                         0        |
+|
+`)
+	for _, level := range []string{"2", "-1"} {
+		if got := mustRun(t, dir, nil, "hist", "--db", db, "--state", "busy", "--level", level, "--run", "1"); got != busy {
+			t.Errorf("--level %s:\n%s\nwant:\n%s", level, got, busy)
 		}
 	}
 }
@@ -302,7 +403,10 @@ func TestHistErrors(t *testing.T) {
 		{[]string{"hist"}, 2, "traceduck: give --state STATE or --sql QUERY\n"},
 		{[]string{"hist", "--sql", "SELECT 1", "--state", "x"}, 2, "traceduck: --state and --sql: give one\n"},
 		{[]string{"hist", "--state", "running"}, 2, "traceduck: --state needs --db\n"},
-		{[]string{"hist", "--sql", "SELECT 1", "--kind", "task"}, 2, "traceduck: --kind, --object and --run select the objects of --state, not the rows of --sql\n"},
+		{[]string{"hist", "--sql", "SELECT 1", "--kind", "task"}, 2, "traceduck: --kind, --object, --run, --pool and --level select the objects of --state, not the rows of --sql\n"},
+		{[]string{"hist", "--sql", "SELECT 1", "--pool"}, 2, "traceduck: --kind, --object, --run, --pool and --level select the objects of --state, not the rows of --sql\n"},
+		{[]string{"hist", "--sql", "SELECT 1", "--level", "0"}, 2, "traceduck: --kind, --object, --run, --pool and --level select the objects of --state, not the rows of --sql\n"},
+		{[]string{"hist", "--db", db, "--state", "running", "--pool", "--run", "1"}, 2, "traceduck: --pool and --run: give one (--run keeps one run, --pool pools every run)\n"},
 		{[]string{"hist", "--sql", "SELECT 1", "--quantize", "--linear", "3"}, 2, "traceduck: --quantize, --linear: give one kind of buckets\n"},
 		{[]string{"hist", "--sql", "SELECT 1", "--lquantize", "0,100,0"}, 2, "traceduck: lquantize( ) argument #3 must be a non-zero positive integer constant\n"},
 		{[]string{"hist", "--sql", "SELECT 1", "--lquantize", "0"}, 2, "traceduck: --lquantize \"0\": expected LOWER,UPPER[,STEP]\n"},

@@ -64,7 +64,7 @@ func TestSizeFieldsClaimingGigabytes(t *testing.T) {
 			`x.tlv: archive entry "x.log" declares 4294967296 bytes, more than the bound of 268435456`, nil},
 		{"tlv archive directory claiming 65535 entries", "tlv-archive", "x.tlv",
 			zipManyEntries(),
-			"x.tlv: not a TLV archive (a zip file): unexpected EOF", nil},
+			"x.tlv@0: expected a TLV archive (a zip file), found a zip file that cannot be read (truncated or damaged?): unexpected EOF", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ing, err := ingest.Lookup(c.format)

@@ -200,6 +200,7 @@ func (r *aggReader) bpfValue(no int64, key, value []byte) error {
 
 func (r *aggReader) startBpf(no int64) {
 	r.bpfHist, r.bpfBad, r.bpfHeader = true, false, no
+	r.marks++
 	r.bpfRows, r.labels = r.bpfRows[:0], r.labels[:0]
 }
 

@@ -100,6 +100,7 @@ func (r *aggReader) startDist(no int64) error {
 	r.lastProse = r.lastProse[:0]
 	r.inDist, r.distBad, r.distHeader, r.blockStart = true, false, no, len(r.rows)
 	r.region = true
+	r.marks++
 	r.quiet = false
 	return nil
 }

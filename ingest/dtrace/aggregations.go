@@ -169,6 +169,7 @@ type aggReader struct {
 
 	aggNo  int
 	stored int64 // aggregation and histogram rows written
+	marks  int64 // what only DTrace or bpftrace prints: ^C, "dtrace: " messages, distribution and histogram headers (stored or not)
 	group  group
 	cont   bool // the paragraph continues a scalar block emitted in part (too long to hold)
 
@@ -272,6 +273,7 @@ func (r *aggReader) Line(no int64, line []byte) error {
 		}
 		r.lastProse = r.lastProse[:0]
 		r.quiet = false
+		r.marks++
 		if err := r.endGroup(); err != nil {
 			return err
 		}

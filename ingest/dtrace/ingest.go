@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
@@ -89,8 +90,15 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	aggs.scalars = g.scalars
 	events := newEventReader(w, file)
 	var text int64 // lines that are not blank
+	var first struct {
+		n    int64
+		line string
+	} // the first of them
 	err := ingest.NewLineReader(src).Each(ctx, file, "DTrace output", func(line []byte, n int64) error {
-		if len(trimBlanks(line)) > 0 {
+		if t := trimBlanks(line); len(t) > 0 {
+			if text == 0 {
+				first.n, first.line = n, clip(t, 60)
+			}
 			text++
 		}
 		// Each line is offered to the event reader first (event output,
@@ -110,10 +118,36 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	if err := aggs.End(); err != nil {
 		return err
 	}
-	if text > 0 && events.first == nil && aggs.stored == 0 {
+	if text > 0 && events.first == nil && aggs.stored == 0 && aggs.marks == 0 {
 		// Any text is DTrace output (printf prints what it likes), so a
-		// file of something else reads as nothing: say so.
-		w.Diagf(schema.Warning, 0, schema.NoSeq, "no %s header and no aggregation in the %d lines that are not blank: nothing was read (not the output of a shipped script, or another format?)", EventsHeader, text)
+		// file of another format would read as nothing, and its sha256
+		// would then refuse the right ingest as a duplicate: a file with
+		// text and nothing DTrace in it (no header, no aggregation, not
+		// even a ^C or a "dtrace: " message) is an error, with --skip-bad
+		// too: no line of it was bad, there is nothing to read.
+		return &schema.InputError{File: file, Line: first.n, Offset: -1, Msg: fmt.Sprintf(
+			"expected DTrace or bpftrace output (a %s header or a printed aggregation), found none in %s, the first %q (another format?)",
+			EventsHeader, nonBlank(text), first.line)}
 	}
 	return nil
+}
+
+// nonBlank is "N lines that are not blank".
+func nonBlank(n int64) string {
+	if n == 1 {
+		return "1 line that is not blank"
+	}
+	return fmt.Sprintf("%d lines that are not blank", n)
+}
+
+// clip returns b as a string of at most n bytes (cut at a rune), "..."
+// marking a cut.
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n]) + "..."
 }

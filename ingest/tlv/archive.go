@@ -18,6 +18,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/traceduck/traceduck/schema"
 )
 
 // ArchiveLimits bound what an archive may make traceduck read.
@@ -63,6 +65,12 @@ type Archive struct {
 // archiveSkip lists the extensions OpenArchive lists but does not inflate.
 var archiveSkip = map[string]bool{".shp": true}
 
+// notZipError is an archive that is no zip file.
+type notZipError struct{ err error }
+
+func (e *notZipError) Error() string { return "not a TLV archive (a zip file): " + e.err.Error() }
+func (e *notZipError) Unwrap() error { return e.err }
+
 // OpenArchive reads a .tlv archive with DefaultArchiveLimits.
 func OpenArchive(r io.ReaderAt, size int64) (*Archive, error) {
 	return OpenArchiveLimits(r, size, DefaultArchiveLimits)
@@ -77,7 +85,7 @@ func OpenArchiveLimits(r io.ReaderAt, size int64, lim ArchiveLimits) (*Archive, 
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		// ErrInsecurePath (../ or absolute names) does not matter: names
 		// are not paths here.
-		return nil, fmt.Errorf("not a TLV archive (a zip file): %w", err)
+		return nil, &notZipError{err}
 	}
 	if len(zr.File) > lim.MaxEntries {
 		return nil, fmt.Errorf("archive has %d entries, more than the %d a TLV archive may have", len(zr.File), lim.MaxEntries)
@@ -133,7 +141,20 @@ func ReadArchive(r io.Reader, name string) (*Archive, error) {
 	if len(data) > MaxArchiveSize {
 		return nil, fmt.Errorf("%s: archive larger than %d bytes", name, MaxArchiveSize)
 	}
+	if !IsArchive(data) {
+		// Another format given as an archive: FILE@0, as for the other
+		// binary formats.
+		found := "the end of the file"
+		if len(data) > 0 {
+			found = fmt.Sprintf("%q", data[:min(len(data), 16)])
+		}
+		return nil, &schema.InputError{File: name, Offset: 0, Msg: `expected a TLV archive (a zip file, which begins "PK\x03\x04"), found ` + found}
+	}
 	a, err := OpenArchive(bytes.NewReader(data), int64(len(data)))
+	var nz *notZipError
+	if errors.As(err, &nz) {
+		return nil, &schema.InputError{File: name, Offset: 0, Msg: "expected a TLV archive (a zip file), found a zip file that cannot be read (truncated or damaged?): " + nz.err.Error()}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -159,8 +159,11 @@ func TestArchiveMissing(t *testing.T) {
 	if _, err := a.Config(nil); err == nil || err.Error() != "x.tlv: no resource file (.res) in the archive (entries: a.viz)" {
 		t.Errorf("no res: %v", err)
 	}
-	if _, err := ReadArchive(strings.NewReader("[1]A.b=c\n"), "y.tlv"); err == nil || !strings.HasPrefix(err.Error(), "y.tlv: not a TLV archive (a zip file): ") {
+	if _, err := ReadArchive(strings.NewReader("[1]A.b=c\n"), "y.tlv"); err == nil || err.Error() != `y.tlv@0: expected a TLV archive (a zip file, which begins "PK\x03\x04"), found "[1]A.b=c\n"` {
 		t.Errorf("not a zip: %v", err)
+	}
+	if _, err := ReadArchive(bytes.NewReader(data[:len(data)-1]), "z.tlv"); err == nil || err.Error() != "z.tlv@0: expected a TLV archive (a zip file), found a zip file that cannot be read (truncated or damaged?): zip: not a valid zip file" {
+		t.Errorf("a cut zip: %v", err)
 	}
 	if !IsArchive(data) || IsArchive([]byte("[1]A.b=c")) {
 		t.Error("IsArchive")

@@ -65,9 +65,25 @@ func TestBadRules(t *testing.T) {
 		{"unknown attribute of $ATTR", rule(re, tmpl("[${t}]TASK1.state=$ATTR{TASK4.stat}")),
 			`bad.cnv:4:5: rule "\[(?<t>\d+)\] run (?<id>\d+)": "[${t}]TASK1.state=$ATTR{TASK4.stat}": column 25: $ATTR{TASK4.stat}: resource type TASK has no attribute "stat"`},
 		{"not a line", rule(re, tmpl("${t} TASK1.state=RUNNING")),
-			`bad.cnv:4:5: rule "\[(?<t>\d+)\] run (?<id>\d+)": "${t} TASK1.state=RUNNING": not a standard-format line: column 1 of the expansion: expected "[" and a time, found "… TASK1.state=RUNN..."`},
+			`bad.cnv:4:5: rule "\[(?<t>\d+)\] run (?<id>\d+)": "${t} TASK1.state=RUNNING": column 1: not a standard-format line: expected "[" and a time, found "${t} TASK1.state=RUN..."`},
+		// TLV takes white space between the parts of a line (its FMP
+		// rules write "...prcId = ${toPrcId}").
+		{"spaces around =", rule(re, tmpl("[${t}]$RES_NAME{TASK(id==${id})}.state = RUNNING")), ""},
+		{"spaces around a behavior's parentheses", rule(re, tmpl("[${t}]$RES_NAME{TASK(id==${id})} . preempt ( ${id}, x ) ")), ""},
+		{"spaces after the resource", rule(re, tmpl("[${t}] TASK (id==${id}) .state=RUNNING")), ""},
+		{"spaces in macros", rule(re, tmpl("[${t}]$RES_NAME{TASK (state==RUNNING)}.state=$ATTR{ TASK4 . state }")), ""},
+		// The column of the problem, not of the time (where a group
+		// stands for what only a time fits).
+		{"not a line after a macro", rule(re, tmpl("[${t}]$RES_NAME{TASK(id==${id})}.state : ${id}")),
+			`bad.cnv:4:5: rule "\[(?<t>\d+)\] run (?<id>\d+)": "[${t}]$RES_NAME{TASK(id==${id})}.state : ${id}": column 40: not a standard-format line: expected "=" and a value, or "(" and arguments, found ": ${id}"`},
+		{"no member", rule(re, tmpl("[${t}]TASK1.=${id}")),
+			`bad.cnv:4:5: rule "\[(?<t>\d+)\] run (?<id>\d+)": "[${t}]TASK1.=${id}": column 13: not a standard-format line: expected an attribute or behavior name, found "=${id}"`},
+		{"bad time", rule(re, tmpl("[${t} x]TASK1.state=RUNNING")),
+			`bad.cnv:4:5: rule "\[(?<t>\d+)\] run (?<id>\d+)": "[${t} x]TASK1.state=RUNNING": column 6: not a standard-format line: expected "]" after the time, found " x]TASK1.state=RUNNI..."`},
 		{"bad condition", rule(re, cond("${id}==1 &&", tmpl("[${t}]TASK1.state=READY"))),
-			`bad.cnv:5:6: rule "\[(?<t>\d+)\] run (?<id>\d+)": "${id}==1 &&": condition: column 8 of the expansion: expected a comparison, true or false, found end of line`},
+			`bad.cnv:5:6: rule "\[(?<t>\d+)\] run (?<id>\d+)": "${id}==1 &&": column 12: condition: expected a comparison, true or false, found end of line`},
+		{"bad condition after $$", rule(re, cond("$$${id}==1 ) x", tmpl("[${t}]TASK1.state=READY"))),
+			`bad.cnv:5:6: rule "\[(?<t>\d+)\] run (?<id>\d+)": "$$${id}==1 ) x": column 12: condition: expected an operator or the end of the condition (unbalanced ")"), found ") x"`},
 		{"nested macro", rule(re, tmpl("[${t}]$RES_NAME{TASK(id==$ATTR{TASK1.id})}.state=RUNNING")),
 			`bad.cnv:4:5: rule "\[(?<t>\d+)\] run (?<id>\d+)": "[${t}]$RES_NAME{TASK(id==$ATTR{TASK1.id})}.state=RUNNING": column 26: macros do not nest: $ATTR inside a macro's argument`},
 	} {

@@ -171,10 +171,12 @@ type part struct {
 	group int
 	macro macroKind
 	arg   *template
+	pos   int // byte offset in the rule's template of the part (of "$" for a group or a macro); a literal's text is the template's from there on
 }
 
 type template struct {
 	src   string
+	pos   int // byte offset of src in the rule's template (a macro's argument is part of it)
 	parts []part
 }
 
@@ -295,46 +297,74 @@ func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool)
 		if p.kind != pMacro {
 			continue
 		}
-		arg := p.arg.expandStatic()
+		arg, _ := p.arg.expandStatic()
 		if _, err := c.checkRef(arg, p.macro == mAttr); err != nil {
-			return nil, fail(strings.Index(src, p.arg.src), "$%s{%s}: %v", macroName(p.macro), p.arg.src, err)
+			return nil, fail(p.arg.pos, "$%s{%s}: %v", macroName(p.macro), p.arg.src, err)
 		}
 	}
-	text := t.expandStatic()
+	// A group or a macro may stand where only some texts fit (the time, a
+	// whole comparison): the shape is checked with placeholders, then
+	// with texts that fit there. When none fits, the error is the one
+	// found furthest into the template, at its column there.
+	text, offs := t.expandStatic()
+	var worst *SyntaxError // Off: in src
+	var other error
+	fits := func(err error, offs []int) bool {
+		if err == nil {
+			return true
+		}
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			other = err
+			return false
+		}
+		if o := offs[min(se.Off, len(offs)-1)]; worst == nil || o >= worst.Off {
+			worst = &SyntaxError{Off: o, Expected: se.Expected}
+		}
+		return false
+	}
+	failSyntax := func(what string) error {
+		if worst == nil {
+			return fail(-1, "%s: %s", what, unplaceholder(other.Error()))
+		}
+		return fail(worst.Off, "%s: expected %s, found %s", what, worst.Expected, found(src, worst.Off))
+	}
 	if isCond {
 		_, err := ParseExpr(text, false)
-		if err != nil && strings.Contains(text, placeholder) {
-			// A group may stand for a whole comparison or for a value:
-			// check the shape with texts that fit.
+		ok := fits(err, offs)
+		if !ok && strings.Contains(text, placeholder) {
 			for _, fit := range []string{"0", "true"} {
-				if _, err2 := ParseExpr(strings.ReplaceAll(text, placeholder, fit), false); err2 == nil {
-					err = nil
+				text2, offs2 := fill(text, offs, len(text), fit)
+				if _, err := ParseExpr(text2, false); fits(err, offs2) {
+					ok = true
 					break
 				}
 			}
 		}
-		if err != nil {
-			return nil, fail(-1, "condition: %s", expansionError(err))
+		if !ok {
+			return nil, failSyntax("condition")
 		}
 		return t, nil
 	}
 	l, err := ParseStdLine(text)
-	if err != nil && strings.Contains(text, placeholder) {
-		// A group may stand where only some texts fit (the time): check
-		// the shape with a text that fits there, then everywhere.
+	ok := fits(err, offs)
+	if !ok && strings.Contains(text, placeholder) {
+		// The time first, then everywhere.
 		if end := strings.IndexByte(text, ']'); end > 0 {
-			if l2, err2 := ParseStdLine(strings.ReplaceAll(text[:end], placeholder, "0") + text[end:]); err2 == nil {
-				l, err = l2, nil
+			text2, offs2 := fill(text, offs, end, "0")
+			if l2, err := ParseStdLine(text2); fits(err, offs2) {
+				l, ok = l2, true
 			}
 		}
-		if err != nil {
-			if _, err2 := ParseStdLine(strings.ReplaceAll(text, placeholder, "0")); err2 == nil {
-				l, err = StdLine{Res: placeholder}, nil
+		if !ok {
+			text2, offs2 := fill(text, offs, len(text), "0")
+			if _, err := ParseStdLine(text2); fits(err, offs2) {
+				l, ok = StdLine{Res: placeholder}, true
 			}
 		}
 	}
-	if err != nil {
-		return nil, fail(-1, "not a standard-format line: %s", expansionError(err))
+	if !ok {
+		return nil, failSyntax("not a standard-format line")
 	}
 	if l.Cond != nil && !strings.Contains(l.Res, placeholder) {
 		if err := c.checkSelect(l.Res, l.Cond); err != nil {
@@ -347,14 +377,26 @@ func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool)
 	return t, nil
 }
 
-// expansionError words a syntax error found in a template's expansion,
-// where "…" stands for what a group or macro will give.
-func expansionError(err error) string {
-	var se *SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("column %d of the expansion: expected %s, found %s", se.Col, se.Expected, unplaceholder(se.Found))
+// fill replaces the placeholders of text[:limit] with with; offs maps
+// each byte of text (and its end) to its offset in the template, and the
+// offsets of the result are returned.
+func fill(text string, offs []int, limit int, with string) (string, []int) {
+	var b strings.Builder
+	o := make([]int, 0, len(offs))
+	for i := 0; i < len(text); {
+		if i < limit && strings.HasPrefix(text[i:], placeholder) {
+			b.WriteString(with)
+			for range len(with) {
+				o = append(o, offs[i])
+			}
+			i += len(placeholder)
+			continue
+		}
+		b.WriteByte(text[i])
+		o = append(o, offs[i])
+		i++
 	}
-	return unplaceholder(err.Error())
+	return b.String(), append(o, offs[len(text)])
 }
 
 func unplaceholder(s string) string {
@@ -374,16 +416,20 @@ func macroName(k macroKind) string {
 // a macro's argument and returns its index.
 func (c *Converter) parseTemplate(cr *crule, src string, i int, inMacro bool, fail func(int, string, ...any) error) (*template, int, error) {
 	start := i
-	t := &template{}
+	t := &template{pos: start}
 	var lit strings.Builder
+	litPos := 0 // where lit's text starts in src
 	flush := func() {
 		if lit.Len() > 0 {
-			t.parts = append(t.parts, part{kind: pLit, text: lit.String()})
+			t.parts = append(t.parts, part{kind: pLit, text: lit.String(), pos: litPos})
 			lit.Reset()
 		}
 	}
 	for i < len(src) {
 		ch := src[i]
+		if lit.Len() == 0 {
+			litPos = i
+		}
 		switch {
 		case ch == '\\' && i+1 < len(src) && (src[i+1] == '{' || src[i+1] == '}'):
 			lit.WriteString(src[i : i+2]) // TLV keeps the backslash
@@ -396,7 +442,12 @@ func (c *Converter) parseTemplate(cr *crule, src string, i int, inMacro bool, fa
 			}
 			return nil, 0, fail(i, `unbalanced "}": no macro or group is open`)
 		case ch == '$' && i+1 < len(src) && src[i+1] == '$':
+			// A literal's text is the template's from its pos on: "$$"
+			// is a literal of its own.
+			flush()
+			litPos = i
 			lit.WriteByte('$')
+			flush()
 			i += 2
 		case ch == '$' && i+1 < len(src) && src[i+1] == '{':
 			end := strings.IndexByte(src[i+2:], '}')
@@ -409,7 +460,7 @@ func (c *Converter) parseTemplate(cr *crule, src string, i int, inMacro bool, fa
 				return nil, 0, fail(i, "unknown group ${%s} (the pattern's groups: %s)", name, groupList(cr.re))
 			}
 			flush()
-			t.parts = append(t.parts, part{kind: pGroup, group: n})
+			t.parts = append(t.parts, part{kind: pGroup, group: n, pos: i})
 			i += 3 + end
 		case ch == '$' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
 			j := i + 1
@@ -421,7 +472,7 @@ func (c *Converter) parseTemplate(cr *crule, src string, i int, inMacro bool, fa
 				return nil, 0, fail(i, "unknown group $%d (the pattern's groups: %s)", n, groupList(cr.re))
 			}
 			flush()
-			t.parts = append(t.parts, part{kind: pGroup, group: n})
+			t.parts = append(t.parts, part{kind: pGroup, group: n, pos: i})
 			i = j
 		case ch == '$' && i+1 < len(src) && isMacroChar(src[i+1]):
 			j := i + 1
@@ -452,7 +503,7 @@ func (c *Converter) parseTemplate(cr *crule, src string, i int, inMacro bool, fa
 				return nil, 0, fail(i, "$%s{}: empty argument", name)
 			}
 			flush()
-			t.parts = append(t.parts, part{kind: pMacro, macro: k, arg: arg})
+			t.parts = append(t.parts, part{kind: pMacro, macro: k, arg: arg, pos: i})
 			i = end + 1
 		default:
 			_, n := utf8.DecodeRuneInString(src[i:])
@@ -486,24 +537,36 @@ func groupList(re *regexp2.Regexp) string {
 }
 
 // expandStatic expands a template with placeholders for groups and
-// macros (load-time checks).
-func (t *template) expandStatic() string {
+// macros (load-time checks). offs maps each byte of the expansion, and
+// its end, to the byte offset in the rule's template where it comes from
+// (a group's or a macro's "$").
+func (t *template) expandStatic() (text string, offs []int) {
 	var b strings.Builder
-	for _, p := range t.parts {
-		switch p.kind {
-		case pLit:
-			b.WriteString(p.text)
-		case pGroup:
-			b.WriteString(placeholder)
-		case pMacro:
-			if p.macro == mExist {
-				b.WriteString("True")
+	put := func(s string, pos int, literal bool) {
+		b.WriteString(s)
+		for k := range len(s) {
+			if literal {
+				offs = append(offs, pos+k)
 			} else {
-				b.WriteString(placeholder)
+				offs = append(offs, pos)
 			}
 		}
 	}
-	return b.String()
+	for _, p := range t.parts {
+		switch p.kind {
+		case pLit:
+			put(p.text, p.pos, true)
+		case pGroup:
+			put(placeholder, p.pos, false)
+		case pMacro:
+			if p.macro == mExist {
+				put("True", p.pos, false)
+			} else {
+				put(placeholder, p.pos, false)
+			}
+		}
+	}
+	return b.String(), append(offs, t.pos+len(t.src))
 }
 
 // ref is a macro's argument: [TIME]Name, [TIME]Type(cond), with .attr
@@ -527,14 +590,14 @@ func parseRef(s string, wantAttr bool) (ref, error) {
 			return r, synErr(s, len(s), `"]" after the time`)
 		}
 		r.time, r.hasTime = strings.TrimSpace(s[1:end]), true
-		i = end + 1
+		i = skipSpace(s, end+1)
 	}
 	j := scanName(s, i)
 	if j == i {
 		return r, synErr(s, i, "a resource or resource type name")
 	}
 	r.res = s[i:j]
-	i = j
+	i = skipSpace(s, j)
 	if i < len(s) && s[i] == '(' {
 		end := closing(s, i)
 		if end < 0 {
@@ -545,17 +608,18 @@ func parseRef(s string, wantAttr bool) (ref, error) {
 			return r, err
 		}
 		r.cond = e
-		i = end + 1
+		i = skipSpace(s, end+1)
 	}
 	if wantAttr {
 		if i >= len(s) || s[i] != '.' {
 			return r, synErr(s, i, `"." and an attribute name`)
 		}
-		j = scanName(s, i+1)
-		if j == i+1 {
-			return r, synErr(s, i+1, "an attribute name")
+		i = skipSpace(s, i+1)
+		j = scanName(s, i)
+		if j == i {
+			return r, synErr(s, i, "an attribute name")
 		}
-		r.attr = s[i+1 : j]
+		r.attr = s[i:j]
 		i = j
 	}
 	if i < len(s) {
@@ -920,6 +984,20 @@ func (c *Converter) unit() TimeUnit {
 		return defaultBase.unit
 	}
 	return c.st.base.unit
+}
+
+// SetNames names the rule sets, for messages: "asp", "sets a, b".
+func (c *Converter) SetNames() string {
+	var names []string
+	for _, r := range c.rules {
+		if len(names) == 0 || names[len(names)-1] != r.set {
+			names = append(names, r.set)
+		}
+	}
+	if len(names) == 1 {
+		return "set " + names[0]
+	}
+	return "sets " + strings.Join(names, ", ")
 }
 
 // Rules returns how many rules were compiled.

@@ -28,12 +28,15 @@ type StdLine struct {
 	Behavior bool   // Member is a behavior: Args holds its arguments
 	Value    string // the new value of an attribute change
 	Args     []string
+	ArgsText string // the text between the parentheses of a behavior, trimmed
 }
 
 // SyntaxError is a line that is not in the standard format: Col is the
-// 1-based column (in characters) where what was expected is missing.
+// 1-based column (in characters) where what was expected is missing, Off
+// the same place as a byte offset in the text parsed.
 type SyntaxError struct {
 	Col      int
+	Off      int
 	Expected string
 	Found    string
 }
@@ -70,7 +73,16 @@ func found(s string, i int) string {
 func col(s string, i int) int { return utf8.RuneCountInString(s[:min(i, len(s))]) + 1 }
 
 func synErr(s string, i int, expected string) *SyntaxError {
-	return &SyntaxError{Col: col(s, i), Expected: expected, Found: found(s, i)}
+	return &SyntaxError{Col: col(s, i), Off: min(i, len(s)), Expected: expected, Found: found(s, i)}
+}
+
+// skipSpace returns the index of the first character at or after i that
+// is not a space or a tab.
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // scanName returns the end of the name starting at i.
@@ -106,13 +118,14 @@ func closing(s string, open int) int {
 // ParseStdLine parses one standard-format line. Leading and trailing
 // white space is ignored; the value of an attribute change is the rest of
 // the line (TLV took everything up to a space; values with spaces are
-// kept whole here).
+// kept whole here). As TLV, it takes white space between the parts of
+// the line: after "]", after the resource name or its condition, around
+// "." and "=", and before the "(" of a behavior
+// ("[1]Task(id==2) . prcId = 2" is "[1]Task(id==2).prcId=2"; String
+// writes it so).
 func ParseStdLine(s string) (StdLine, error) {
 	var l StdLine
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
+	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '[' {
 		return l, synErr(s, i, `"[" and a time`)
 	}
@@ -134,13 +147,13 @@ func ParseStdLine(s string) (StdLine, error) {
 	if j >= len(s) || s[j] != ']' {
 		return l, synErr(s, j, `"]" after the time`)
 	}
-	i = j + 1
+	i = skipSpace(s, j+1)
 	j = scanName(s, i)
 	if j == i {
 		return l, synErr(s, i, "a resource or resource type name")
 	}
 	l.Res = s[i:j]
-	i = j
+	i = skipSpace(s, j)
 	if i < len(s) && s[i] == '(' {
 		end := closing(s, i)
 		if end < 0 {
@@ -151,23 +164,24 @@ func ParseStdLine(s string) (StdLine, error) {
 		if err != nil {
 			if se, ok := err.(*SyntaxError); ok {
 				se.Col += col(s, i+1) - 1
+				se.Off += i + 1
 				return l, se
 			}
 			return l, err
 		}
 		l.Cond = e
-		i = end + 1
+		i = skipSpace(s, end+1)
 	}
 	if i >= len(s) || s[i] != '.' {
 		return l, synErr(s, i, `"." after the resource`)
 	}
-	i++
+	i = skipSpace(s, i+1)
 	j = scanName(s, i)
 	if j == i {
 		return l, synErr(s, i, "an attribute or behavior name")
 	}
 	l.Member = s[i:j]
-	i = j
+	i = skipSpace(s, j)
 	switch {
 	case i < len(s) && s[i] == '=':
 		l.Value = strings.TrimSpace(s[i+1:])
@@ -178,14 +192,11 @@ func ParseStdLine(s string) (StdLine, error) {
 			return l, synErr(s, len(s), `")" closing the arguments`)
 		}
 		if rest := strings.TrimSpace(s[end+1:]); rest != "" {
-			k := end + 1
-			for s[k] == ' ' || s[k] == '\t' {
-				k++
-			}
-			return l, synErr(s, k, "end of line after the arguments")
+			return l, synErr(s, skipSpace(s, end+1), "end of line after the arguments")
 		}
 		l.Behavior = true
-		l.Args = splitArgs(s[i+1 : end])
+		l.ArgsText = strings.TrimSpace(s[i+1 : end])
+		l.Args = splitArgs(l.ArgsText)
 		return l, nil
 	}
 	return l, synErr(s, i, `"=" and a value, or "(" and arguments`)
@@ -217,6 +228,49 @@ func splitArgs(s string) []string {
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Canonical returns the line as TLV writes it: text, the line l was parsed
+// from, without the white space around and between its parts (the
+// arguments of a behavior are kept as written, trimmed). It is text itself when
+// text has none. ("[1] T . f( a, b )" is "[1]T.f(a, b)".)
+func (l *StdLine) Canonical(text string) string {
+	n := len("[]") + len(l.Time) + len(l.Res) + len(".") + len(l.Member)
+	if l.Cond != nil {
+		n += len("()") + len(l.CondText)
+	}
+	if l.Behavior {
+		n += len("()") + len(l.ArgsText)
+	} else {
+		n += len("=") + len(l.Value)
+	}
+	// The canonical line is text less some white space: of the same
+	// length, it is text.
+	if n == len(text) {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('[')
+	b.WriteString(l.Time)
+	b.WriteByte(']')
+	b.WriteString(l.Res)
+	if l.Cond != nil {
+		b.WriteByte('(')
+		b.WriteString(l.CondText)
+		b.WriteByte(')')
+	}
+	b.WriteByte('.')
+	b.WriteString(l.Member)
+	if l.Behavior {
+		b.WriteByte('(')
+		b.WriteString(l.ArgsText)
+		b.WriteByte(')')
+	} else {
+		b.WriteByte('=')
+		b.WriteString(l.Value)
+	}
+	return b.String()
 }
 
 // String writes the line back in the standard format (arguments separated

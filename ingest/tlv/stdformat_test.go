@@ -16,6 +16,15 @@ func TestParseStdLine(t *testing.T) {
 		{"[1]T(a==f(x) && b!=2).s=x y", "[1]T(a==f(x) && b!=2).s=x y"},
 		{"[1]T1.s=", "[1]T1.s="},
 		{"[1]T1.args=intno=2.", "[1]T1.args=intno=2."},
+		// White space between the parts, as TLV takes it (its FMP rules
+		// write "...prcId = ${toPrcId}").
+		{"[1]Task(id==2).prcId = 2", "[1]Task(id==2).prcId=2"},
+		{"[1]T1.state =RUNNING", "[1]T1.state=RUNNING"},
+		{"[1]T1.state=\tRUNNING ", "[1]T1.state=RUNNING"},
+		{"[1] T1 . state = RUNNING", "[1]T1.state=RUNNING"},
+		{"[1]Task (id==2) .prcId=2", "[1]Task(id==2).prcId=2"},
+		{"[1]T1.f ( a, b ) ", "[1]T1.f(a, b)"},
+		{"[1]T1.go ( )", "[1]T1.go()"},
 	} {
 		l, err := ParseStdLine(c.in)
 		if err != nil {
@@ -35,10 +44,13 @@ func TestParseStdLineErrors(t *testing.T) {
 		{"[]T.s=1", `2: expected a time (letters and digits), found "]T.s=1"`},
 		{"[12 T.s=1", `4: expected "]" after the time, found " T.s=1"`},
 		{"[12].s=1", `5: expected a resource or resource type name, found ".s=1"`},
-		{"[12]T s=1", `6: expected "." after the resource, found " s=1"`},
+		{"[12]T s=1", `7: expected "." after the resource, found "s=1"`},
 		{"[12]T.=1", `7: expected an attribute or behavior name, found "=1"`},
 		{"[12]T.s", `8: expected "=" and a value, or "(" and arguments, found end of line`},
-		{"[12]T.s 1", `8: expected "=" and a value, or "(" and arguments, found " 1"`},
+		{"[12]T.s 1", `9: expected "=" and a value, or "(" and arguments, found "1"`},
+		{"[12]T.s : 1", `9: expected "=" and a value, or "(" and arguments, found ": 1"`},
+		{"[12]T . = 1", `9: expected an attribute or behavior name, found "= 1"`},
+		{"[12]T.b (1) x", `13: expected end of line after the arguments, found "x"`},
 		{"[12]T.b(1", `10: expected ")" closing the arguments, found end of line`},
 		{"[12]T.b(1) x", `12: expected end of line after the arguments, found "x"`},
 		{"[12]T(s==1.s=1", `15: expected ")" closing the condition, found end of line`},
@@ -55,6 +67,28 @@ func TestParseStdLineErrors(t *testing.T) {
 		}
 		if err.Error() != c.want {
 			t.Errorf("%q:\n got %s\nwant %s", c.in, err, c.want)
+		}
+	}
+}
+
+// TestCanonical: a line is written as TLV writes it, without the white
+// space between its parts; a line without any is itself.
+func TestCanonical(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"[2403010]MAIN_TASK.leaveSVC(ena_tex,ercd=0)", "[2403010]MAIN_TASK.leaveSVC(ena_tex,ercd=0)"},
+		{"[4496802]TASK(state==RUNNING).state=READY", "[4496802]TASK(state==RUNNING).state=READY"},
+		{"[1]Task(id==2).prcId = 2", "[1]Task(id==2).prcId=2"},
+		{"  [1] T1 . state =  x y  \r", "[1]T1.state=x y"},
+		{"[1]Task ( id == 2 ) .f ( a,  b )", "[1]Task( id == 2 ).f(a,  b)"},
+		{"[1]T1.go( )", "[1]T1.go()"},
+	} {
+		l, err := ParseStdLine(c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if got := l.Canonical(c.in); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
@@ -177,7 +178,8 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 
 // Convert reads src as Ingest does and writes the standard-format lines
 // to out, one per line (what TLV's conversion produces; a log in the
-// standard format already is written as it is read). A line that cannot
+// standard format already is written as it is read, less the white space
+// between the parts of a line, as TLV writes it). A line that cannot
 // be read is an error (with skipBad, it is reported in the notes and
 // skipped); what Ingest records in diagnostics comes back as notes.
 func (g *Ingester) Convert(ctx context.Context, src *ingest.Source, out io.Writer, skipBad bool) (notes []Note, err error) {
@@ -248,8 +250,8 @@ func (p *printSink) Count(sev schema.Severity, src int64, msg string, n int64) {
 
 // Sink receives what a Reader reads.
 type Sink interface {
-	// Std gets each standard-format line (read, or produced by a rule)
-	// before it is applied.
+	// Std gets each standard-format line (read, or produced by a rule),
+	// as TLV writes it (StdLine.Canonical), before it is applied.
 	Std(text string, src int64) error
 	// Event gets each event a line makes: one per resource it selects.
 	Event(e *Event) error
@@ -301,6 +303,13 @@ type Reader struct {
 
 	unmatched     map[string]bool
 	unmatchedMore int64
+
+	// Lines that are not blank, the first of them, and how many of them
+	// a conversion rule matched: a log of which no rule matches a line is
+	// not one the rules are for (ReadAll).
+	text, matched int64
+	firstN        int64
+	firstLine     string
 }
 
 // NewReader builds the state and compiles the rules of a setup.
@@ -331,8 +340,47 @@ func NewReader(s *Setup, sink Sink, rep Reporter) (*Reader, error) {
 }
 
 // ReadAll reads every line of src (file names it in messages); fmp reads
-// TOPPERS/FMP lines: [TIME]:[PRC]: message, ordered by time.
+// TOPPERS/FMP lines: [TIME]:[PRC]: message, ordered by time. With
+// conversion rules, a log that has lines but of which no rule matches one
+// is an error at its first line (with --skip-bad too: no line was bad, and
+// the run would read nothing): it is not a log the rules are for (a file
+// of another format, the wrong resource file).
 func (r *Reader) ReadAll(ctx context.Context, src *ingest.Source, file string, fmp bool) error {
+	if err := r.readAll(ctx, src, file, fmp); err != nil {
+		return err
+	}
+	if r.Conv == nil || r.text == 0 || r.matched > 0 {
+		return nil
+	}
+	hint := "another format, or the wrong resource file?"
+	if _, err := ParseStdLine(r.firstLine); err == nil {
+		hint = "it is a standard-format line: is the log converted already? Then read it without conversion rules"
+	}
+	return &schema.InputError{File: file, Line: r.firstN, Offset: -1, Msg: fmt.Sprintf(
+		"expected a line that a conversion rule of %s matches, found none in %s, the first %q (%s)",
+		r.Conv.SetNames(), nonBlank(r.text), clip(r.firstLine, 60), hint)}
+}
+
+// nonBlank is "N lines that are not blank".
+func nonBlank(n int64) string {
+	if n == 1 {
+		return "1 line that is not blank"
+	}
+	return fmt.Sprintf("%d lines that are not blank", n)
+}
+
+// clip returns s cut to at most n bytes (at a rune), "..." marking a cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+func (r *Reader) readAll(ctx context.Context, src *ingest.Source, file string, fmp bool) error {
 	lr := ingest.NewLineReader(src)
 	what := "TLV standard-format"
 	if r.Conv != nil {
@@ -364,6 +412,9 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	if r.text++; r.text == 1 {
+		r.firstN, r.firstLine = n, strings.TrimSpace(text)
+	}
 	if r.Conv == nil {
 		return r.std(text, nil, -1)
 	}
@@ -373,6 +424,8 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 	}
 	if !matched {
 		r.noRule(text, n)
+	} else {
+		r.matched++
 	}
 	return nil
 }
@@ -433,7 +486,7 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 		}
 		return r.rep.Bad(r.src, "column %v", err)
 	}
-	if err := r.sink.Std(text, r.src); err != nil {
+	if err := r.sink.Std(l.Canonical(text), r.src); err != nil {
 		return err
 	}
 	t, err := ParseTime(l.Time, r.Radix, r.Unit)
