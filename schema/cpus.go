@@ -95,8 +95,9 @@ type cpuRow struct {
 	stack []ObjectID // interrupts, innermost last
 	// the open interval: instance (holder, 0 for none), state; inst -1
 	// when none is open
-	inst int64
-	sym  Sym
+	inst  int64
+	sym   Sym
+	since int64 // when it opened
 }
 
 type holderRow struct {
@@ -397,12 +398,19 @@ func (t *CPUTracker) show(c *cpuRow, ts int64, seq Seq) error {
 	if c.inst == inst && c.sym == sym {
 		return nil
 	}
-	if c.inst >= 0 && c.inst != inst {
-		if err := t.w.Close(c.obj, c.inst, ts, seq); err != nil {
-			return err
+	if c.inst >= 0 {
+		// Timestamps that go backwards: the next interval starts where
+		// the one it replaces started, never before (the state tracker
+		// clamps the end of that one and says so), so that a processor's
+		// intervals never overlap.
+		ts = max(ts, c.since)
+		if c.inst != inst {
+			if err := t.w.Close(c.obj, c.inst, ts, seq); err != nil {
+				return err
+			}
 		}
 	}
-	c.inst, c.sym = inst, sym
+	c.inst, c.sym, c.since = inst, sym, ts
 	return t.w.states.transition(c.obj, inst, ts, sym, seq, c.n, false)
 }
 
