@@ -130,6 +130,11 @@ type DTraceTruth struct {
 //   - Between a thread's off-cpu and the next on-cpu on that CPU the CPU
 //     is switching (Gap), or the two come at the same instant.
 //
+// What holds a CPU (traceduck's CPU model): the thread on it; its idle
+// thread, object "idle/N" (an idle holder); the dispatcher between an
+// off-cpu and the next on-cpu, object "switching/N" (kernel work, busy);
+// the interrupt being handled, nested ones over the outer one.
+//
 // A thread's state intervals are what the trace says: running from its
 // on-cpu, sleeping or runnable from its off-cpu to its next on-cpu (the
 // trace has no wakeup probe). When the simulation stops, the intervals
@@ -324,20 +329,20 @@ func (s *dtSim) dispatch(c *dtCPU, t int64) {
 		next = th.name
 	}
 	if c.switching && t > c.offAt {
-		s.truth.set(cpuName(c.n), 0, c.offAt, "switching", c.n)
+		s.truth.hold(cpuName(c.n), c.offAt, fmt.Sprintf("switching/%d", c.n), false, c.n)
 	}
 	c.switching = false
 	if th == nil {
 		c.run, c.idle = nil, true
 		s.line(t, c.n, 0, int64(1000+c.n), "sched:unix:resume:on-cpu", ` idle=1 execname="sched"`)
-		s.truth.set(cpuName(c.n), 0, t, "idle", c.n)
+		s.truth.hold(cpuName(c.n), t, fmt.Sprintf("idle/%d", c.n), true, c.n)
 		return
 	}
 	c.run, c.idle = th, false
 	th.cpu = c.n
 	s.line(t, c.n, th.pid, th.tid, "sched:unix:resume:on-cpu", ` idle=0 execname="`+th.exec+`"`)
 	s.truth.set(th.name, 0, t, "running", c.n)
-	s.truth.set(cpuName(c.n), 0, t, next, c.n)
+	s.truth.hold(cpuName(c.n), t, next, false, c.n)
 	s.push(dtEvent{t: t + s.between(1, 2000), kind: evAction, th: th})
 }
 
@@ -447,7 +452,7 @@ func (s *dtSim) intrStart(c *dtCPU, irq string, t int64) {
 	s.line(t, c.n, 0, int64(500+len(c.ints)), "sdt:unix:av_dispatch_autovect:interrupt-start", " irq="+irq)
 	c.ints = append(c.ints, irq)
 	s.truth.set(irq, int64(c.n), t, "handler", c.n)
-	s.truth.set(cpuName(c.n), 0, t, irq, c.n)
+	s.truth.hold(cpuName(c.n), t, irq, false, c.n)
 }
 
 // intrEnd completes the innermost interrupt; after the outer one, the
@@ -459,10 +464,10 @@ func (s *dtSim) intrEnd(c *dtCPU, th *dtThread, t int64) {
 	s.line(t, c.n, 0, int64(500+k), "sdt:unix:av_dispatch_autovect:interrupt-complete", " irq="+irq)
 	s.truth.end(irq, int64(c.n), t, false)
 	if k > 0 {
-		s.truth.set(cpuName(c.n), 0, t, c.ints[k-1], c.n)
+		s.truth.hold(cpuName(c.n), t, c.ints[k-1], false, c.n)
 		return
 	}
-	s.truth.set(cpuName(c.n), 0, t, c.run.name, c.n)
+	s.truth.hold(cpuName(c.n), t, c.run.name, false, c.n)
 	if th != nil {
 		s.push(dtEvent{t: t + s.between(1, 2000), kind: evAction, th: th})
 	}
