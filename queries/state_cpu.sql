@@ -27,7 +27,7 @@ WITH cpu_tops AS (
   JOIN runs r ON r.run_id = s.run_id
   JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
   LEFT JOIN cpu_tops t ON t.run_id = s.run_id AND t.state = s.state
-  WHERE c.kind = 'cpu' AND r.format NOT IN ('dtrace', 'ftrace', 'tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive')
+  WHERE c.kind = 'cpu' AND r.format NOT IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive')
 ),
 -- TRANSITION: the formats above still track their CPUs themselves; each
 -- leaves this list (and the query below) when it speaks to the CPU model.
@@ -41,7 +41,7 @@ cpu_states AS (
   FROM state_intervals s
   JOIN runs r ON r.run_id = s.run_id
   JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
-  WHERE (c.kind = 'cpu' AND r.format IN ('dtrace', 'ftrace'))
+  WHERE (c.kind = 'cpu' AND r.format IN ('-'))
      OR (lower(c.kind) = 'context' AND r.format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') AND lower(s.state) LIKE 'name=%')
 ), by_name AS (
   -- holders named by a state: the first object of that name that is not a CPU

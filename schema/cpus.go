@@ -29,7 +29,8 @@ import (
 //     when nothing runs), state = the holder's name (the run's idle word
 //     when nothing runs), so that two holders never share an interval.
 //  4. A processor whose holder the trace does not tell (before its first
-//     event, after lost events: Unknown) has no interval.
+//     event, after lost events: Unknown; after a holder whose end it told
+//     but not what came next: Forget) has no interval.
 //  5. At the end, the tracker declares the processor states' levels, the
 //     same four in every format: level 0 the holder; level 1 its process
 //     (an interrupt, or a holder without a process, keeps its name; an
@@ -330,6 +331,19 @@ func (t *CPUTracker) Nesting(n CPU) int { return len(t.cpu(n).stack) }
 // interrupt at ts to a state it does not know: the tracker showed what is
 // below, nothing, until the Unknown at the same ts).
 func (t *CPUTracker) Unknown(n CPU, ts int64, seq Seq) error {
+	return t.unknown(n, ts, seq, true)
+}
+
+// Forget is Unknown for a holder whose end the trace did tell: its
+// interval ends at ts complete (not truncated), and from ts the trace
+// does not tell what holds processor n (the last interrupt entered while
+// its holder was unknown leaves; a thread's last off-cpu before the end
+// of the trace).
+func (t *CPUTracker) Forget(n CPU, ts int64, seq Seq) error {
+	return t.unknown(n, ts, seq, false)
+}
+
+func (t *CPUTracker) unknown(n CPU, ts int64, seq Seq, cut bool) error {
 	c := t.cpu(n)
 	if c.base != NoObject {
 		t.holders[c.base].on = nil
@@ -346,6 +360,9 @@ func (t *CPUTracker) Unknown(n CPU, ts int64, seq Seq) error {
 		t.w.states.take(stateKey{c.obj, inst})
 		return nil
 	}
+	if !cut {
+		return t.w.Close(c.obj, inst, ts, seq)
+	}
 	return t.w.CloseCut(c.obj, inst, ts, seq)
 }
 
@@ -353,12 +370,7 @@ func (t *CPUTracker) Unknown(n CPU, ts int64, seq Seq) error {
 // the base holder; NoObject when nothing runs or it is not known. It is
 // the context of the events that happen there.
 func (t *CPUTracker) Holder(n CPU) ObjectID {
-	var c *cpuRow
-	if n >= 0 && int(n) < len(t.low) {
-		c = t.low[n]
-	} else {
-		c = t.high[n]
-	}
+	c := t.lookup(n)
 	if c == nil || !c.known {
 		return NoObject
 	}
@@ -366,6 +378,35 @@ func (t *CPUTracker) Holder(n CPU) ObjectID {
 		return c.stack[k-1]
 	}
 	return c.base
+}
+
+// Base returns the base holder of processor n (what runs under its
+// interrupts): NoObject when none runs or it is not known.
+func (t *CPUTracker) Base(n CPU) ObjectID {
+	if c := t.lookup(n); c != nil && c.known {
+		return c.base
+	}
+	return NoObject
+}
+
+// Interrupt returns the i-th interrupt being handled on processor n,
+// counting from the innermost (0) outwards; NoObject when i is not below
+// Nesting(n).
+func (t *CPUTracker) Interrupt(n CPU, i int) ObjectID {
+	c := t.lookup(n)
+	if c == nil || i < 0 || i >= len(c.stack) {
+		return NoObject
+	}
+	return c.stack[len(c.stack)-1-i]
+}
+
+// lookup returns processor n's row, nil when it has none (no object is
+// made).
+func (t *CPUTracker) lookup(n CPU) *cpuRow {
+	if n >= 0 && int(n) < len(t.low) {
+		return t.low[n]
+	}
+	return t.high[n]
 }
 
 // On returns the processor on which h is the base holder.

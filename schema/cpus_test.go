@@ -74,7 +74,8 @@ func (s *rowSink) sym(v string) string {
 //	cpu N NAME                    processor N's object (N may be -1: NoCPU)
 //	declare H ROLE [proc=P[:PID]] [group=G]   ROLE task|interrupt|idle|kernel
 //	rename H NEW                  the holder's object is renamed
-//	run N H TS | stop H TS | idle N TS | enter N H TS | leave N H TS | unknown N TS
+//	run N H TS | stop H TS | idle N TS | enter N H TS | leave N H TS | unknown N TS | forget N TS
+//	holder N | base N | interrupts N   what the tracker says (into result)
 //	end TS                        last event
 //
 // intervals: "CPU holder(instance name) state start..end [cut]", in the
@@ -236,6 +237,23 @@ func runCPUScript(t *testing.T, script string) map[string]string {
 		case "unknown":
 			ts := num(f[2])
 			err = cpus.Unknown(CPU(num(f[1])), ts, ev(ts))
+		case "forget":
+			ts := num(f[2])
+			err = cpus.Forget(CPU(num(f[1])), ts, ev(ts))
+		case "base":
+			h := cpus.Base(CPU(num(f[1])))
+			name := "none"
+			if h != NoObject {
+				name = w.ObjectName(h)
+			}
+			result = append(result, "base "+f[1]+" "+name)
+		case "interrupts":
+			n := CPU(num(f[1]))
+			line := "interrupts " + f[1] + ":"
+			for i := 0; cpus.Interrupt(n, i) != NoObject; i++ {
+				line += " " + w.ObjectName(cpus.Interrupt(n, i))
+			}
+			result = append(result, line)
 		case "holder":
 			h := cpus.Holder(CPU(num(f[1])))
 			name := "none"

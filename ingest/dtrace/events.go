@@ -29,6 +29,10 @@ const maxColumns = 32
 // cannot grow a stack without bound.
 const maxDepth = 256
 
+// maxInterrupts is the interrupt nesting the CPU tracker keeps per CPU:
+// it refuses deeper ones, which are kept as events only.
+const maxInterrupts = 64
+
 // column is what a declared column holds.
 type evColumn uint8
 
@@ -113,50 +117,42 @@ type process struct {
 	owner
 	pid     int64
 	name    string // execname, or the pid until one is given
-	label   string // name[pid]: the level above its threads in CPU states
+	label   string // name[pid] (the pid until named): its threads' names begin with it
 	named   bool
 	parent  bool
 	threads []*thread
 }
 
+// A thread holds the CPU it runs on (the CPU tracker's holder) from its
+// on-cpu to its off-cpu; where it runs is the tracker's (see where).
 type thread struct {
 	owner
 	key    threadKey
 	proc   *process
 	name   string // label/tid
-	sym    schema.Sym
-	on     *cpuState // the CPU it runs on, nil when not known to run
-	exited bool      // proc:::lwp-exit seen: its next off-cpu ends it
-	known  bool      // its scheduling state has been set once
-	levels bool      // its CPU-state levels are declared
+	exited bool   // proc:::lwp-exit seen: its next off-cpu ends it
+	known  bool   // its scheduling state has been set once
 }
 
 type interrupt struct {
 	id   schema.ObjectID
 	name string
-	sym  schema.Sym
 }
 
-// what a CPU runs, as far as the trace says
-type cpuRuns uint8
-
-const (
-	runsUnknown cpuRuns = iota
-	runsIdle
-	runsThread
-	runsSwitching // between a thread's off-cpu and the next on-cpu
-)
-
+// A CPU: what holds it (a thread, its idle thread, its dispatcher, the
+// interrupts nested over them) is the CPU tracker's, w.CPUs().
 type cpuState struct {
-	n    int64
-	id   schema.ObjectID
-	runs cpuRuns
-	run  *thread
-	ints []*interrupt // being handled, innermost last
+	n int64
+	// its idle thread ("idle/N", an idle holder) and its dispatcher
+	// between an off-cpu and the next on-cpu ("switching/N", kernel
+	// work), as holders; NoObject until needed
+	idle, switching schema.ObjectID
 
 	// The switching gap is written lazily: an off-cpu followed by an
 	// on-cpu at the same timestamp (bpftrace prints both from one
-	// sched_switch) must not leave a zero-length interval.
+	// sched_switch) must not leave a zero-length interval. While it is
+	// pending, the tracker still has the thread that went off as the
+	// CPU's holder: where and running know it is not.
 	gapPending bool
 	gapAt      int64
 	gapSeq     schema.Seq
@@ -167,16 +163,19 @@ type cpuState struct {
 // CPU and interrupt objects, and their state intervals.
 type eventReader struct {
 	w    *schema.RunWriter
+	cpuT *schema.CPUTracker // what holds each CPU
 	file string
 	lay  layout
 
 	procs   map[int64]*process
 	threads map[threadKey]*thread
+	byID    map[schema.ObjectID]*thread
 	cpus    map[int64]*cpuState
 	irqs    map[string]*interrupt
+	irqByID map[schema.ObjectID]*interrupt
 
 	syms struct {
-		running, offCPU, idle, switching, handler schema.Sym
+		running, offCPU, handler schema.Sym
 	}
 	levelSeen map[levelKey]bool
 	once      [nFindings]schema.DiagID
@@ -202,7 +201,6 @@ type levelKey struct {
 
 const (
 	lvThread uint8 = iota
-	lvCPU
 	lvCall
 	lvProcCall
 )
@@ -234,17 +232,18 @@ type lineFields struct {
 func newEventReader(w *schema.RunWriter, file string) *eventReader {
 	r := &eventReader{
 		w:         w,
+		cpuT:      w.CPUs(),
 		file:      file,
 		procs:     make(map[int64]*process),
 		threads:   make(map[threadKey]*thread),
+		byID:      make(map[schema.ObjectID]*thread),
 		cpus:      make(map[int64]*cpuState),
 		irqs:      make(map[string]*interrupt),
+		irqByID:   make(map[schema.ObjectID]*interrupt),
 		levelSeen: make(map[levelKey]bool),
 	}
 	r.syms.running = w.Sym("running")
 	r.syms.offCPU = w.Sym("off_cpu")
-	r.syms.idle = w.Sym("idle")
-	r.syms.switching = w.Sym("switching")
 	r.syms.handler = w.Sym("handler")
 	return r
 }
@@ -372,7 +371,8 @@ func (r *eventReader) header(lineNo int64, rest []byte) error {
 //     first sight); a switching gap left pending on its CPU is written
 //     unless this is the on-cpu that ends it at the same instant.
 //  3. The event row is written, in the context of what runs (the
-//     innermost interrupt on its CPU, else its thread).
+//     innermost interrupt on its CPU, else its thread, else its process,
+//     else the thread that holds its CPU).
 //  4. The probe moves the state machines: on-cpu/off-cpu, exec, thread
 //     exit, interrupt start/complete, entry/return.
 func (r *eventReader) event(lineNo int64, line []byte) error {
@@ -422,14 +422,16 @@ func (r *eventReader) event(lineNo int64, line []byte) error {
 	// the event row
 	ctx := schema.NoObject
 	switch {
-	case c != nil && len(c.ints) > 0:
-		ctx = c.ints[len(c.ints)-1].id
+	case c != nil && r.cpuT.Nesting(cpuN) > 0:
+		ctx = r.cpuT.Holder(cpuN) // the innermost interrupt
 	case th != nil:
 		ctx = th.id
 	case p != nil:
 		ctx = p.id
-	case c != nil && c.runs == runsThread:
-		ctx = c.run.id
+	case c != nil:
+		if t := r.running(c); t != nil {
+			ctx = t.id
+		}
 	}
 	obj := ctx
 	var irq *interrupt
@@ -758,18 +760,21 @@ func (r *eventReader) thread(p *process, tid int64) *thread {
 	}
 	th := &thread{key: k, proc: p}
 	th.name = p.label + "/" + strconv.FormatInt(tid, 10)
-	th.sym = r.w.Sym(th.name)
 	th.id = r.w.NewObject("thread", th.name)
 	r.w.SetNativeID(th.id, tid)
 	r.w.SetPID(th.id, p.pid)
 	r.w.SetParent(th.id, p.id)
+	r.cpuT.Declare(th.id, schema.HolderSpec{Role: schema.RoleTask, Process: p.id})
 	r.threads[k] = th
+	r.byID[th.id] = th
 	p.threads = append(p.threads, th)
 	return th
 }
 
 // rename names a process by its execname (its first one, then the one
-// after each exec) and its threads after it.
+// after each exec) and its threads after it. (The CPU tracker shows a
+// thread under its new name from its next change of holder on, and
+// aggregates all its names into its process, named as it is at the end.)
 func (r *eventReader) rename(p *process, execname []byte) {
 	if p.named && string(execname) == p.name {
 		return
@@ -779,8 +784,6 @@ func (r *eventReader) rename(p *process, execname []byte) {
 	r.w.SetName(p.id, p.name)
 	for _, th := range p.threads {
 		th.name = p.label + "/" + strconv.FormatInt(th.key.tid, 10)
-		th.sym = r.w.Sym(th.name)
-		th.levels = false
 		r.w.SetName(th.id, th.name)
 	}
 }
@@ -790,11 +793,74 @@ func (r *eventReader) cpu(n int64) *cpuState {
 	if c := r.cpus[n]; c != nil {
 		return c
 	}
-	c := &cpuState{n: n}
-	c.id = r.w.NewObject("cpu", "cpu "+strconv.FormatInt(n, 10))
-	r.w.SetNativeID(c.id, n)
+	c := &cpuState{n: n, idle: schema.NoObject, switching: schema.NoObject}
+	r.cpuT.Object(schema.CPU(n)) // "cpu N"
 	r.cpus[n] = c
 	return c
+}
+
+// idleHolder is CPU c's idle thread as a holder: one object per CPU
+// (every Linux CPU's idle task is pid 0, tid 0), "idle/N".
+func (r *eventReader) idleHolder(c *cpuState) schema.ObjectID {
+	if c.idle == schema.NoObject {
+		c.idle = r.w.NewObject("thread", "idle/"+strconv.FormatInt(c.n, 10))
+		r.w.SetPID(c.idle, 0)
+		r.cpuT.Declare(c.idle, schema.HolderSpec{Role: schema.RoleIdle})
+	}
+	return c.idle
+}
+
+// switchingHolder is CPU c's dispatcher between a thread's off-cpu and the
+// next on-cpu: kernel work of no thread, "switching/N".
+func (r *eventReader) switchingHolder(c *cpuState) schema.ObjectID {
+	if c.switching == schema.NoObject {
+		c.switching = r.w.NewObject("system", "switching/"+strconv.FormatInt(c.n, 10))
+		r.cpuT.Declare(c.switching, schema.HolderSpec{Role: schema.RoleKernel})
+	}
+	return c.switching
+}
+
+// running returns the thread that runs on CPU c by the trace's account:
+// nil when its idle thread, its dispatcher or nothing known holds it, or
+// when the thread the tracker has there went off it (a gap pending).
+func (r *eventReader) running(c *cpuState) *thread {
+	if c.gapPending {
+		return nil
+	}
+	return r.byID[r.cpuT.Base(schema.CPU(c.n))]
+}
+
+// where returns the CPU th runs on by the trace's account: the tracker's,
+// unless th went off it and the gap after is not written yet.
+func (r *eventReader) where(th *thread) *cpuState {
+	n, ok := r.cpuT.On(th.id)
+	if !ok {
+		return nil
+	}
+	if c := r.cpus[int64(n)]; c != nil && !c.gapPending {
+		return c
+	}
+	return nil
+}
+
+// release takes th off the CPU it went off, whose gap is pending, before
+// th holds another CPU (the tracker would leave that one with nothing):
+// th's interval there ends at its off-cpu, and the CPU is not known until
+// its next event writes the gap (or the end of the lines drops it).
+// Under interrupts the gap is written now: they go on over it.
+func (r *eventReader) release(th *thread, c *cpuState) error {
+	n, ok := r.cpuT.On(th.id)
+	if !ok {
+		return nil
+	}
+	d := r.cpus[int64(n)]
+	if d == nil || d == c || !d.gapPending {
+		return nil
+	}
+	if r.cpuT.Nesting(n) > 0 {
+		return r.writeGap(d)
+	}
+	return r.cpuT.Forget(n, d.gapAt, d.gapSeq)
 }
 
 // interrupt returns the interrupt an interrupt-start/complete line names
@@ -809,8 +875,9 @@ func (r *eventReader) interrupt(f *lineFields) *interrupt {
 	}
 	ir := &interrupt{name: string(name)}
 	ir.id = r.w.NewObject("interrupt", ir.name)
-	ir.sym = r.w.Sym(ir.name)
+	r.cpuT.Declare(ir.id, schema.HolderSpec{Role: schema.RoleInterrupt})
 	r.irqs[ir.name] = ir
+	r.irqByID[ir.id] = ir
 	return ir
 }
 
@@ -824,36 +891,39 @@ func (r *eventReader) ownerOf(th *thread, p *process) (*owner, string) {
 	return nil, ""
 }
 
-// onCPU: a thread begins to run on a CPU. The idle thread (idle=1, or pid
-// 0 without an idle key) makes the CPU idle and has no scheduling states
-// of its own (on Linux every CPU's idle task is pid 0, tid 0).
+// onCPU: a thread begins to run on a CPU and holds it. The idle thread
+// (idle=1, or pid 0 without an idle key) makes its CPU's idle holder hold
+// it and has no scheduling states of its own (on Linux every CPU's idle
+// task is pid 0, tid 0). A switching gap still pending on the CPU is
+// dropped: the on-cpu came at the instant of the off-cpu.
 func (r *eventReader) onCPU(th *thread, c *cpuState, f *lineFields, seq schema.Seq, lineNo int64) error {
-	c.gapPendingOff()
+	var cur *thread // what ran there without an off-cpu
+	cpuN := schema.NoCPU
+	if c != nil {
+		cur = r.running(c)
+		c.gapPending = false
+		cpuN = schema.CPU(c.n)
+	}
 	if isIdle(f) {
 		if c == nil {
 			return nil
 		}
-		if c.runs == runsThread {
-			if err := r.busy(c, nil, f, seq, lineNo); err != nil {
+		if cur != nil {
+			if err := r.busy(c, cur, nil, f, seq, lineNo); err != nil {
 				return err
 			}
 		}
-		c.runs, c.run = runsIdle, nil
-		return r.showCPU(c, f.ts, seq)
+		return r.cpuT.Run(cpuN, r.idleHolder(c), f.ts, seq)
 	}
 	if th == nil {
 		return nil
 	}
-	cpuN := schema.NoCPU
-	if c != nil {
-		cpuN = schema.CPU(c.n)
-		if c.runs == runsThread && c.run != th {
-			if err := r.busy(c, th, f, seq, lineNo); err != nil {
-				return err
-			}
+	if cur != nil && cur != th {
+		if err := r.busy(c, cur, th, f, seq, lineNo); err != nil {
+			return err
 		}
 	}
-	if d := th.on; d != nil && d != c {
+	if d := r.where(th); d != nil && d != c {
 		// It went off CPU d without an off-cpu line: its interval there
 		// and d's are cut.
 		r.diagOnce(findOnElsewhere, schema.Warning, lineNo, seq, func() string {
@@ -865,8 +935,10 @@ func (r *eventReader) onCPU(th *thread, c *cpuState, f *lineFields, seq schema.S
 		if err := r.leave(d, f.ts, seq); err != nil {
 			return err
 		}
+	} else if err := r.release(th, c); err != nil {
+		return err
 	}
-	th.on, th.exited, th.known = c, false, true
+	th.exited, th.known = false, true
 	r.threadLevel(r.syms.running, "on_cpu")
 	if err := r.w.Transition(th.id, 0, f.ts, r.syms.running, seq, cpuN); err != nil {
 		return err
@@ -874,14 +946,13 @@ func (r *eventReader) onCPU(th *thread, c *cpuState, f *lineFields, seq schema.S
 	if c == nil {
 		return nil
 	}
-	c.runs, c.run = runsThread, th
-	return r.showCPU(c, f.ts, seq)
+	return r.cpuT.Run(cpuN, th.id, f.ts, seq)
 }
 
 // busy handles an on-cpu on a CPU where another thread runs without its
-// off-cpu: that thread's running interval is cut.
-func (r *eventReader) busy(c *cpuState, next *thread, f *lineFields, seq schema.Seq, lineNo int64) error {
-	prev := c.run
+// off-cpu: that thread's running interval is cut (the CPU goes to the
+// thread switched in).
+func (r *eventReader) busy(c *cpuState, prev, next *thread, f *lineFields, seq schema.Seq, lineNo int64) error {
 	r.diagOnce(findOnBusy, schema.Warning, lineNo, seq, func() string {
 		who := "the idle thread"
 		if next != nil {
@@ -889,20 +960,23 @@ func (r *eventReader) busy(c *cpuState, next *thread, f *lineFields, seq schema.
 		}
 		return fmt.Sprintf("on-cpu of %s on CPU %d while %s runs there (no off-cpu): %s's running interval is cut here", who, c.n, prev.name, prev.name)
 	})
-	prev.on = nil
-	c.runs, c.run = runsUnknown, nil
 	return r.w.CloseCut(prev.id, 0, f.ts, seq)
 }
 
-// leave makes a CPU's occupant unknown: its interval is cut (unless an
-// interrupt is shown, which ends on its own).
+// leave makes what holds CPU d unknown: its interval is cut, unless an
+// interrupt holds it, which ends on its own (what it interrupted is then
+// not known).
 func (r *eventReader) leave(d *cpuState, ts int64, seq schema.Seq) error {
-	d.runs, d.run = runsUnknown, nil
 	d.gapPending = false
-	if len(d.ints) > 0 {
+	n := schema.CPU(d.n)
+	if r.cpuT.Nesting(n) > 0 {
+		if b := r.cpuT.Base(n); b != schema.NoObject {
+			_, err := r.cpuT.Stop(b, ts, seq)
+			return err
+		}
 		return nil
 	}
-	return r.w.CloseCut(d.id, 0, ts, seq)
+	return r.cpuT.Unknown(n, ts, seq)
 }
 
 // offCPU: a thread stops running. It goes to the state the line's state
@@ -913,17 +987,15 @@ func (r *eventReader) offCPU(th *thread, c *cpuState, f *lineFields, seq schema.
 		if c == nil {
 			return nil
 		}
-		if c.runs == runsThread {
-			prev := c.run
+		if prev := r.running(c); prev != nil {
 			r.diagOnce(findOffNotOn, schema.Warning, lineNo, seq, func() string {
 				return fmt.Sprintf("off-cpu of the idle thread on CPU %d while %s runs there: %s's running interval is cut here", c.n, prev.name, prev.name)
 			})
-			prev.on = nil
 			if err := r.w.CloseCut(prev.id, 0, f.ts, seq); err != nil {
 				return err
 			}
 		}
-		c.switching(f.ts, seq)
+		c.switchAt(f.ts, seq)
 		return nil
 	}
 	if th == nil {
@@ -932,18 +1004,18 @@ func (r *eventReader) offCPU(th *thread, c *cpuState, f *lineFields, seq schema.
 	cpuN := schema.NoCPU
 	if c != nil {
 		cpuN = schema.CPU(c.n)
-		if c.run != th {
+		if r.running(c) != th {
 			if err := r.offNotOn(th, c, f, seq, lineNo); err != nil {
 				return err
 			}
 		}
-		c.switching(f.ts, seq)
-	} else if th.on != nil {
-		if err := r.leave(th.on, f.ts, seq); err != nil {
+		c.switchAt(f.ts, seq)
+	} else if d := r.where(th); d != nil {
+		if err := r.leave(d, f.ts, seq); err != nil {
 			return err
 		}
 	}
-	th.on, th.known = nil, true
+	th.known = true
 	if th.exited {
 		return r.w.Close(th.id, 0, f.ts, seq)
 	}
@@ -956,37 +1028,39 @@ func (r *eventReader) offCPU(th *thread, c *cpuState, f *lineFields, seq schema.
 }
 
 // offNotOn handles an off-cpu of a thread that was not known to run on
-// that CPU. The first off-cpu of a thread on a CPU whose occupant is not
+// that CPU. The first off-cpu of a thread on a CPU whose holder is not
 // known yet is what a trace that begins while threads run looks like
 // (info); otherwise the trace contradicts itself (warning) and what it
 // contradicts is cut.
 func (r *eventReader) offNotOn(th *thread, c *cpuState, f *lineFields, seq schema.Seq, lineNo int64) error {
-	if c.runs == runsUnknown && th.on == nil && !th.known {
+	cpuN := schema.CPU(c.n)
+	base := r.cpuT.Base(cpuN)
+	if base == schema.NoObject && r.where(th) == nil && !th.known {
 		r.diagOnce(findOffFirst, schema.Info, lineNo, seq, func() string {
 			return fmt.Sprintf("off-cpu of %s on CPU %d before any on-cpu of it (the trace began while it ran): its off-CPU state starts here, its running interval is not known (count = threads)", th.name, c.n)
 		})
 		return nil
 	}
+	prev := r.running(c)
 	r.diagOnce(findOffNotOn, schema.Warning, lineNo, seq, func() string {
 		where := "nothing known"
 		switch {
-		case c.runs == runsThread:
-			where = c.run.name
-		case c.runs == runsIdle:
+		case prev != nil:
+			where = prev.name
+		case base == schema.NoObject:
+		case base == c.idle:
 			where = "the idle thread"
-		case c.runs == runsSwitching:
+		case base == c.switching:
 			where = "no thread (after an off-cpu)"
 		}
 		return fmt.Sprintf("off-cpu of %s on CPU %d, where %s runs: what the trace said runs there, and where it ran, is cut here", th.name, c.n, where)
 	})
-	if c.runs == runsThread {
-		prev := c.run
-		prev.on = nil
+	if prev != nil {
 		if err := r.w.CloseCut(prev.id, 0, f.ts, seq); err != nil {
 			return err
 		}
 	}
-	if d := th.on; d != nil && d != c {
+	if d := r.where(th); d != nil && d != c {
 		if err := r.w.CloseCut(th.id, 0, f.ts, seq); err != nil {
 			return err
 		}
@@ -995,60 +1069,20 @@ func (r *eventReader) offNotOn(th *thread, c *cpuState, f *lineFields, seq schem
 	return nil
 }
 
-// switching starts the gap between an off-cpu and the next on-cpu.
-func (c *cpuState) switching(ts int64, seq schema.Seq) {
-	c.runs, c.run = runsSwitching, nil
+// switchAt starts the gap between an off-cpu and the next on-cpu.
+func (c *cpuState) switchAt(ts int64, seq schema.Seq) {
 	c.gapPending, c.gapAt, c.gapSeq = true, ts, seq
 }
 
-// gapPendingOff drops a pending gap: the on-cpu that ends it came at the
-// same instant (the caller wrote the gap otherwise).
-func (c *cpuState) gapPendingOff() {
-	if c != nil {
-		c.gapPending = false
-	}
-}
-
-// writeGap writes a pending switching gap from its off-cpu on.
+// writeGap writes a pending switching gap from its off-cpu on: the CPU's
+// dispatcher holds it (under the interrupts being handled, if any).
 func (r *eventReader) writeGap(c *cpuState) error {
 	c.gapPending = false
-	if len(c.ints) > 0 {
-		return nil
-	}
-	r.cpuLevel(r.syms.switching, "busy")
-	return r.w.Transition(c.id, 0, c.gapAt, r.syms.switching, c.gapSeq, schema.CPU(c.n))
+	return r.cpuT.Run(schema.CPU(c.n), r.switchingHolder(c), c.gapAt, c.gapSeq)
 }
 
-// showCPU moves a CPU's interval to what runs on it: the innermost
-// interrupt, else the idle thread, the running thread or the switching
-// gap; its interval ends when that is not known.
-func (r *eventReader) showCPU(c *cpuState, ts int64, seq schema.Seq) error {
-	cpuN := schema.CPU(c.n)
-	if n := len(c.ints); n > 0 {
-		return r.w.Transition(c.id, 0, ts, c.ints[n-1].sym, seq, cpuN)
-	}
-	switch c.runs {
-	case runsIdle:
-		r.cpuLevel(r.syms.idle, "idle")
-		return r.w.Transition(c.id, 0, ts, r.syms.idle, seq, cpuN)
-	case runsThread:
-		th := c.run
-		if !th.levels {
-			th.levels = true
-			r.w.StateLevel("cpu", th.name, 0, th.proc.label)
-			r.w.StateLevel("cpu", th.proc.label, 1, "threads")
-			r.w.StateLevel("cpu", "threads", 2, "busy")
-		}
-		return r.w.Transition(c.id, 0, ts, th.sym, seq, cpuN)
-	case runsSwitching:
-		r.cpuLevel(r.syms.switching, "busy")
-		return r.w.Transition(c.id, 0, ts, r.syms.switching, seq, cpuN)
-	}
-	return r.w.Close(c.id, 0, ts, seq)
-}
-
-// intrStart: an interrupt is handled on a CPU (instance = the CPU's
-// number); the CPU shows it and it is the context of the CPU's events
+// intrStart: an interrupt is handled on a CPU (its interval: instance =
+// the CPU's number) and holds it; it is the context of the CPU's events
 // until its interrupt-complete. Interrupts nest.
 func (r *eventReader) intrStart(c *cpuState, ir *interrupt, f *lineFields, seq schema.Seq, lineNo int64) error {
 	if c == nil {
@@ -1057,27 +1091,24 @@ func (r *eventReader) intrStart(c *cpuState, ir *interrupt, f *lineFields, seq s
 		})
 		return nil
 	}
-	if len(c.ints) >= maxDepth {
+	cpuN := schema.CPU(c.n)
+	ok, err := r.cpuT.Enter(cpuN, ir.id, f.ts, seq)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		r.diagOnce(findTooDeep, schema.Warning, lineNo, seq, func() string {
-			return fmt.Sprintf("interrupts nested deeper than %d on CPU %d: kept as events", maxDepth, c.n)
+			return fmt.Sprintf("interrupts nested deeper than %d on CPU %d: kept as events", maxInterrupts, c.n)
 		})
 		return nil
 	}
-	c.ints = append(c.ints, ir)
-	if !r.levelSeen[levelKey{lvCPU, ir.sym}] {
-		r.levelSeen[levelKey{lvCPU, ir.sym}] = true
-		r.w.StateLevel("cpu", ir.name, 0, "interrupts")
-		r.w.StateLevel("cpu", "interrupts", 1, "busy")
-	}
-	cpuN := schema.CPU(c.n)
-	if err := r.w.Transition(ir.id, c.n, f.ts, r.syms.handler, seq, cpuN); err != nil {
-		return err
-	}
-	return r.w.Transition(c.id, 0, f.ts, ir.sym, seq, cpuN)
+	return r.w.Transition(ir.id, c.n, f.ts, r.syms.handler, seq, cpuN)
 }
 
-// intrDone ends the interrupt's handling on the CPU; inner interrupts
-// still open (their complete missing) are cut.
+// intrDone ends the interrupt's handling on the CPU, which goes back to
+// what it interrupted; inner interrupts still open (their complete
+// missing) are cut. An interrupt that started while what the CPU ran was
+// not known leaves it not known.
 func (r *eventReader) intrDone(c *cpuState, ir *interrupt, f *lineFields, seq schema.Seq, lineNo int64) error {
 	if c == nil {
 		r.diagOnce(findNoCPU, schema.Info, lineNo, seq, func() string {
@@ -1085,18 +1116,22 @@ func (r *eventReader) intrDone(c *cpuState, ir *interrupt, f *lineFields, seq sc
 		})
 		return nil
 	}
-	i := len(c.ints) - 1
-	for i >= 0 && c.ints[i] != ir {
-		i--
+	cpuN := schema.CPU(c.n)
+	at := 0
+	for ; ; at++ {
+		id := r.cpuT.Interrupt(cpuN, at)
+		if id == ir.id {
+			break
+		}
+		if id == schema.NoObject {
+			r.diagOnce(findIntrNotStarted, schema.Info, lineNo, seq, func() string {
+				return fmt.Sprintf("interrupt-complete of %s on CPU %d without its interrupt-start (the trace began inside it): kept as an event", ir.name, c.n)
+			})
+			return nil
+		}
 	}
-	if i < 0 {
-		r.diagOnce(findIntrNotStarted, schema.Info, lineNo, seq, func() string {
-			return fmt.Sprintf("interrupt-complete of %s on CPU %d without its interrupt-start (the trace began inside it): kept as an event", ir.name, c.n)
-		})
-		return nil
-	}
-	for j := len(c.ints) - 1; j > i; j-- {
-		inner := c.ints[j]
+	for j := 0; j < at; j++ {
+		inner := r.irqByID[r.cpuT.Interrupt(cpuN, j)]
 		r.diagOnce(findIntrSkips, schema.Warning, lineNo, seq, func() string {
 			return fmt.Sprintf("interrupt-complete of %s on CPU %d while %s, started after it, has not completed: that interval is cut here", ir.name, c.n, inner.name)
 		})
@@ -1104,11 +1139,14 @@ func (r *eventReader) intrDone(c *cpuState, ir *interrupt, f *lineFields, seq sc
 			return err
 		}
 	}
-	c.ints = c.ints[:i]
 	if err := r.w.Close(ir.id, c.n, f.ts, seq); err != nil {
 		return err
 	}
-	return r.showCPU(c, f.ts, seq)
+	if r.cpuT.Base(cpuN) == schema.NoObject && at == r.cpuT.Nesting(cpuN)-1 {
+		return r.cpuT.Forget(cpuN, f.ts, seq)
+	}
+	_, _, err := r.cpuT.Leave(cpuN, ir.id, f.ts, seq)
+	return err
 }
 
 // entry opens the interval of a call at the next nesting depth of its
@@ -1198,9 +1236,10 @@ func (r *eventReader) unwind(o *owner, ts int64, seq schema.Seq) error {
 }
 
 // End closes what is open at the last timestamp of the event lines: a CPU
-// whose last event was an off-cpu ends there, then every open interval
-// (thread states, calls, CPUs, interrupts) is closed and marked
-// truncated.
+// whose last event was an off-cpu ends there (what it ran after is not
+// known), then every open interval of the threads and processes (states,
+// calls) is closed and marked truncated; the CPUs' and interrupts' are
+// closed so by the run's end.
 func (r *eventReader) End() error {
 	if !r.haveTS {
 		return nil
@@ -1211,15 +1250,20 @@ func (r *eventReader) End() error {
 	}
 	sort.Slice(cpus, func(i, j int) bool { return cpus[i].n < cpus[j].n })
 	for _, c := range cpus {
-		// After a CPU's last off-cpu nothing says what it ran: its
-		// interval ends there, with no switching gap after it.
-		if c.gapPending {
-			c.gapPending = false
-			if len(c.ints) == 0 {
-				if err := r.w.Close(c.id, 0, c.gapAt, c.gapSeq); err != nil {
-					return err
-				}
+		if !c.gapPending {
+			continue
+		}
+		cpuN := schema.CPU(c.n)
+		if r.cpuT.Nesting(cpuN) > 0 {
+			// the interrupts go on to the end, the dispatcher under them
+			if err := r.writeGap(c); err != nil {
+				return err
 			}
+			continue
+		}
+		c.gapPending = false
+		if err := r.cpuT.Forget(cpuN, c.gapAt, c.gapSeq); err != nil {
+			return err
 		}
 	}
 	end, seq := r.lastTS, schema.NoSeq
@@ -1239,17 +1283,6 @@ func (r *eventReader) End() error {
 			return err
 		}
 	}
-	for _, c := range cpus {
-		for _, ir := range c.ints {
-			if err := r.w.CloseCut(ir.id, c.n, end, seq); err != nil {
-				return err
-			}
-		}
-		c.ints = c.ints[:0]
-		if err := r.w.CloseCut(c.id, 0, end, seq); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -1258,14 +1291,6 @@ func (r *eventReader) threadLevel(state schema.Sym, parent string) {
 	if !r.levelSeen[k] {
 		r.levelSeen[k] = true
 		r.w.StateLevel("thread", r.w.String(state), 0, parent)
-	}
-}
-
-func (r *eventReader) cpuLevel(state schema.Sym, parent string) {
-	k := levelKey{lvCPU, state}
-	if !r.levelSeen[k] {
-		r.levelSeen[k] = true
-		r.w.StateLevel("cpu", r.w.String(state), 0, parent)
 	}
 }
 

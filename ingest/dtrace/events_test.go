@@ -61,8 +61,13 @@ var goldenQueries = []struct{ name, sql string }{
 		WHERE e.run_id = $1 ORDER BY e.seq`},
 	{"objects", `SELECT o.object_id, o.kind, o.name, coalesce(o.native_id::VARCHAR, '-'), coalesce(o.pid::VARCHAR, '-'), coalesce(p.name, '-')
 		FROM objects o LEFT JOIN objects p ON p.run_id = o.run_id AND p.object_id = o.parent_id WHERE o.run_id = $1 ORDER BY o.object_id`},
-	{"intervals", `SELECT o.name, s.instance, s.state, s.start_ts, s.end_ts, coalesce(s.cpu::VARCHAR, '-'), coalesce(s.start_seq::VARCHAR, '-'), coalesce(s.end_seq::VARCHAR, '-'), s.truncated
-		FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE s.run_id = $1 ORDER BY s.object_id, s.instance, s.start_ts, s.start_seq`},
+	// a CPU's instance is its holder's object (written by the CPU
+	// tracker): its name is shown
+	{"intervals", `SELECT o.name, CASE WHEN o.kind = 'cpu' THEN coalesce(h.name, '-') ELSE s.instance::VARCHAR END, s.state, s.start_ts, s.end_ts,
+		coalesce(s.cpu::VARCHAR, '-'), coalesce(s.start_seq::VARCHAR, '-'), coalesce(s.end_seq::VARCHAR, '-'), s.truncated
+		FROM state_intervals s JOIN objects o USING (run_id, object_id)
+		LEFT JOIN objects h ON h.run_id = s.run_id AND h.object_id = s.instance AND o.kind = 'cpu'
+		WHERE s.run_id = $1 ORDER BY s.object_id, CASE WHEN o.kind = 'cpu' THEN 0 ELSE s.instance END, s.start_ts, s.start_seq`},
 	{"levels", `SELECT kind, state, level, parent_state FROM state_levels WHERE run_id = $1 ORDER BY kind, level, state`},
 	{"diagnostics", `SELECT coalesce(src_line::VARCHAR, '-'), severity, count, message FROM diagnostics WHERE run_id = $1 ORDER BY src_line, message`},
 	{"meta", `SELECT time_unit, ns_per_unit, event_count, coalesce(first_ts::VARCHAR, '-'), coalesce(last_ts::VARCHAR, '-'), meta FROM runs WHERE run_id = $1`},

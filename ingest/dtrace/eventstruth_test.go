@@ -2,6 +2,7 @@ package dtrace
 
 import (
 	"bytes"
+	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,8 +16,10 @@ import (
 // on CPUs, system calls blocking and not, pid-provider calls around
 // system calls, nested interrupts, idle CPUs; switches at one instant as
 // bpftrace prints them, or with a gap as DTrace does) give exactly the
-// state intervals the simulator lived, and the system call latencies it
-// timed.
+// state intervals the simulator lived (a CPU's: its holder over time, the
+// thread, idle/N, switching/N or the interrupt), the system call latencies
+// it timed, and what cpu_utilization adds up (per CPU and holder, busy per
+// CPU) and the running time of each thread.
 func TestEventsTruth(t *testing.T) {
 	db := dbtest.Open(t)
 	kinds := map[string]int{}
@@ -46,21 +49,28 @@ func TestEventsTruth(t *testing.T) {
 			if d := dbtest.Query(t, db.SQL(), "SELECT message FROM diagnostics WHERE run_id = $1", run); d != "" {
 				t.Errorf("diagnostics on a consistent trace:\n%s", d)
 			}
-			var want strings.Builder
+			want := tracegen.IntervalsText(truth.Intervals)
 			switching := 0
 			for _, iv := range truth.Intervals {
-				fmt.Fprintf(&want, "%s | %d | %s | %d | %d | %d | %v\n", iv.Object, iv.Instance, iv.State, iv.Start, iv.End, iv.CPU, iv.Truncated)
-				kinds[iv.State]++
-				if iv.State == "switching" {
+				st := iv.State
+				if i := strings.IndexByte(st, '/'); iv.Holder != "" && i > 0 {
+					st = st[:i] // idle/N, switching/N
+				}
+				kinds[st]++
+				if st == "switching" {
 					switching++
 				}
 			}
-			got := dbtest.Query(t, db.SQL(), `SELECT o.name, s.instance, s.state, s.start_ts, s.end_ts, coalesce(s.cpu, -1), s.truncated
-				FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE s.run_id = $1
-				ORDER BY o.name, s.instance, s.start_ts, s.end_ts`, run)
-			if got != want.String() {
-				t.Errorf("state intervals differ from the truth:\n%s", dbtest.Diff(want.String(), got))
+			got := dbtest.Query(t, db.SQL(), `SELECT o.name, CASE WHEN o.kind = 'cpu' THEN coalesce(h.name, '-') ELSE s.instance::VARCHAR END,
+				s.state, s.start_ts, s.end_ts, coalesce(s.cpu, -1), s.truncated
+				FROM state_intervals s JOIN objects o USING (run_id, object_id)
+				LEFT JOIN objects h ON h.run_id = s.run_id AND h.object_id = s.instance AND o.kind = 'cpu'
+				WHERE s.run_id = $1
+				ORDER BY o.name, CASE WHEN o.kind = 'cpu' THEN 0 ELSE s.instance END, s.start_ts, s.end_ts`, run)
+			if got != want {
+				t.Errorf("state intervals differ from the truth:\n%s", dbtest.Diff(want, got))
 			}
+			cpuTruth(t, db.SQL(), int32(run), truth.CPUs, truth.Running)
 			if cfg.Gap && switching == 0 || !cfg.Gap && switching > 0 {
 				t.Errorf("%d switching intervals with Gap=%v", switching, cfg.Gap)
 			}
@@ -93,6 +103,40 @@ func TestEventsTruth(t *testing.T) {
 	for _, st := range []string{"running", "sleeping", "runnable", "idle", "switching", "handler", "malloc", "mmap", "read", "write"} {
 		if kinds[st] == 0 {
 			t.Errorf("no %s interval in the truth", st)
+		}
+	}
+}
+
+// cpuTruth compares what cpu_utilization adds up (per CPU and holder; busy
+// per CPU) and the complete running intervals of each thread with the
+// simulator's sums.
+func cpuTruth(t *testing.T, db *sql.DB, run int32, sums tracegen.CPUSums, running map[string]int64) {
+	t.Helper()
+	var held, busy, runs []string
+	for c, hs := range sums.Held {
+		for h, ns := range hs {
+			held = append(held, fmt.Sprintf("%s | %s | %d", c, h, ns))
+		}
+		busy = append(busy, fmt.Sprintf("%s | %d", c, sums.Busy[c]))
+	}
+	for th, ns := range running {
+		runs = append(runs, fmt.Sprintf("%s | %d", th, ns))
+	}
+	for _, c := range []struct {
+		what string
+		want []string
+		sql  string
+	}{
+		{"held per CPU and holder", held, `SELECT cpu, holder, ns FROM cpu_utilization WHERE run_id = $1`},
+		{"busy per CPU", busy, `SELECT cpu, coalesce(sum(ns) FILTER (WHERE busy), 0) FROM cpu_utilization WHERE run_id = $1 GROUP BY cpu`},
+		{"running per thread", runs, `SELECT o.name, sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
+			WHERE s.run_id = $1 AND o.kind = 'thread' AND s.instance = 0 AND s.state = 'running' AND NOT s.truncated GROUP BY o.name`},
+	} {
+		sort.Strings(c.want)
+		got := strings.Split(strings.TrimSuffix(dbtest.Query(t, db, c.sql, run), "\n"), "\n")
+		sort.Strings(got)
+		if g, w := strings.Join(got, "\n"), strings.Join(c.want, "\n"); g != w {
+			t.Errorf("%s:\n%s", c.what, dbtest.Diff(w+"\n", g+"\n"))
 		}
 	}
 }

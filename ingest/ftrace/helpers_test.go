@@ -22,7 +22,12 @@ func ingestText(t testing.TB, db *schema.DB, name string, text []byte, skipBad b
 }
 
 // intervalsSQL lists a run's state intervals by object name, as the
-// truth and the hand-worked tests write them.
-const intervalsSQL = `SELECT o.name, s.instance, s.state, s.start_ts, s.end_ts, coalesce(s.cpu, -1), s.truncated
-	FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE s.run_id = $1
-	ORDER BY o.name, s.instance, s.start_ts, s.end_ts`
+// truth and the hand-worked tests write them. A CPU's intervals are
+// written by the CPU tracker with instance = the holder's object: they
+// show the holder's name there ("-" for nothing).
+const intervalsSQL = `SELECT o.name, CASE WHEN o.kind = 'cpu' THEN coalesce(h.name, '-') ELSE s.instance::VARCHAR END AS inst,
+	s.state, s.start_ts, s.end_ts, coalesce(s.cpu, -1), s.truncated
+	FROM state_intervals s JOIN objects o USING (run_id, object_id)
+	LEFT JOIN objects h ON h.run_id = s.run_id AND h.object_id = s.instance AND o.kind = 'cpu'
+	WHERE s.run_id = $1
+	ORDER BY o.name, CASE WHEN o.kind = 'cpu' THEN 0 ELSE s.instance END, s.start_ts, s.end_ts`

@@ -25,19 +25,19 @@ const (
 	instSys    int64 = 2 // syscalls events: sys_enter_NAME to sys_exit_NAME, state NAME
 )
 
+// A thread holds a CPU (the CPU tracker's holder) from the sched_switch
+// that switches it in to the one that switches it out; where it runs by
+// the trace's account is the tracker's (CPUTracker.On).
 type thread struct {
-	id     schema.ObjectID
-	tid    int64
-	name   string     // comm-tid, "<...>-tid" until a comm is known
-	sym    schema.Sym // name, as a CPU state
-	comm   string     // the comm last seen
-	named  bool       // name made from a real comm
-	proc   *process
-	st     stateKind
-	on     *cpu // the CPU it runs on by the trace's account
-	ended  bool // sched_process_free seen: the tid's next use is a new thread
-	sys    [2]openCall
-	holder bool // held a CPU (its CPU-state levels are declared at the end)
+	id    schema.ObjectID
+	tid   int64
+	name  string // comm-tid, "<...>-tid" until a comm is known
+	comm  string // the comm last seen
+	named bool   // name made from a real comm
+	proc  *process
+	st    stateKind
+	ended bool // sched_process_free seen: the tid's next use is a new thread
+	sys   [2]openCall
 }
 
 type openCall struct {
@@ -53,22 +53,11 @@ type process struct {
 	named bool // named after its main thread (tid = tgid)
 }
 
-// what a CPU runs, as far as the trace says
-type cpuRuns uint8
-
-const (
-	runsUnknown cpuRuns = iota
-	runsIdle
-	runsThread
-)
-
+// A CPU: what it runs (its thread or idle task, the interrupts nested
+// over it) is the CPU tracker's, w.CPUs().
 type cpu struct {
 	n       int64
-	id      schema.ObjectID
-	runs    cpuRuns
-	thread  *thread
-	ints    []*interrupt // being handled, innermost last
-	idle    *thread      // swapper/N: the context of pid 0's lines
+	idle    *thread // swapper/N: the context of pid 0's lines, its holder when it idles
 	firstTS int64
 	seen    bool
 }
@@ -79,8 +68,6 @@ type interrupt struct {
 	soft  bool
 	given string // the handler or action name the trace gives
 	name  string
-	sym   schema.Sym
-	shown bool // held a CPU (its CPU-state level is declared at the end)
 }
 
 type irqKey struct {
@@ -111,28 +98,30 @@ const (
 	nFindings
 )
 
-// maxInterrupts bounds the interrupt nesting tracked per CPU: entries
-// without exits must not grow a stack without bound.
+// maxInterrupts is the interrupt nesting the CPU tracker keeps per CPU
+// (entries without exits must not grow a stack without bound): it
+// refuses deeper ones.
 const maxInterrupts = 64
 
 // machine turns parsed lines into rows: threads, processes, CPUs and
 // interrupts, their state intervals, and the events.
 type machine struct {
 	w       *schema.RunWriter
+	cpuT    *schema.CPUTracker // what each CPU runs
 	threads map[int64]*thread
-	list    []*thread // every thread object, in creation order
+	list    []*thread // every thread object (idle tasks but), in creation order
+	byID    []*thread // every thread object (idle tasks too), by object id
 	procs   map[int64]*process
 	cpus    []*cpu
 	irqs    map[irqKey][]*interrupt // by number; a hardware irq's handlers by name
-	irqList []*interrupt            // in creation order
+	irqByID map[schema.ObjectID]*interrupt
 	nrSyms  map[int64]schema.Sym
 
 	syms struct {
-		running, runnable, sleeping, uninterruptible, idle, handler schema.Sym
-		ftrace, syscalls, rawSyscalls                               schema.Sym
+		running, runnable, sleeping, uninterruptible, handler schema.Sym
+		ftrace, syscalls, rawSyscalls                         schema.Sym
 	}
 	threadLevels map[schema.Sym]bool
-	levelsIdle   bool
 
 	once [nFindings]schema.DiagID
 	seen [nFindings]bool
@@ -153,13 +142,12 @@ type machine struct {
 }
 
 func newMachine(w *schema.RunWriter) *machine {
-	m := &machine{w: w, threads: make(map[int64]*thread), procs: make(map[int64]*process),
-		irqs: make(map[irqKey][]*interrupt), nrSyms: make(map[int64]schema.Sym), threadLevels: make(map[schema.Sym]bool)}
+	m := &machine{w: w, cpuT: w.CPUs(), threads: make(map[int64]*thread), procs: make(map[int64]*process),
+		irqs: make(map[irqKey][]*interrupt), irqByID: make(map[schema.ObjectID]*interrupt), nrSyms: make(map[int64]schema.Sym), threadLevels: make(map[schema.Sym]bool)}
 	m.syms.running = w.Sym("running")
 	m.syms.runnable = w.Sym("runnable")
 	m.syms.sleeping = w.Sym("sleeping")
 	m.syms.uninterruptible = w.Sym("uninterruptible")
-	m.syms.idle = w.Sym("idle")
 	m.syms.handler = w.Sym("handler")
 	m.syms.ftrace = w.Sym("ftrace")
 	m.syms.syscalls = w.Sym("syscalls")
@@ -194,7 +182,8 @@ const (
 //  2. the threads it names are found or made, learning their comms and
 //     the TGID column's process;
 //  3. the row is written, with the innermost interrupt of its CPU (else
-//     the line's thread) as context and what it is about as object;
+//     the line's thread, else what the CPU runs) as context and what it
+//     is about as object;
 //  4. the state machines move (apply).
 //
 // A scheduling event without the fields it must have is a bad line.
@@ -268,15 +257,13 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 	m.fields = fs
 
 	// 2. threads
+	cpuN := schema.CPU(e.cpu)
 	var th *thread
 	switch {
 	case !e.hasTask:
-		switch c.runs {
-		case runsThread:
-			th = c.thread
-		case runsIdle:
-			th = m.idleThread(c)
-		}
+		// a function_graph line without the task column: what the CPU
+		// runs (a thread or its idle task)
+		th = m.byObject(m.cpuT.Base(cpuN))
 	case e.pid == 0:
 		th = m.idleThread(c)
 	default:
@@ -286,8 +273,8 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 		}
 	}
 	ctx := schema.NoObject
-	if n := len(c.ints); n > 0 {
-		ctx = c.ints[n-1].id
+	if m.cpuT.Nesting(cpuN) > 0 {
+		ctx = m.cpuT.Holder(cpuN) // the innermost interrupt
 	} else if th != nil {
 		ctx = th.id
 	}
@@ -350,7 +337,7 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 			obj = t.id
 		}
 	case actIrqEntry, actIrqExit, actSoftEntry, actSoftExit:
-		ir = m.interruptOf(act, fs, c)
+		ir = m.interruptOf(act, fs, cpuN)
 		if ir != nil {
 			obj = ir.id
 		}
@@ -376,7 +363,7 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 	default:
 		evName = m.w.SymBytes(e.name)
 	}
-	ev := schema.Event{TS: e.ts, CPU: schema.CPU(e.cpu), Class: class, Event: evName, Context: ctx, Object: obj,
+	ev := schema.Event{TS: e.ts, CPU: cpuN, Class: class, Event: evName, Context: ctx, Object: obj,
 		SourceInstance: schema.NoInstance, TargetInstance: schema.NoInstance, Line: lineNo}
 	if len(fs) > 0 || stack != nil {
 		m.args = appendArgs(m.args[:0], fs, stack)
@@ -545,43 +532,54 @@ func (m *machine) classOf(name []byte) schema.Sym {
 }
 
 // sched applies sched_switch: prev leaves the CPU in prev_state, next
-// runs on it. Before that, what the trace said ran there is checked:
-//  1. the CPU ran another thread than prev: that thread's switch out was
-//     lost, its running interval and the CPU's are cut and its state is
-//     unknown;
-//  2. interrupts still open on the CPU (their exits lost) are cut, and
-//     the CPU's interval;
+// (its idle task for pid 0) holds it. Before that, what the trace said ran
+// there is checked:
+//  1. the CPU ran another thread (or its idle task) than prev: that
+//     thread's switch out was lost, its running interval is cut and its
+//     state is unknown;
+//  2. interrupts still open on the CPU (their exits lost) are cut;
+//     in both cases the CPU's interval is cut;
 //  3. prev was running on another CPU, or was not running at all (a
-//     switch in was lost): its interval is cut before its new state;
+//     switch in was lost): its interval is cut before its new state, and
+//     so is that other CPU's;
 //  4. next was running on another CPU: that CPU's state is cut (Perfetto
 //     closes next's interval there as it does any other).
 func (m *machine) sched(c *cpu, prev, next *thread, prevState []byte, ts int64, seq schema.Seq, lineNo int64) error {
 	cpuN := schema.CPU(c.n)
-	if (c.runs == runsThread && c.thread != prev) || (c.runs == runsIdle && prev != nil) {
+	prevID := schema.NoObject // prev as a holder: the thread, or the idle task
+	switch {
+	case prev != nil:
+		prevID = prev.id
+	case c.idle != nil:
+		prevID = c.idle.id
+	}
+	base := m.cpuT.Base(cpuN)
+	other := base != schema.NoObject && base != prevID
+	if other {
 		m.diagOnce(findSwitchOther, schema.Warning, lineNo, seq, func() string {
-			return fmt.Sprintf("sched_switch on CPU %d switches out %s while %s ran there: a switch was lost; what ran is cut here and its state is unknown until its next event", c.n, nameOf(prev), holderName(c))
+			return fmt.Sprintf("sched_switch on CPU %d switches out %s while %s ran there: a switch was lost; what ran is cut here and its state is unknown until its next event", c.n, nameOf(prev), m.holderName(base))
 		})
-		if err := m.forget(c, ts, seq); err != nil {
+		if err := m.cutRunning(base, ts, seq); err != nil {
 			return err
 		}
 	}
-	if len(c.ints) > 0 {
+	nested := m.cpuT.Nesting(cpuN) > 0
+	if nested {
 		m.diagOnce(findSwitchInts, schema.Warning, lineNo, seq, func() string {
-			return fmt.Sprintf("sched_switch on CPU %d while %s has no exit there: the interrupt intervals and the CPU's are cut here", c.n, c.ints[len(c.ints)-1].name)
+			return fmt.Sprintf("sched_switch on CPU %d while %s has no exit there: the interrupt intervals and the CPU's are cut here", c.n, m.irqName(m.cpuT.Holder(cpuN)))
 		})
-		if err := m.cutInterrupts(c, ts, seq); err != nil {
-			return err
-		}
-		if err := m.w.CloseCut(c.id, 0, ts, seq); err != nil {
+	}
+	if other || nested {
+		if err := m.unknown(c.n, ts, seq); err != nil {
 			return err
 		}
 	}
 	if prev != nil {
-		if prev.on != nil && prev.on != c {
+		if o, ok := m.cpuT.On(prev.id); ok && o != cpuN {
 			m.diagOnce(findRunningElsewhere, schema.Warning, lineNo, seq, func() string {
-				return fmt.Sprintf("%s switches on CPU %d while the trace has it running on CPU %d: its switch there was lost; its interval and that CPU's are cut here", prev.name, c.n, prev.on.n)
+				return fmt.Sprintf("%s switches on CPU %d while the trace has it running on CPU %d: its switch there was lost; its interval and that CPU's are cut here", prev.name, c.n, o)
 			})
-			if err := m.forget(prev.on, ts, seq); err != nil {
+			if err := m.forget(int64(o), ts, seq); err != nil {
 				return err
 			}
 		}
@@ -598,43 +596,62 @@ func (m *machine) sched(c *cpu, prev, next *thread, prevState []byte, ts int64, 
 		if err := m.w.Transition(prev.id, instSched, ts, sym, seq, schema.NoCPU); err != nil {
 			return err
 		}
-		prev.st, prev.on = kind, nil
+		prev.st = kind
 	}
-	if next != nil {
-		if next.on != nil && next.on != c {
-			m.diagOnce(findRunningElsewhere, schema.Warning, lineNo, seq, func() string {
-				return fmt.Sprintf("%s switches in on CPU %d while the trace has it running on CPU %d: its switch out there was lost; that CPU's interval is cut here", next.name, c.n, next.on.n)
-			})
-			o := next.on
-			if err := m.w.CloseCut(o.id, 0, ts, seq); err != nil {
-				return err
-			}
-			o.runs, o.thread = runsUnknown, nil
-		}
-		m.threadLevel(m.syms.running, stRunning)
-		if err := m.w.Transition(next.id, instSched, ts, m.syms.running, seq, cpuN); err != nil {
+	if next == nil {
+		return m.cpuT.Run(cpuN, m.idleThread(c).id, ts, seq)
+	}
+	if o, ok := m.cpuT.On(next.id); ok && o != cpuN {
+		m.diagOnce(findRunningElsewhere, schema.Warning, lineNo, seq, func() string {
+			return fmt.Sprintf("%s switches in on CPU %d while the trace has it running on CPU %d: its switch out there was lost; that CPU's interval is cut here", next.name, c.n, o)
+		})
+		if err := m.unknown(int64(o), ts, seq); err != nil {
 			return err
 		}
-		next.st, next.on = stRunning, c
-		c.runs, c.thread = runsThread, next
-	} else {
-		c.runs, c.thread = runsIdle, nil
 	}
-	return m.showCPU(c, ts, seq)
+	m.threadLevel(m.syms.running, stRunning)
+	if err := m.w.Transition(next.id, instSched, ts, m.syms.running, seq, cpuN); err != nil {
+		return err
+	}
+	next.st = stRunning
+	return m.cpuT.Run(cpuN, next.id, ts, seq)
 }
 
-// forget makes what CPU c runs unknown: the thread the trace had there
-// is cut and unknown too, and so is the CPU's interval.
-func (m *machine) forget(c *cpu, ts int64, seq schema.Seq) error {
-	if c.runs == runsThread && c.thread != nil && c.thread.on == c {
-		t := c.thread
-		if err := m.w.CloseCut(t.id, instSched, ts, seq); err != nil {
+// cutRunning cuts the running interval of holder h, when it is a thread
+// (not an idle task): its state is unknown until its next event.
+func (m *machine) cutRunning(h schema.ObjectID, ts int64, seq schema.Seq) error {
+	t := m.byObject(h)
+	if t == nil || t.tid <= 0 {
+		return nil
+	}
+	t.st = stUnknown
+	return m.w.CloseCut(t.id, instSched, ts, seq)
+}
+
+// forget makes what CPU n runs unknown: the thread the trace had there
+// is cut and unknown too (see unknown for the rest).
+func (m *machine) forget(n int64, ts int64, seq schema.Seq) error {
+	if err := m.cutRunning(m.cpuT.Base(schema.CPU(n)), ts, seq); err != nil {
+		return err
+	}
+	return m.unknown(n, ts, seq)
+}
+
+// unknown makes what CPU n runs unknown from ts: the intervals of the
+// interrupts open there and the CPU's are cut; the CPU shows nothing
+// until its next sched_switch or interrupt.
+func (m *machine) unknown(n int64, ts int64, seq schema.Seq) error {
+	cpuN := schema.CPU(n)
+	for i := 0; ; i++ {
+		id := m.cpuT.Interrupt(cpuN, i)
+		if id == schema.NoObject {
+			break
+		}
+		if err := m.w.CloseCut(id, n, ts, seq); err != nil {
 			return err
 		}
-		t.st, t.on = stUnknown, nil
 	}
-	c.runs, c.thread = runsUnknown, nil
-	return m.w.CloseCut(c.id, 0, ts, seq)
+	return m.cpuT.Unknown(cpuN, ts, seq)
 }
 
 // prevState names a thread's state after it leaves the CPU, and its
@@ -690,12 +707,12 @@ func (m *machine) endThread(t *thread, ts int64, seq schema.Seq, cut bool) error
 	if err := m.exitCalls(t, ts, seq); err != nil {
 		return err
 	}
-	if t.on != nil && t.on.thread == t {
-		if err := m.forget(t.on, ts, seq); err != nil {
+	if o, ok := m.cpuT.On(t.id); ok {
+		if err := m.forget(int64(o), ts, seq); err != nil {
 			return err
 		}
 	}
-	t.ended, t.on, t.st = true, nil, stUnknown
+	t.ended, t.st = true, stUnknown
 	if cut {
 		return m.w.CloseCut(t.id, instSched, ts, seq)
 	}
@@ -704,9 +721,9 @@ func (m *machine) endThread(t *thread, ts int64, seq schema.Seq, cut bool) error
 
 // interruptOf returns the interrupt an irq/softirq event names: a
 // hardware interrupt handler is its irq number and handler name ("irq 28
-// radeon"; the exit names only the number: the handler being run), a
-// softirq its vector ("softirq TIMER").
-func (m *machine) interruptOf(act action, fs []field, c *cpu) *interrupt {
+// radeon"; the exit names only the number: the handler being run on the
+// CPU), a softirq its vector ("softirq TIMER").
+func (m *machine) interruptOf(act action, fs []field, cpuN schema.CPU) *interrupt {
 	switch act {
 	case actIrqEntry:
 		n, _ := getInt(fs, kIrq)
@@ -714,16 +731,28 @@ func (m *machine) interruptOf(act action, fs []field, c *cpu) *interrupt {
 		return m.interrupt(false, n, name)
 	case actIrqExit:
 		n, _ := getInt(fs, kIrq)
-		for i := len(c.ints) - 1; i >= 0; i-- {
-			if ir := c.ints[i]; !ir.soft && ir.num == n {
-				return ir
-			}
+		if ir, _ := m.handled(cpuN, false, n); ir != nil {
+			return ir
 		}
 		return m.interrupt(false, n, nil)
 	default:
 		n, _ := getInt(fs, kVec)
 		name, _ := get(fs, kAction)
 		return m.interrupt(true, n, name)
+	}
+}
+
+// handled finds the innermost interrupt of that kind and number being
+// handled on the CPU, and how many are nested inside it; nil when none.
+func (m *machine) handled(cpuN schema.CPU, soft bool, num int64) (*interrupt, int) {
+	for i := 0; ; i++ {
+		id := m.cpuT.Interrupt(cpuN, i)
+		if id == schema.NoObject {
+			return nil, 0
+		}
+		if ir := m.irqByID[id]; ir != nil && ir.soft == soft && ir.num == num {
+			return ir, i
+		}
 	}
 }
 
@@ -748,106 +777,80 @@ func (m *machine) interrupt(soft bool, num int64, name []byte) *interrupt {
 	ir := &interrupt{num: num, soft: soft, given: string(name), name: label}
 	ir.id = m.w.NewObject("interrupt", label)
 	m.w.SetNativeID(ir.id, num)
+	spec := schema.HolderSpec{Role: schema.RoleInterrupt}
 	if soft {
 		m.w.SetAttr(ir.id, "softirq", true)
+		spec.Group = "softirqs"
 	}
-	ir.sym = m.w.Sym(label)
+	m.cpuT.Declare(ir.id, spec)
 	m.irqs[k] = append(m.irqs[k], ir)
-	m.irqList = append(m.irqList, ir)
+	m.irqByID[ir.id] = ir
 	return ir
 }
 
+func (m *machine) irqName(id schema.ObjectID) string {
+	if ir := m.irqByID[id]; ir != nil {
+		return ir.name
+	}
+	return "an interrupt"
+}
+
 // irqEntry applies irq_handler_entry and softirq_entry: the interrupt's
-// interval (instance = the CPU) opens and the CPU shows it until its
+// interval (instance = the CPU) opens and it holds the CPU until its
 // exit. Interrupts nest (a hardirq inside a softirq).
 func (m *machine) irqEntry(c *cpu, ir *interrupt, ts int64, seq schema.Seq, lineNo int64) error {
-	if len(c.ints) >= maxInterrupts {
+	cpuN := schema.CPU(c.n)
+	ok, err := m.cpuT.Enter(cpuN, ir.id, ts, seq)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		m.diagOnce(findTooDeep, schema.Warning, lineNo, seq, func() string {
 			return fmt.Sprintf("interrupts nested deeper than %d on CPU %d (entries without exits): the deeper ones are events only", maxInterrupts, c.n)
 		})
 		return nil
 	}
-	c.ints = append(c.ints, ir)
-	if err := m.w.Transition(ir.id, c.n, ts, m.syms.handler, seq, schema.CPU(c.n)); err != nil {
-		return err
-	}
-	return m.showCPU(c, ts, seq)
+	return m.w.Transition(ir.id, c.n, ts, m.syms.handler, seq, cpuN)
 }
 
 // irqExit applies irq_handler_exit and softirq_exit: the innermost open
-// interrupt of that number on the CPU ends; inner ones still open (their
-// exits lost) are cut, and so is the CPU's interval showing them. An
+// interrupt of that number on the CPU ends and the CPU goes back to what
+// it interrupted; inner ones still open (their exits lost) are cut. An
 // exit with no entry in the trace (it began inside the handler) is an
-// event only.
+// event only. An interrupt entered while what the CPU ran was not known
+// leaves it not known.
 func (m *machine) irqExit(c *cpu, soft bool, fs []field, ts int64, seq schema.Seq, lineNo int64) error {
+	cpuN := schema.CPU(c.n)
 	key := kIrq
 	if soft {
 		key = kVec
 	}
 	n, _ := getInt(fs, key)
-	at := -1
-	for i := len(c.ints) - 1; i >= 0; i-- {
-		if c.ints[i].soft == soft && c.ints[i].num == n {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
+	ir, at := m.handled(cpuN, soft, n)
+	if ir == nil {
 		m.diagOnce(findIrqExitNoEntry, schema.Info, lineNo, seq, func() string {
 			return fmt.Sprintf("an interrupt exit (%s %d on CPU %d) without its entry (the trace began inside the handler): event only", key, n, c.n)
 		})
 		return nil
 	}
-	if len(c.ints) > at+1 {
+	if at > 0 {
 		m.diagOnce(findIrqExitSkips, schema.Warning, lineNo, seq, func() string {
-			return fmt.Sprintf("the exit of %s on CPU %d while %s inside it has no exit: the inner interval and the CPU's are cut here", c.ints[at].name, c.n, c.ints[len(c.ints)-1].name)
+			return fmt.Sprintf("the exit of %s on CPU %d while %s inside it has no exit: the inner interval is cut here", ir.name, c.n, m.irqName(m.cpuT.Holder(cpuN)))
 		})
-		for len(c.ints) > at+1 {
-			if err := m.w.CloseCut(c.ints[len(c.ints)-1].id, c.n, ts, seq); err != nil {
+		for i := 0; i < at; i++ {
+			if err := m.w.CloseCut(m.cpuT.Interrupt(cpuN, i), c.n, ts, seq); err != nil {
 				return err
 			}
-			c.ints = c.ints[:len(c.ints)-1]
-		}
-		if err := m.w.CloseCut(c.id, 0, ts, seq); err != nil {
-			return err
 		}
 	}
-	ir := c.ints[at]
-	c.ints = c.ints[:at]
 	if err := m.w.Close(ir.id, c.n, ts, seq); err != nil {
 		return err
 	}
-	return m.showCPU(c, ts, seq)
-}
-
-func (m *machine) cutInterrupts(c *cpu, ts int64, seq schema.Seq) error {
-	for i := len(c.ints) - 1; i >= 0; i-- {
-		if err := m.w.CloseCut(c.ints[i].id, c.n, ts, seq); err != nil {
-			return err
-		}
+	if m.cpuT.Base(cpuN) == schema.NoObject && at == m.cpuT.Nesting(cpuN)-1 {
+		return m.cpuT.Forget(cpuN, ts, seq)
 	}
-	c.ints = c.ints[:0]
-	return nil
-}
-
-// showCPU opens the CPU's interval of what it runs now: the innermost
-// interrupt, else the thread, else idle; when that is not known, the
-// CPU's interval ends.
-func (m *machine) showCPU(c *cpu, ts int64, seq schema.Seq) error {
-	cpuN := schema.CPU(c.n)
-	if n := len(c.ints); n > 0 {
-		c.ints[n-1].shown = true
-		return m.w.Transition(c.id, 0, ts, c.ints[n-1].sym, seq, cpuN)
-	}
-	switch c.runs {
-	case runsIdle:
-		m.levelsIdle = true
-		return m.w.Transition(c.id, 0, ts, m.syms.idle, seq, cpuN)
-	case runsThread:
-		c.thread.holder = true
-		return m.w.Transition(c.id, 0, ts, c.thread.sym, seq, cpuN)
-	}
-	return m.w.Close(c.id, 0, ts, seq)
+	_, _, err := m.cpuT.Leave(cpuN, ir.id, ts, seq)
+	return err
 }
 
 // syscall applies a system call's entry and exit on the line's thread:
@@ -957,15 +960,8 @@ func (m *machine) lost(n, count int64, lineNo int64) error {
 	m.diagOnce(findLost, schema.Warning, lineNo, schema.NoSeq, func() string {
 		return fmt.Sprintf("CPU %d lost %s events: what ran on it, its interrupts and the states and system calls of the threads not running on another CPU are unknown until their next event; their intervals are cut at the marker (count = markers)", n, what)
 	})
-	if err := m.cutInterrupts(c, ts, schema.NoSeq); err != nil {
-		return err
-	}
-	c.runs, c.thread = runsUnknown, nil
-	if err := m.w.CloseCut(c.id, 0, ts, schema.NoSeq); err != nil {
-		return err
-	}
 	for _, t := range m.list {
-		if t.on != nil && t.on != c {
+		if o, ok := m.cpuT.On(t.id); ok && o != schema.CPU(c.n) {
 			continue
 		}
 		if t.st != stUnknown {
@@ -973,7 +969,7 @@ func (m *machine) lost(n, count int64, lineNo int64) error {
 				return err
 			}
 		}
-		t.st, t.on = stUnknown, nil
+		t.st = stUnknown
 		for i := range t.sys {
 			if t.sys[i].open {
 				t.sys[i].open = false
@@ -983,7 +979,7 @@ func (m *machine) lost(n, count int64, lineNo int64) error {
 			}
 		}
 	}
-	return nil
+	return m.unknown(c.n, ts, schema.NoSeq)
 }
 
 // cpu returns CPU n, making its object on first use.
@@ -995,15 +991,15 @@ func (m *machine) cpu(n int64) *cpu {
 		return c
 	}
 	c := &cpu{n: n}
-	c.id = m.w.NewObject("cpu", "cpu "+strconv.FormatInt(n, 10))
-	m.w.SetNativeID(c.id, n)
+	m.cpuT.Object(schema.CPU(n)) // "cpu N"
 	m.cpus[n] = c
 	return c
 }
 
 // idleThread is the idle task of a CPU (pid 0, "swapper/N"): the context
-// of the lines the kernel prints for it. It has no states of its own: the
-// CPU's idle intervals are its running time.
+// of the lines the kernel prints for it, and what holds the CPU when it
+// idles (an idle holder: the CPU is idle). It has no states of its own:
+// the CPU's intervals are its running time.
 func (m *machine) idleThread(c *cpu) *thread {
 	if c.idle == nil {
 		name := "swapper/" + strconv.FormatInt(c.n, 10)
@@ -1012,9 +1008,28 @@ func (m *machine) idleThread(c *cpu) *thread {
 		m.w.SetNativeID(t.id, 0)
 		m.w.SetPID(t.id, 0)
 		m.w.SetAttr(t.id, "idle", true)
+		m.cpuT.Declare(t.id, schema.HolderSpec{Role: schema.RoleIdle})
+		m.track(t)
 		c.idle = t
 	}
 	return c.idle
+}
+
+// track files a thread by its object id.
+func (m *machine) track(t *thread) {
+	for int(t.id) >= len(m.byID) {
+		m.byID = append(m.byID, nil)
+	}
+	m.byID[t.id] = t
+}
+
+// byObject returns the thread (or idle task) of an object id, nil for
+// another object or none.
+func (m *machine) byObject(id schema.ObjectID) *thread {
+	if id <= 0 || int(id) >= len(m.byID) {
+		return nil
+	}
+	return m.byID[id]
 }
 
 // isComm reports whether a comm is a real name: ftrace prints "<...>"
@@ -1041,9 +1056,10 @@ func (m *machine) thread(tid int64, comm []byte) *thread {
 		}
 		t.id = m.w.NewObject("thread", t.name)
 		m.w.SetNativeID(t.id, tid)
-		t.sym = m.w.Sym(t.name)
+		m.cpuT.Declare(t.id, schema.HolderSpec{Role: schema.RoleTask})
 		m.threads[tid] = t
 		m.list = append(m.list, t)
+		m.track(t)
 		return t
 	}
 	if !isComm(comm) || string(comm) == t.comm {
@@ -1053,8 +1069,7 @@ func (m *machine) thread(tid int64, comm []byte) *thread {
 	if !t.named {
 		t.named = true
 		t.name = t.comm + "-" + strconv.FormatInt(tid, 10)
-		m.w.SetName(t.id, t.name)
-		t.sym = m.w.Sym(t.name)
+		m.w.SetName(t.id, t.name) // the CPU tracker shows it under this name from now on
 		if p := t.proc; p != nil && p.tgid == tid && !p.named {
 			p.name, p.named = t.comm, true
 			m.w.SetName(p.id, p.name)
@@ -1093,6 +1108,7 @@ func (m *machine) setTGID(t *thread, tgid int64) {
 	t.proc = p
 	m.w.SetPID(t.id, tgid)
 	m.w.SetParent(t.id, p.id)
+	m.cpuT.Declare(t.id, schema.HolderSpec{Role: schema.RoleTask, Process: p.id})
 }
 
 // threadLevel declares a thread state's aggregate the first time it is
@@ -1112,39 +1128,12 @@ func (m *machine) threadLevel(s schema.Sym, k stateKind) {
 	m.w.StateLevel("thread", m.w.String(s), 0, parent)
 }
 
-// finish declares the CPU states' levels, with the processes' final
-// names: thread → its process (comm[tgid]) → threads → busy (a thread
-// without a known process → threads), interrupt handler → interrupts →
-// busy, softirq → softirqs → busy, idle → idle; and reports what the
-// header said was overwritten.
+// finish reports what the header said was overwritten. (The CPU
+// tracker declares the CPU states' levels: thread → its process (the
+// TGID column's) → threads → busy, a thread without a known process keeps
+// its name at level 1; interrupt handler → interrupts → busy, softirq →
+// softirqs → busy; swapper/N → idle → idle.)
 func (m *machine) finish() error {
-	for _, t := range m.list {
-		if !t.holder {
-			continue
-		}
-		if t.proc != nil {
-			label := t.proc.name + "[" + strconv.FormatInt(t.proc.tgid, 10) + "]"
-			m.w.StateLevel("cpu", t.name, 0, label)
-			m.w.StateLevel("cpu", label, 1, "threads")
-		} else {
-			m.w.StateLevel("cpu", t.name, 0, "threads")
-		}
-		m.w.StateLevel("cpu", "threads", 2, "busy")
-	}
-	for _, ir := range m.irqList {
-		if !ir.shown {
-			continue
-		}
-		group := "interrupts"
-		if ir.soft {
-			group = "softirqs"
-		}
-		m.w.StateLevel("cpu", ir.name, 0, group)
-		m.w.StateLevel("cpu", group, 1, "busy")
-	}
-	if m.levelsIdle {
-		m.w.StateLevel("cpu", "idle", 0, "idle")
-	}
 	if m.entriesWritten > m.entriesInBuffer {
 		latest, ok := int64(0), false
 		for _, c := range m.cpus {
@@ -1183,11 +1172,12 @@ func nameOf(t *thread) string {
 	return t.name
 }
 
-func holderName(c *cpu) string {
-	if c.runs == runsIdle {
+func (m *machine) holderName(h schema.ObjectID) string {
+	t := m.byObject(h)
+	if t == nil || t.tid <= 0 {
 		return "the idle task"
 	}
-	return c.thread.name
+	return t.name
 }
 
 // fmtNS prints ns as ftrace prints time: seconds with 6 decimals, or 9

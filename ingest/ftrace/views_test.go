@@ -36,7 +36,7 @@ func TestViews(t *testing.T) {
 	for i := range truth.Intervals {
 		iv := &truth.Intervals[i]
 		if strings.HasPrefix(iv.Object, "cpu ") {
-			if iv.State != "idle" {
+			if !iv.Idle {
 				busy[iv.Object] += iv.End - iv.Start
 			}
 			continue

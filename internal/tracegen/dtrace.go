@@ -7,6 +7,8 @@ import (
 	"io"
 	"math/rand"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // DTraceConfig sets up WriteDTrace.
@@ -26,11 +28,70 @@ type DTraceConfig struct {
 // as traceduck names objects and states (ingest/dtrace/README.md).
 type DTraceInterval struct {
 	Object     string // objects.name: "app 1[101]/2", "cpu 0", "e1000g0"
-	Instance   int64
+	Instance   int64  // 0 for a CPU's intervals (traceduck's is the holder's object: see Holder)
 	State      string
 	Start, End int64
 	CPU        int // -1: none
 	Truncated  bool
+	// A CPU's interval: the name of the object that holds the CPU (the
+	// state too), and whether it is an idle task or idle thread (the CPU
+	// is idle); "" for the intervals of other objects.
+	Holder string
+	Idle   bool
+}
+
+// CPUSums is what a truth's CPU intervals add up to, counted as
+// cpu_utilization counts (complete intervals only): per CPU name, the ns
+// each holder held it, and the busy ns (held by anything but an idle
+// task or thread).
+type CPUSums struct {
+	Held map[string]map[string]int64
+	Busy map[string]int64
+}
+
+// SumCPUs adds up the CPU intervals of a truth.
+func SumCPUs(ivs []DTraceInterval) CPUSums {
+	s := CPUSums{Held: map[string]map[string]int64{}, Busy: map[string]int64{}}
+	for _, iv := range ivs {
+		if iv.Holder == "" || iv.Truncated {
+			continue
+		}
+		if s.Held[iv.Object] == nil {
+			s.Held[iv.Object] = map[string]int64{}
+		}
+		s.Held[iv.Object][iv.Holder] += iv.End - iv.Start
+		if !iv.Idle {
+			s.Busy[iv.Object] += iv.End - iv.Start
+		}
+	}
+	return s
+}
+
+// SumRunning adds up, per thread, its complete running intervals
+// (instance 0, state running).
+func SumRunning(ivs []DTraceInterval) map[string]int64 {
+	run := map[string]int64{}
+	for _, iv := range ivs {
+		if iv.Holder == "" && iv.Instance == 0 && iv.State == "running" && !iv.Truncated {
+			run[iv.Object] += iv.End - iv.Start
+		}
+	}
+	return run
+}
+
+// IntervalsText lists intervals one per line, as the truth tests compare
+// them: object | instance (a CPU's: the holder's name) | state | start |
+// end | cpu | truncated.
+func IntervalsText(ivs []DTraceInterval) string {
+	var b strings.Builder
+	for _, iv := range ivs {
+		inst := strconv.FormatInt(iv.Instance, 10)
+		if iv.Holder != "" {
+			inst = iv.Holder
+		}
+		fmt.Fprintf(&b, "%s | %s | %s | %d | %d | %d | %v\n", iv.Object, inst, iv.State, iv.Start, iv.End, iv.CPU, iv.Truncated)
+	}
+	return b.String()
 }
 
 // DTraceTruth is what WriteDTrace simulated.
@@ -40,6 +101,11 @@ type DTraceTruth struct {
 	// Syscalls holds the durations (ns) of the completed system calls, by
 	// name, in the order they returned.
 	Syscalls map[string][]int64
+	// CPUs: what the CPUs' complete intervals add up to (per CPU and
+	// holder, busy per CPU); Running: per thread, its complete running
+	// intervals.
+	CPUs    CPUSums
+	Running map[string]int64
 }
 
 // WriteDTrace simulates threads of several processes scheduled on CPUs
@@ -64,6 +130,11 @@ type DTraceTruth struct {
 //   - Between a thread's off-cpu and the next on-cpu on that CPU the CPU
 //     is switching (Gap), or the two come at the same instant.
 //
+// What holds a CPU (traceduck's CPU model): the thread on it; its idle
+// thread, object "idle/N" (an idle holder); the dispatcher between an
+// off-cpu and the next on-cpu, object "switching/N" (kernel work, busy);
+// the interrupt being handled, nested ones over the outer one.
+//
 // A thread's state intervals are what the trace says: running from its
 // on-cpu, sleeping or runnable from its off-cpu to its next on-cpu (the
 // trace has no wakeup probe). When the simulation stops, the intervals
@@ -79,7 +150,8 @@ func WriteDTrace(w io.Writer, cfg DTraceConfig) (DTraceTruth, error) {
 	if err := s.bw.Flush(); err != nil {
 		return DTraceTruth{}, err
 	}
-	return DTraceTruth{Lines: s.lines, Intervals: s.truth.done(), Syscalls: s.syscalls}, nil
+	ivs := s.truth.done()
+	return DTraceTruth{Lines: s.lines, Intervals: ivs, Syscalls: s.syscalls, CPUs: SumCPUs(ivs), Running: SumRunning(ivs)}, nil
 }
 
 type dtThread struct {
@@ -255,24 +327,22 @@ func (s *dtSim) dispatch(c *dtCPU, t int64) {
 		s.runq = s.runq[1:]
 		th.runnable = false
 		next = th.name
-	} else {
-		next = "idle"
 	}
 	if c.switching && t > c.offAt {
-		s.truth.set(cpuName(c.n), 0, c.offAt, "switching", c.n)
+		s.truth.hold(cpuName(c.n), c.offAt, fmt.Sprintf("switching/%d", c.n), false, c.n)
 	}
 	c.switching = false
 	if th == nil {
 		c.run, c.idle = nil, true
 		s.line(t, c.n, 0, int64(1000+c.n), "sched:unix:resume:on-cpu", ` idle=1 execname="sched"`)
-		s.truth.set(cpuName(c.n), 0, t, "idle", c.n)
+		s.truth.hold(cpuName(c.n), t, fmt.Sprintf("idle/%d", c.n), true, c.n)
 		return
 	}
 	c.run, c.idle = th, false
 	th.cpu = c.n
 	s.line(t, c.n, th.pid, th.tid, "sched:unix:resume:on-cpu", ` idle=0 execname="`+th.exec+`"`)
 	s.truth.set(th.name, 0, t, "running", c.n)
-	s.truth.set(cpuName(c.n), 0, t, next, c.n)
+	s.truth.hold(cpuName(c.n), t, next, false, c.n)
 	s.push(dtEvent{t: t + s.between(1, 2000), kind: evAction, th: th})
 }
 
@@ -382,7 +452,7 @@ func (s *dtSim) intrStart(c *dtCPU, irq string, t int64) {
 	s.line(t, c.n, 0, int64(500+len(c.ints)), "sdt:unix:av_dispatch_autovect:interrupt-start", " irq="+irq)
 	c.ints = append(c.ints, irq)
 	s.truth.set(irq, int64(c.n), t, "handler", c.n)
-	s.truth.set(cpuName(c.n), 0, t, irq, c.n)
+	s.truth.hold(cpuName(c.n), t, irq, false, c.n)
 }
 
 // intrEnd completes the innermost interrupt; after the outer one, the
@@ -394,10 +464,10 @@ func (s *dtSim) intrEnd(c *dtCPU, th *dtThread, t int64) {
 	s.line(t, c.n, 0, int64(500+k), "sdt:unix:av_dispatch_autovect:interrupt-complete", " irq="+irq)
 	s.truth.end(irq, int64(c.n), t, false)
 	if k > 0 {
-		s.truth.set(cpuName(c.n), 0, t, c.ints[k-1], c.n)
+		s.truth.hold(cpuName(c.n), t, c.ints[k-1], false, c.n)
 		return
 	}
-	s.truth.set(cpuName(c.n), 0, t, c.run.name, c.n)
+	s.truth.hold(cpuName(c.n), t, c.run.name, false, c.n)
 	if th != nil {
 		s.push(dtEvent{t: t + s.between(1, 2000), kind: evAction, th: th})
 	}
@@ -442,6 +512,21 @@ func (k *ivTracker) set(obj string, inst int64, t int64, state string, cpu int) 
 		k.out = append(k.out, *o)
 	}
 	k.open[key] = &DTraceInterval{Object: obj, Instance: inst, State: state, Start: t, CPU: cpu}
+}
+
+// hold records that holder holds the CPU whose object is cpu from t on:
+// its interval, state = holder = the holder's name (traceduck's CPU
+// model, docs in schema/cpus.go).
+func (k *ivTracker) hold(cpu string, t int64, holder string, idle bool, n int) {
+	key := ivKey{cpu, 0}
+	if o := k.open[key]; o != nil {
+		if o.Holder == holder && o.CPU == n {
+			return
+		}
+		o.End = t
+		k.out = append(k.out, *o)
+	}
+	k.open[key] = &DTraceInterval{Object: cpu, State: holder, Start: t, CPU: n, Holder: holder, Idle: idle}
 }
 
 func (k *ivTracker) end(obj string, inst int64, t int64, truncated bool) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
-	"strings"
 )
 
 // FtraceConfig sets up WriteFtrace.
@@ -22,7 +21,9 @@ type FtraceConfig struct {
 
 // FtraceInterval is one state interval as the simulator lived it, named
 // as traceduck names objects and states (ingest/ftrace/README.md): object
-// "comm-tid", "cpu N", "irq N name", "softirq NAME"; CPU -1 for none.
+// "comm-tid", "cpu N", "irq N name", "softirq NAME"; CPU -1 for none. A
+// CPU's intervals name their holder: a thread "comm-tid", the idle task
+// "swapper/N", an interrupt.
 type FtraceInterval = DTraceInterval
 
 // FtraceTruth is what WriteFtrace simulated.
@@ -32,6 +33,11 @@ type FtraceTruth struct {
 	// Syscalls holds the durations (ns) of the completed system calls,
 	// by number, in the order they returned.
 	Syscalls map[int][]int64
+	// CPUs: what the CPUs' complete intervals add up to (per CPU and
+	// holder, busy per CPU: not in swapper/N); Running: per thread, its
+	// complete running intervals.
+	CPUs    CPUSums
+	Running map[string]int64
 }
 
 // WriteFtrace simulates threads of several processes scheduled on CPUs
@@ -62,9 +68,11 @@ type FtraceTruth struct {
 // switch in, then the state it switched out in (sleeping,
 // uninterruptible, runnable, Z) until its next event; runnable from a
 // wakeup. Its first interval begins at its first scheduling event. A
-// CPU's state is known from its first switch: the thread, idle, or the
-// interrupt being handled. When the simulation stops, what is open ends
-// at the last line's time, truncated.
+// CPU's holder is known from its first switch: the thread, its idle task
+// swapper/N, or the interrupt being handled; an interrupt on a CPU not
+// known yet holds it while it lasts, then the CPU is not known again.
+// When the simulation stops, what is open ends at the last line's time,
+// truncated.
 func WriteFtrace(w io.Writer, cfg FtraceConfig) (FtraceTruth, error) {
 	if cfg.Lines < 1 || cfg.CPUs < 1 || cfg.CPUs > 64 || cfg.Processes < 1 || cfg.Processes > 100 || cfg.Threads < 1 || cfg.Threads > 50 {
 		return FtraceTruth{}, fmt.Errorf("tracegen: FtraceConfig out of range: %+v", cfg)
@@ -75,7 +83,8 @@ func WriteFtrace(w io.Writer, cfg FtraceConfig) (FtraceTruth, error) {
 	if err := s.bw.Flush(); err != nil {
 		return FtraceTruth{}, err
 	}
-	return FtraceTruth{Lines: s.lines, Intervals: s.truth.done(), Syscalls: s.syscalls}, nil
+	ivs := s.truth.done()
+	return FtraceTruth{Lines: s.lines, Intervals: ivs, Syscalls: s.syscalls, CPUs: SumCPUs(ivs), Running: SumRunning(ivs)}, nil
 }
 
 type ftThread struct {
@@ -207,6 +216,16 @@ func (s *ftSim) end(obj string, inst int64, t int64) {
 	s.truth.end(obj, inst, ns(t), false)
 }
 
+// hold records what holds CPU c from t: a thread, an interrupt, or (th
+// nil, holder "") its idle task.
+func (s *ftSim) hold(c int, t int64, holder string) {
+	idle := holder == ""
+	if idle {
+		holder = fmt.Sprintf("swapper/%d", c)
+	}
+	s.truth.hold(cpuLabel(c), ns(t), holder, idle, c)
+}
+
 // run plays the simulation:
 //  1. The header; processes and threads are made; each CPU switches to
 //     a thread at the start while there are threads, the others are
@@ -266,13 +285,13 @@ func (s *ftSim) run() {
 			c := s.cpus[e.c]
 			s.line(e.t, c.n, e.th, "..s1", "softirq_entry", "vec=1 [action=TIMER]")
 			s.set("softirq TIMER", int64(c.n), e.t, "handler", c.n)
-			s.set(cpuLabel(c.n), 0, e.t, "softirq TIMER", c.n)
+			s.hold(c.n, e.t, "softirq TIMER")
 			s.push(ftEvent{t: e.t + s.between(1, 30), kind: ftSoftExit, th: e.th, c: c.n})
 		case ftSoftExit:
 			c := s.cpus[e.c]
 			s.line(e.t, c.n, e.th, "..s1", "softirq_exit", "vec=1 [action=TIMER]")
 			s.end("softirq TIMER", int64(c.n), e.t)
-			s.set(cpuLabel(c.n), 0, e.t, e.th.name, c.n)
+			s.hold(c.n, e.t, e.th.name)
 			s.push(ftEvent{t: e.t + s.between(5, 500), kind: ftAction, th: e.th})
 		}
 	}
@@ -335,14 +354,14 @@ func (s *ftSim) switchTo(c *ftCPU, prev *ftThread, prevState string, next *ftThr
 	}
 	if next == nil {
 		c.run, c.idle = nil, true
-		s.set(cpuLabel(c.n), 0, t, "idle", c.n)
+		s.hold(c.n, t, "")
 		return
 	}
 	next.runnable = false
 	c.run, c.idle = next, false
 	next.cpu = c.n
 	s.set(next.name, 0, t, "running", c.n)
-	s.set(cpuLabel(c.n), 0, t, next.name, c.n)
+	s.hold(c.n, t, next.name)
 	s.push(ftEvent{t: t + s.between(5, 500), kind: ftAction, th: next})
 }
 
@@ -451,7 +470,7 @@ func (s *ftSim) irqEntry(c *ftCPU, th *ftThread, t int64, n int, name, flags str
 	label := fmt.Sprintf("irq %d %s", n, name)
 	s.line(t, c.n, th, flags, "irq_handler_entry", fmt.Sprintf("irq=%d name=%s", n, name))
 	s.set(label, int64(c.n), t, "handler", c.n)
-	s.set(cpuLabel(c.n), 0, t, label, c.n)
+	s.hold(c.n, t, label)
 }
 
 // irqExit ends an interrupt: the CPU shows its thread again (then the
@@ -468,14 +487,14 @@ func (s *ftSim) irqExit(e ftEvent) {
 	s.end(label, int64(c.n), e.t)
 	if e.th == nil {
 		if c.known {
-			s.set(cpuLabel(c.n), 0, e.t, "idle", c.n)
+			s.hold(c.n, e.t, "")
 		} else {
 			s.end(cpuLabel(c.n), 0, e.t) // the trace has not said what it runs
 		}
 		s.push(ftEvent{t: e.t + s.between(1, 10), kind: ftIdleSwitch, th: e.woke, c: c.n})
 		return
 	}
-	s.set(cpuLabel(c.n), 0, e.t, e.th.name, c.n)
+	s.hold(c.n, e.t, e.th.name)
 	if e.soft {
 		s.push(ftEvent{t: e.t + s.between(0, 2), kind: ftSoftEntry, th: e.th, c: c.n})
 		return
@@ -553,11 +572,5 @@ func (s *ftSim) free(th *ftThread, t int64, n int) {
 }
 
 // FtraceIntervalsText lists intervals one per line, as the ftrace truth
-// test compares them.
-func FtraceIntervalsText(ivs []FtraceInterval) string {
-	var b strings.Builder
-	for _, iv := range ivs {
-		fmt.Fprintf(&b, "%s | %d | %s | %d | %d | %d | %v\n", iv.Object, iv.Instance, iv.State, iv.Start, iv.End, iv.CPU, iv.Truncated)
-	}
-	return b.String()
-}
+// test compares them (IntervalsText).
+func FtraceIntervalsText(ivs []FtraceInterval) string { return IntervalsText(ivs) }
