@@ -91,9 +91,12 @@ const maxCPUIndex = 1024
 type cpuRow struct {
 	n     CPU
 	obj   ObjectID
-	known bool       // what holds it is known
-	base  ObjectID   // NoObject: no base holder
-	stack []ObjectID // interrupts, innermost last
+	known bool // what holds it is known
+	// baseKnown: what runs under the interrupts is known (false when
+	// they were entered while the processor's holder was unknown)
+	baseKnown bool
+	base      ObjectID   // NoObject: no base holder
+	stack     []ObjectID // interrupts, innermost last
 	// the open interval: instance (holder, 0 for none), state; inst -1
 	// when none is open
 	inst  int64
@@ -259,7 +262,7 @@ func (t *CPUTracker) Run(n CPU, h ObjectID, ts int64, seq Seq) error {
 	if c.base != h && c.base != NoObject {
 		t.holders[c.base].on = nil
 	}
-	c.base, c.known, r.on = h, true, c
+	c.base, c.known, c.baseKnown, r.on = h, true, true, c
 	return t.show(c, ts, seq)
 }
 
@@ -283,14 +286,15 @@ func (t *CPUTracker) Idle(n CPU, ts int64, seq Seq) error {
 		t.holders[c.base].on = nil
 		c.base = NoObject
 	}
-	c.known = true
+	c.known, c.baseKnown = true, true
 	return t.show(c, ts, seq)
 }
 
 // Enter makes interrupt h the innermost one on processor n from ts. It
 // reports false (and changes nothing) when n has maxNesting interrupts
-// already. Entering on a processor whose state was unknown makes it
-// known: the interrupt holds it, and nothing is below.
+// already. Entering on a processor whose holder was unknown makes it
+// known while interrupts are handled there: when the last one leaves,
+// the holder is unknown again (nothing below was ever told).
 func (t *CPUTracker) Enter(n CPU, h ObjectID, ts int64, seq Seq) (bool, error) {
 	c := t.cpu(n)
 	if len(c.stack) >= maxNesting {
@@ -314,10 +318,22 @@ func (t *CPUTracker) Leave(n CPU, h ObjectID, ts int64, seq Seq) (cut int, ok bo
 		if c.stack[i] == h {
 			cut = len(c.stack) - 1 - i
 			c.stack = c.stack[:i]
+			if i == 0 && !c.baseKnown {
+				// back to a holder the trace never told: the interrupt's
+				// interval ends complete, then nothing is shown
+				return cut, true, t.unknown(n, ts, seq, false)
+			}
 			return cut, true, t.show(c, ts, seq)
 		}
 	}
 	return 0, false, nil
+}
+
+// Known reports whether what holds processor n is known: a Run or Idle
+// told it, or interrupts entered while it was unknown are handled there.
+func (t *CPUTracker) Known(n CPU) bool {
+	c := t.lookup(n)
+	return c != nil && c.known
 }
 
 // Nesting returns how many interrupts are being handled on processor n.
@@ -327,9 +343,8 @@ func (t *CPUTracker) Nesting(n CPU) int { return len(t.cpu(n).stack) }
 // n (lost events): its interval ends there, marked truncated, its base
 // holder and interrupts are forgotten, and it has no interval until the
 // next Run, Idle or Enter. An interval that opened at ts itself is
-// dropped: it showed its holder for no time (a format that leaves an
-// interrupt at ts to a state it does not know: the tracker showed what is
-// below, nothing, until the Unknown at the same ts).
+// dropped: it showed its holder for no time (a format told two things at
+// one instant, the second being that it cannot tell).
 func (t *CPUTracker) Unknown(n CPU, ts int64, seq Seq) error {
 	return t.unknown(n, ts, seq, true)
 }
@@ -350,7 +365,7 @@ func (t *CPUTracker) unknown(n CPU, ts int64, seq Seq, cut bool) error {
 		c.base = NoObject
 	}
 	c.stack = c.stack[:0]
-	c.known = false
+	c.known, c.baseKnown = false, false
 	if c.inst < 0 {
 		return nil
 	}

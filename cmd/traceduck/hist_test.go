@@ -263,9 +263,9 @@ func TestHistStateMissing(t *testing.T) {
 	}{
 		{[]string{"--state", "runing", "--kind", "task"}, `traceduck: no complete interval of state "runing" among the objects of every run, kind "task"; the states there: "running", "active", "ready"` + "\n"},
 		{[]string{"--state", "running", "--kind", "core"}, `traceduck: no complete interval of state "running" among the objects of every run, kind "core": they have no state intervals` + "\n"},
-		{[]string{"--state", "busy"}, `traceduck: state "busy" is an aggregated state (state_levels: level 2 of kind cpu in run 1), not a state of state_intervals: give --level 2 (or in SQL: state_trace(2, ...), durations_in_state_level('busy', 2, ...))` + "\n"},
-		{[]string{"--state", "tasks", "--run", "1", "--kind", "cpu"}, `traceduck: state "tasks" is an aggregated state (state_levels: level 1 of kind cpu in run 1), not a state of state_intervals: give --level 1 (or in SQL: state_trace(1, ...), durations_in_state_level('tasks', 1, ...))` + "\n"},
-		{[]string{"--state", "running", "--run", "1", "--level", "1"}, `traceduck: no complete interval of state "running" at level 1 among the objects of run 1; it is a state of state_intervals: leave out --level; the states there at level 1: "on_cpu", "tasks", "idle", "runnable"` + "\n"},
+		{[]string{"--state", "busy"}, `traceduck: state "busy" is an aggregated state (state_levels: level 3 of kind cpu in run 1), not a state of state_intervals: give --level 3 (or in SQL: state_trace(3, ...), durations_in_state_level('busy', 3, ...))` + "\n"},
+		{[]string{"--state", "tasks", "--run", "1", "--kind", "cpu"}, `traceduck: state "tasks" is an aggregated state (state_levels: level 2 of kind cpu in run 1), not a state of state_intervals: give --level 2 (or in SQL: state_trace(2, ...), durations_in_state_level('tasks', 2, ...))` + "\n"},
+		{[]string{"--state", "running", "--run", "1", "--level", "1"}, `traceduck: no complete interval of state "running" at level 1 among the objects of run 1; it is a state of state_intervals: leave out --level; the states there at level 1: "on_cpu", "A", "idle", "runnable", "B"` + "\n"},
 		{[]string{"--state", "alive", "--run", "2"}, `traceduck: state "alive" has no complete interval among the objects of run 2: its 1 interval is cut by the start or the end of the trace (the histograms count complete intervals)` + "\n"},
 	} {
 		args := append([]string{"hist", "--db", db}, tc.args...)
@@ -290,7 +290,7 @@ func TestHistStateMissing(t *testing.T) {
             2048 |                                         0        |
 |
 `)
-	for _, level := range []string{"2", "-1"} {
+	for _, level := range []string{"3", "-1"} {
 		if got := mustRun(t, dir, nil, "hist", "--db", db, "--state", "busy", "--level", level, "--run", "1"); got != busy {
 			t.Errorf("--level %s:\n%s\nwant:\n%s", level, got, busy)
 		}

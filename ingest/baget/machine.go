@@ -82,19 +82,11 @@ type kindPID struct {
 }
 
 // cpuState is one CPU as the machine sees it: its processor in the run's
-// CPU model (which holds what runs there and writes the intervals) and
-// the little the model does not say that the description's from=
-// conditions need.
+// CPU model, which holds what runs there, writes the intervals, and
+// answers the description's from= conditions (word).
 type cpuState struct {
 	n  schema.CPU      // the processor's number in the CPU model
 	id schema.ObjectID // its object
-	// known: what holds it is known (a <cpu> rule set it and nothing
-	// made it unknown since); the model's Holder is NoObject both when
-	// nothing runs and when this is false.
-	known bool
-	// unkBase: the interrupts being handled were entered while the
-	// state was unknown, so below them it still is.
-	unkBase bool
 }
 
 // rule is one <state> (cpu false) or <cpu> rule of an event, in order,
@@ -472,7 +464,7 @@ func (m *machine) context(ev *Event, info *evInfo, rec []byte, c *cpuState) sche
 // else cpuIdle; "" (unknown) when the log has not told.
 func (m *machine) word(c *cpuState) string {
 	switch {
-	case !c.known:
+	case !m.model.Known(c.n):
 		return ""
 	case m.model.Nesting(c.n) > 0:
 		return CPUIntr
@@ -518,23 +510,18 @@ func (m *machine) cpuRule(r *CPURule, ru rule, rec []byte, c *cpuState, ts int64
 	}
 	switch r.To {
 	case CPUReturn:
-		if !c.known {
+		if !m.model.Known(c.n) {
 			return nil
 		}
 		if m.model.Nesting(c.n) == 0 {
 			m.w.Diagf(schema.Warning, off, seq, "cpu %d: return from an interrupt with no interrupt to return to: CPU state unknown until the next <cpu> rule", cpu)
-			return m.unknown(c, ts, seq)
+			return m.model.Unknown(c.n, ts, seq)
 		}
-		if _, _, err := m.model.Leave(c.n, m.model.Holder(c.n), ts, seq); err != nil {
-			return err
-		}
-		if c.unkBase && m.model.Nesting(c.n) == 0 {
-			// back to the state before the first interrupt: unknown
-			return m.unknown(c, ts, seq)
-		}
-		return nil
+		// back to what the innermost interrupt interrupted; unknown
+		// again when that is what the first one was entered over
+		_, _, err := m.model.Leave(c.n, m.model.Holder(c.n), ts, seq)
+		return err
 	case CPUIdle:
-		c.known, c.unkBase = true, false
 		return m.model.Idle(c.n, ts, seq)
 	}
 	obj := m.byField(r.Field, ru.kind, rec)
@@ -545,23 +532,13 @@ func (m *machine) cpuRule(r *CPURule, ru rule, rec []byte, c *cpuState, ts int64
 		m.declare(obj, schema.RoleInterrupt)
 		ok, err := m.model.Enter(c.n, obj, ts, seq)
 		if err != nil || ok {
-			if !c.known {
-				c.known, c.unkBase = true, true
-			}
 			return err
 		}
 		m.w.Diagf(schema.Warning, off, seq, "cpu %d: interrupts nested deeper than %d: CPU state unknown until the next <cpu> rule", cpu, maxNesting)
-		return m.unknown(c, ts, seq)
+		return m.model.Unknown(c.n, ts, seq)
 	}
 	m.declare(obj, schema.RoleTask)
-	c.known, c.unkBase = true, false
 	return m.model.Run(c.n, obj, ts, seq)
-}
-
-// unknown makes c's state unknown from ts.
-func (m *machine) unknown(c *cpuState, ts int64, seq schema.Seq) error {
-	c.known, c.unkBase = false, false
-	return m.model.Unknown(c.n, ts, seq)
 }
 
 // declare tells the CPU model, the first time obj holds a CPU, what it

@@ -1142,9 +1142,6 @@ func (r *eventReader) intrDone(c *cpuState, ir *interrupt, f *lineFields, seq sc
 	if err := r.w.Close(ir.id, c.n, f.ts, seq); err != nil {
 		return err
 	}
-	if r.cpuT.Base(cpuN) == schema.NoObject && at == r.cpuT.Nesting(cpuN)-1 {
-		return r.cpuT.Forget(cpuN, f.ts, seq)
-	}
 	_, _, err := r.cpuT.Leave(cpuN, ir.id, f.ts, seq)
 	return err
 }

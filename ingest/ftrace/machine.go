@@ -846,9 +846,6 @@ func (m *machine) irqExit(c *cpu, soft bool, fs []field, ts int64, seq schema.Se
 	if err := m.w.Close(ir.id, c.n, ts, seq); err != nil {
 		return err
 	}
-	if m.cpuT.Base(cpuN) == schema.NoObject && at == m.cpuT.Nesting(cpuN)-1 {
-		return m.cpuT.Forget(cpuN, ts, seq)
-	}
 	_, _, err := m.cpuT.Leave(cpuN, ir.id, ts, seq)
 	return err
 }
