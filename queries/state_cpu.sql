@@ -27,26 +27,23 @@ WITH cpu_tops AS (
   JOIN runs r ON r.run_id = s.run_id
   JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
   LEFT JOIN cpu_tops t ON t.run_id = s.run_id AND t.state = s.state
-  WHERE c.kind = 'cpu' AND r.format NOT IN ('qnx', 'kev', 'baget', 'dtrace', 'ftrace', 'btf', 'tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive')
+  WHERE c.kind = 'cpu' AND r.format NOT IN ('qnx', 'kev', 'baget', 'dtrace', 'ftrace', 'btf')
 ),
 -- TRANSITION: the formats above still track their CPUs themselves; each
 -- leaves this list (and the query below) when it speaks to the CPU model.
 cpu_states AS (
   SELECT s.run_id, s.object_id AS cpu_id, c.name AS cpu, r.format, s.state, s.instance,
          CASE WHEN r.format = 'baget' THEN CASE WHEN s.state = 'cpuIdle' THEN 'idle' END
-              WHEN r.format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') THEN
-                   CASE WHEN lower(s.state) IN ('name=none', 'name=idle') THEN 'idle' ELSE substr(s.state, 6) END
               ELSE s.state END AS named,
          s.start_ts, s.end_ts, s.dur, s.truncated
   FROM state_intervals s
   JOIN runs r ON r.run_id = s.run_id
   JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
   WHERE (c.kind = 'cpu' AND r.format IN ('btf', 'qnx', 'kev', 'baget', 'dtrace', 'ftrace'))
-     OR (lower(c.kind) = 'context' AND r.format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') AND lower(s.state) LIKE 'name=%')
 ), by_name AS (
   -- holders named by a state: the first object of that name that is not a CPU
   SELECT run_id, name, min(object_id) AS object_id
-  FROM objects WHERE kind <> 'cpu' AND lower(kind) <> 'context'
+  FROM objects WHERE kind <> 'cpu'
   GROUP BY run_id, name
 )
 SELECT * FROM cpu_model
