@@ -321,6 +321,13 @@ func TestSchedViewsTLV(t *testing.T) {
 	if want := "cpu 0 | 915000 | 1680000\n"; got != want {
 		t.Errorf("cpu_load:\n%s\nwant:\n%s", got, want)
 	}
+	// Polling a spin lock holds the processor (the bundled headers' CPU
+	// key) inside a task instance, as BTF's polling: waiting, not blocked.
+	got = dbtest.Query(t, db.SQL(), `SELECT sched_class('tlv', 'Task', 'state=SPINNING'), sched_class('toppers-fmp', 'Task', 'state=PARKED'),
+		sched_class('tlv', 'Task', 'state=RUNNING'), sched_class('tlv', 'Task', 'state=WAITING')`)
+	if want := "waiting | waiting | running | blocked\n"; got != want {
+		t.Errorf("sched_class: %s, want %s", got, want)
+	}
 }
 
 // TestTaskInstancesDTraceTruth: the same for a generated DTrace event
