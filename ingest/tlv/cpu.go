@@ -162,6 +162,12 @@ type cpuModel struct {
 	unplaced []bool               // by resource index: running, processor not yet known
 	pending  []pendingStop
 
+	// now is the latest time told to the tracker: an event earlier than
+	// one before it (timestamps going backwards) is told at now, so that
+	// a processor's intervals never overlap (the state tracker clamps one
+	// series, not the holders' series of a processor).
+	now int64
+
 	nUnplaced   int64
 	firstUnpl   string
 	firstUnplAt int64
@@ -178,7 +184,7 @@ type ctxRes struct {
 }
 
 func newCPUModel(s *tableSink, rd *Reader, fmp bool) *cpuModel {
-	m := &cpuModel{s: s, t: s.w.CPUs(), st: rd.St, specs: map[*typeInfo]*cpuSpec{}, stacks: map[schema.CPU][]int{}, multi: fmp}
+	m := &cpuModel{s: s, t: s.w.CPUs(), st: rd.St, specs: map[*typeInfo]*cpuSpec{}, stacks: map[schema.CPU][]int{}, multi: fmp, now: math.MinInt64}
 	m.t.SetWords(schema.CPUWords{Tasks: "tasks", Interrupts: "handlers"})
 	res := rd.St.Resources()
 	m.running = make([]bool, len(res))
@@ -417,7 +423,7 @@ func (m *cpuModel) event(e *Event, seq schema.Seq) error {
 			if m.unplaced[r.Index] {
 				return m.start(r, sp, n, ts, seq, e.Src)
 			}
-			if cur, on := m.t.On(obj); on && cur != n && sp.role != roleInterrupt {
+			if cur, on := m.t.On(obj); on && cur != n && sp.role != roleInterrupt && m.running[r.Index] {
 				return m.run(n, obj, ts, seq)
 			}
 			return nil
@@ -444,6 +450,15 @@ func (m *cpuModel) event(e *Event, seq schema.Seq) error {
 	return nil
 }
 
+// clock is ts, or the latest time told to the tracker when ts is earlier.
+func (m *cpuModel) clock(ts int64) int64 {
+	if ts < m.now {
+		return m.now
+	}
+	m.now = ts
+	return ts
+}
+
 // start makes r hold processor n from ts.
 func (m *cpuModel) start(r *Res, sp *cpuSpec, n schema.CPU, ts int64, seq schema.Seq, src int64) error {
 	m.unplaced[r.Index] = false
@@ -458,7 +473,7 @@ func (m *cpuModel) start(r *Res, sp *cpuSpec, n schema.CPU, ts int64, seq schema
 	if err := m.flush(n); err != nil {
 		return err
 	}
-	ok, err := m.t.Enter(n, obj, ts, seq)
+	ok, err := m.t.Enter(n, obj, m.clock(ts), seq)
 	if err != nil {
 		return err
 	}
@@ -508,7 +523,7 @@ func (m *cpuModel) stop(r *Res, sp *cpuSpec, ts int64, seq schema.Seq, e *Event)
 	if err := m.flush(n); err != nil {
 		return err
 	}
-	cut, _, err := m.t.Leave(n, obj, ts, seq)
+	cut, _, err := m.t.Leave(n, obj, m.clock(ts), seq)
 	if err != nil {
 		return err
 	}
@@ -536,7 +551,7 @@ func (m *cpuModel) run(n schema.CPU, obj schema.ObjectID, ts int64, seq schema.S
 	if err := m.flush(n); err != nil {
 		return err
 	}
-	return m.t.Run(n, obj, ts, seq)
+	return m.t.Run(n, obj, m.clock(ts), seq)
 }
 
 // take drops what is pending on n at ts that the next verb replaces: a
@@ -587,10 +602,10 @@ func (m *cpuModel) flushBefore(ts int64) error {
 
 func (m *cpuModel) apply(p pendingStop) error {
 	if p.holder == schema.NoObject {
-		return m.t.Idle(p.cpu, p.ts, p.seq)
+		return m.t.Idle(p.cpu, m.clock(p.ts), p.seq)
 	}
 	if n, on := m.t.On(p.holder); on && n == p.cpu {
-		_, err := m.t.Stop(p.holder, p.ts, p.seq)
+		_, err := m.t.Stop(p.holder, m.clock(p.ts), p.seq)
 		return err
 	}
 	return nil
