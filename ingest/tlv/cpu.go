@@ -228,14 +228,22 @@ func (m *cpuModel) spec(t *typeInfo) *cpuSpec {
 	return sp
 }
 
-// attrCPU is the processor an attribute of r numbers, now.
-func attrCPU(r *Res, name string) (schema.CPU, bool) {
+// attrCPU is the processor an attribute of r numbers, now (initial: as
+// the trace began).
+func attrCPU(r *Res, name string, initial bool) (schema.CPU, bool) {
 	if name == "" {
 		return schema.NoCPU, false
 	}
 	k, ok := r.Type.attrIdx[name]
 	if !ok {
 		return schema.NoCPU, false
+	}
+	if initial {
+		v, ok := r.Initial(k)
+		if !ok {
+			return schema.NoCPU, false
+		}
+		return parseCPU(v)
 	}
 	return parseCPU(r.Value(k))
 }
@@ -251,16 +259,21 @@ func parseCPU(v string) (schema.CPU, bool) {
 // processor is the processor of a change of r that makes it run: the
 // line's (a rule's group prc, FMP's prefix), else what r's processor
 // attribute says, else the per-processor Context that names r, else the
-// one processor of a run that has one.
-func (m *cpuModel) processor(r *Res, sp *cpuSpec, lineCPU schema.CPU) (schema.CPU, bool) {
+// one processor of a run that has one. initial: r's processor as the
+// trace began (the values of the resource file).
+func (m *cpuModel) processor(r *Res, sp *cpuSpec, lineCPU schema.CPU, initial bool) (schema.CPU, bool) {
 	if lineCPU != schema.NoCPU {
 		return lineCPU, true
 	}
-	if n, ok := attrCPU(r, sp.proc); ok {
+	if n, ok := attrCPU(r, sp.proc, initial); ok {
 		return n, true
 	}
 	for _, c := range m.ctxs {
-		if c.r.Value(c.name) == r.Name {
+		v := c.r.Value(c.name)
+		if initial {
+			v, _ = c.r.Initial(c.name)
+		}
+		if v == r.Name {
 			return c.cpu, true
 		}
 	}
@@ -286,7 +299,7 @@ func (m *cpuModel) eventCPU(e *Event) (schema.CPU, bool) {
 		if n, ok := m.t.On(m.s.objs[r.Index]); ok {
 			return n, true
 		}
-		if n, ok := attrCPU(r, sp.proc); ok {
+		if n, ok := attrCPU(r, sp.proc, false); ok {
 			return n, true
 		}
 	}
@@ -313,8 +326,9 @@ func (m *cpuModel) context(e *Event) (schema.ObjectID, error) {
 	return m.t.Holder(n), nil
 }
 
-// open starts the model at the first event: the resources whose initial
-// values say they run hold their processors, and the processors the run
+// open starts the model at the first event (its change is made in the
+// state already: open reads the initial values): the resources whose
+// initial values say they run hold their processors, and the processors the run
 // names (per-processor Contexts, processor attributes; the one processor
 // of a run that has one) are idle otherwise.
 func (m *cpuModel) open(ts int64) error {
@@ -332,7 +346,7 @@ func (m *cpuModel) open(ts int64) error {
 	res := m.st.Resources()
 	for _, r := range res {
 		if sp := m.spec(r.Type); sp != nil {
-			if n, ok := attrCPU(r, sp.proc); ok {
+			if n, ok := attrCPU(r, sp.proc, true); ok {
 				note(n)
 			}
 		}
@@ -359,7 +373,7 @@ func (m *cpuModel) open(ts int64) error {
 			continue
 		}
 		m.running[r.Index] = true
-		n, ok := m.processor(r, sp, schema.NoCPU)
+		n, ok := m.processor(r, sp, schema.NoCPU, true)
 		if !ok {
 			m.unplaced[r.Index] = true
 			continue
@@ -404,7 +418,7 @@ func (m *cpuModel) event(e *Event, seq schema.Seq) error {
 			m.running[r.Index] = run
 			switch {
 			case run && !was:
-				n, ok := m.processor(r, sp, e.CPU)
+				n, ok := m.processor(r, sp, e.CPU, false)
 				if !ok {
 					m.unplaced[r.Index] = true
 					return nil
