@@ -150,7 +150,6 @@ func recountTOPPERS(t testing.TB, logPath, resPath string) *toppersRecount {
 		running  string   // by state: the task RUNNING
 		state    = map[string]string{}
 		since    = map[string]int64{} // when the task's state began; -1: initial (truncated)
-		runSince int64
 		known    bool
 		// the window open (by line), its task and kind (1, 2), its start
 		// and the handlers' time in it so far
@@ -282,7 +281,7 @@ func recountTOPPERS(t testing.TB, logPath, resPath string) *toppersRecount {
 				setState(ts, running, "RUNNABLE")
 			}
 			setState(ts, name, "RUNNING")
-			running, runSince = name, ts
+			running = name
 			dispBase = name
 			if !known {
 				known, rc.Start = true, ts
@@ -355,7 +354,6 @@ func recountTOPPERS(t testing.TB, logPath, resPath string) *toppersRecount {
 			rc.Unknown++
 		}
 	}
-	_ = runSince
 	rc.ByStateCut.closeAt()
 	rc.ByDispatchCut.closeAt()
 	sort.Strings(rc.Instances)
