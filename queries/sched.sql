@@ -17,8 +17,12 @@
 --         other (sleeping, uninterruptible, I, T, ...; system-call
 --         intervals of instance >= 1 are left out by sched_intervals)
 --   tlv, toppers-asp, toppers-fmp: state=RUNNING or state=ACTIVE (an
---         interrupt handler); state=RUNNABLE or state=READY; any other
---         state=... (case ignored)
+--         interrupt handler; the running values of TLV's CPU model by
+--         default, ingest/tlv/README.md); state=RUNNABLE or state=READY;
+--         state=SPINNING, state=PARKED (polling a spin lock and preempted
+--         while polling, as BTF's polling and parking: the standard format
+--         traceduck's generator writes); any other state=... (case
+--         ignored)
 -- Example: SELECT sched_class('qnx', 'thread', 'REPLY')  -- 'blocked'
 CREATE OR REPLACE MACRO sched_class(format, kind, state) AS
 CASE
@@ -36,6 +40,7 @@ CASE
   WHEN format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') AND lower(state) LIKE 'state=%' THEN
     CASE lower(state) WHEN 'state=running' THEN 'running' WHEN 'state=active' THEN 'running'
                       WHEN 'state=runnable' THEN 'ready' WHEN 'state=ready' THEN 'ready'
+                      WHEN 'state=spinning' THEN 'waiting' WHEN 'state=parked' THEN 'waiting'
                       ELSE 'blocked' END
 END;
 

@@ -313,11 +313,20 @@ func TestSchedViewsTLV(t *testing.T) {
 	if want := "962000 | 975000 | 13000 | wakeup\n1500000 | 1800000 | 300000 | preemption\n"; got != want {
 		t.Errorf("sched_latency of motor:\n%s\nwant:\n%s", got, want)
 	}
-	// The running context: motor 120..200, uart 950..970, motor 975..1500,
-	// sensor 1500..1800: busy 80+20+525+300 = 925 µs of the 1680 µs known.
+	// The CPU model: motor 120..190 (it blocks), uart 950..970, motor
+	// 975..1500, sensor 1500..1800: busy 70+20+525+300 = 915 µs of the
+	// 1680 µs known; the idle thread (the header's CPU key Idle) and
+	// nothing hold the rest, idle.
 	got = dbtest.Query(t, db.SQL(), `SELECT cpu, busy_ns, known_ns FROM cpu_load(10000000)`)
-	if want := "CurrentContext | 925000 | 1680000\n"; got != want {
+	if want := "cpu 0 | 915000 | 1680000\n"; got != want {
 		t.Errorf("cpu_load:\n%s\nwant:\n%s", got, want)
+	}
+	// Polling a spin lock holds the processor (the bundled headers' CPU
+	// key) inside a task instance, as BTF's polling: waiting, not blocked.
+	got = dbtest.Query(t, db.SQL(), `SELECT sched_class('tlv', 'Task', 'state=SPINNING'), sched_class('toppers-fmp', 'Task', 'state=PARKED'),
+		sched_class('tlv', 'Task', 'state=RUNNING'), sched_class('tlv', 'Task', 'state=WAITING')`)
+	if want := "waiting | waiting | running | blocked\n"; got != want {
+		t.Errorf("sched_class: %s, want %s", got, want)
 	}
 }
 

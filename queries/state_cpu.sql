@@ -15,52 +15,18 @@ WITH cpu_tops AS (
   FROM state_level_map m
   JOIN state_level_depth d ON d.run_id = m.run_id AND d.kind = m.kind AND d.depth = m.level
   WHERE m.kind = 'cpu'
-), cpu_model AS (
-  SELECT s.run_id, s.object_id AS cpu_id, c.name AS cpu,
-         -- a run written before the CPU model has instance 0 throughout:
-         -- its busy states keep their names
-         CASE WHEN s.instance > 0 OR t.top = 'busy' THEN s.state ELSE 'idle' END AS holder,
-         CASE WHEN s.instance > 0 THEN s.instance::INTEGER END AS holder_id,
-         coalesce(t.top = 'busy', false) AS busy,
-         s.start_ts, s.end_ts, s.dur, s.truncated
-  FROM state_intervals s
-  JOIN runs r ON r.run_id = s.run_id
-  JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
-  LEFT JOIN cpu_tops t ON t.run_id = s.run_id AND t.state = s.state
-  WHERE c.kind = 'cpu' AND r.format NOT IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive')
-),
--- TRANSITION: the formats above still track their CPUs themselves; each
--- leaves this list (and the query below) when it speaks to the CPU model.
-cpu_states AS (
-  SELECT s.run_id, s.object_id AS cpu_id, c.name AS cpu, r.format, s.state, s.instance,
-         CASE WHEN r.format = 'baget' THEN CASE WHEN s.state = 'cpuIdle' THEN 'idle' END
-              WHEN r.format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') THEN
-                   CASE WHEN lower(s.state) IN ('name=none', 'name=idle') THEN 'idle' ELSE substr(s.state, 6) END
-              ELSE s.state END AS named,
-         s.start_ts, s.end_ts, s.dur, s.truncated
-  FROM state_intervals s
-  JOIN runs r ON r.run_id = s.run_id
-  JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
-  WHERE (c.kind = 'cpu' AND r.format IN ('-'))
-     OR (lower(c.kind) = 'context' AND r.format IN ('tlv', 'toppers-asp', 'toppers-fmp', 'tlv-archive') AND lower(s.state) LIKE 'name=%')
-), by_name AS (
-  -- holders named by a state: the first object of that name that is not a CPU
-  SELECT run_id, name, min(object_id) AS object_id
-  FROM objects WHERE kind <> 'cpu' AND lower(kind) <> 'context'
-  GROUP BY run_id, name
 )
-SELECT * FROM cpu_model
-UNION ALL
-SELECT c.run_id, c.cpu_id, c.cpu,
-       CASE WHEN c.format = 'baget' THEN coalesce(c.named, h.name, c.state) ELSE c.named END AS holder,
-       CASE WHEN c.format = 'baget' THEN h.object_id ELSE n.object_id END AS holder_id,
-       coalesce(c.named, '') <> 'idle' AS busy,
-       c.start_ts, c.end_ts, c.dur, c.truncated
-FROM cpu_states c
--- equality joins only (a condition on the format here would make DuckDB
--- join by nested loops); the CASEs above pick the one that applies
-LEFT JOIN objects h ON h.run_id = c.run_id AND h.object_id = c.instance
-LEFT JOIN by_name n ON n.run_id = c.run_id AND n.name = c.named;
+SELECT s.run_id, s.object_id AS cpu_id, c.name AS cpu,
+       -- a run written before the CPU model has instance 0 throughout:
+       -- its busy states keep their names
+       CASE WHEN s.instance > 0 OR t.top = 'busy' THEN s.state ELSE 'idle' END AS holder,
+       CASE WHEN s.instance > 0 THEN s.instance::INTEGER END AS holder_id,
+       coalesce(t.top = 'busy', false) AS busy,
+       s.start_ts, s.end_ts, s.dur, s.truncated
+FROM state_intervals s
+JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
+LEFT JOIN cpu_tops t ON t.run_id = s.run_id AND t.state = s.state
+WHERE c.kind = 'cpu';
 
 -- cpu_load_by_holder: (cpu_load_by_holder(window_ns)) per run, CPU, time
 -- window and holder: the time the holder held the CPU in the window (ns)

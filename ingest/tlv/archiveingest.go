@@ -64,11 +64,10 @@ func (a *ArchiveIngester) Ingest(ctx context.Context, src *ingest.Source, w *sch
 	if err != nil {
 		return err
 	}
-	sink.start(rd)
+	sink.start(rd, false)
 	inner := ingest.NewSource(src.Name+"["+name+"]", bytes.NewReader(text), int64(len(text)))
 	if err := rd.ReadAll(ctx, inner, inner.Name, false); err != nil {
 		return err
 	}
-	sink.finish(rd)
-	return nil
+	return sink.finish(rd)
 }

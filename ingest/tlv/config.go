@@ -20,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/traceduck/traceduck/schema"
 )
 
 // ConfigError is a problem in a configuration file, at a place in it:
@@ -443,6 +445,7 @@ func (w *cfgWalker) types(v *jcValue, set string) ([]*ResourceType, error) {
 			return nil, err
 		}
 		t := &ResourceType{Name: m.Key, Pos: w.doc.pos(m.KeyOff, m.Key)}
+		var cpu *jcValue
 		for _, f := range m.Value.Members {
 			var err error
 			switch f.Key {
@@ -452,14 +455,130 @@ func (w *cfgWalker) types(v *jcValue, set string) ([]*ResourceType, error) {
 				t.Attributes, err = w.attributeDefs(f.Value, in, m.Key)
 			case "Behaviors":
 				t.Behaviors, err = w.behaviorDefs(f.Value, in, m.Key)
+			case "CPU":
+				cpu = f.Value // read once the attributes are known
 			}
 			if err != nil {
+				return nil, err
+			}
+		}
+		if cpu != nil {
+			var err error
+			if t.CPU, err = w.cpuDef(cpu, in, m.Key, t); err != nil {
 				return nil, err
 			}
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// cpuDef reads traceduck's key "CPU" of a resource type (README.md, "The
+// CPU model"): Role (required), Attribute, Running, Processor, Idle; the
+// attributes it names are attributes of t.
+func (w *cfgWalker) cpuDef(v *jcValue, in, key string, t *ResourceType) (*CPUDef, error) {
+	if err := w.object(v, in, key, "CPU: "); err != nil {
+		return nil, err
+	}
+	if err := w.noDuplicates(v, in, "CPU key"); err != nil {
+		return nil, err
+	}
+	d := &CPUDef{Pos: w.doc.pos(v.Off, key)}
+	role := -1
+	for i, f := range v.Members {
+		var err error
+		switch f.Key {
+		case "Role":
+			if f.Value.Kind != jcString {
+				return nil, w.errorf(f.Value.Off, in, key, "CPU: Role: expected task, interrupt, idle or none, found %s", f.Value.Kind.name())
+			}
+			switch f.Value.Text {
+			case "task", "interrupt", "idle", "none":
+				d.Role, role = f.Value.Text, i
+			default:
+				return nil, w.errorf(f.Value.Off, in, key, "CPU: Role: expected task, interrupt, idle or none, found %q", f.Value.Text)
+			}
+		case "Attribute", "Processor":
+			if f.Value.Kind != jcString || strings.TrimSpace(f.Value.Text) == "" {
+				return nil, w.errorf(f.Value.Off, in, key, "CPU: %s: expected the name of an attribute of the type, found %s", f.Key, cfgWhat(f.Value))
+			}
+			name := strings.TrimSpace(f.Value.Text)
+			a := t.attribute(name)
+			if a == nil {
+				var names []string
+				for _, x := range t.Attributes {
+					names = append(names, x.Name)
+				}
+				have := "it has none"
+				if len(names) > 0 {
+					have = "it has " + strings.Join(names, ", ")
+				}
+				return nil, w.errorf(f.Value.Off, in, key, "CPU: %s %s: the type declares no such attribute (%s)", f.Key, cfgQuote(name), have)
+			}
+			if f.Key == "Attribute" {
+				if strings.EqualFold(a.AllocationType, "Static") {
+					return nil, w.errorf(f.Value.Off, in, key, "CPU: Attribute %s is Static: the trace never changes it, so it cannot say when a resource runs", cfgQuote(name))
+				}
+				d.Attribute = name
+			} else {
+				d.Processor = name
+			}
+		case "Running":
+			d.Running, err = w.cpuValues(f.Value, in, key)
+		case "Idle":
+			var offs []int
+			d.Idle, offs, err = w.names(f.Value, "CPU: Idle")
+			for j, p := range d.Idle {
+				if _, gerr := schema.GlobRegexp(p); gerr != nil {
+					return nil, w.errorf(offs[j], in, key, "CPU: Idle: %v", gerr)
+				}
+			}
+		default:
+			return nil, w.errorf(f.KeyOff, in, key, "CPU: unknown key %s (expected Role, Attribute, Running, Processor or Idle)", cfgQuote(f.Key))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if role < 0 {
+		return nil, w.errorf(v.Off, in, key, "CPU: no Role (task, interrupt, idle or none)")
+	}
+	for _, f := range v.Members {
+		switch {
+		case d.Role == "none" && f.Key != "Role":
+			return nil, w.errorf(f.KeyOff, in, key, "CPU: %s: a type of Role none holds no processor and takes no other key", f.Key)
+		case f.Key == "Idle" && d.Role != "task":
+			return nil, w.errorf(f.KeyOff, in, key, "CPU: Idle names idle tasks among the resources of a type of Role task, not %s", d.Role)
+		}
+	}
+	if d.Attribute == "" && d.Role != "none" && t.attribute("state") == nil {
+		return nil, w.errorf(v.Off, in, key, "CPU: no Attribute, and the type has no attribute \"state\" (the default): name the attribute whose value says it runs")
+	}
+	return d, nil
+}
+
+// cpuValues reads the key Running: a non-empty list of values (strings,
+// numbers or true/false, as written).
+func (w *cfgWalker) cpuValues(v *jcValue, in, key string) ([]string, error) {
+	if v.Kind != jcArray || len(v.Elems) == 0 {
+		return nil, w.errorf(v.Off, in, key, "CPU: Running: expected a list of the values that mean running, found %s", cfgWhat(v))
+	}
+	var out []string
+	for _, e := range v.Elems {
+		if (e.Kind != jcString && e.Kind != jcNumber && e.Kind != jcBool) || e.Text == "" {
+			return nil, w.errorf(e.Off, in, key, "CPU: Running: expected a value (a string, a number or true/false), found %s", cfgWhat(e))
+		}
+		out = append(out, e.Text)
+	}
+	return out, nil
+}
+
+// cfgWhat names a JSON value in a message: an empty string as such.
+func cfgWhat(v *jcValue) string {
+	if v.Kind == jcString && strings.TrimSpace(v.Text) == "" {
+		return "an empty string"
+	}
+	return v.Kind.name()
 }
 
 func (w *cfgWalker) attributeDefs(v *jcValue, in, key string) ([]AttributeDef, error) {

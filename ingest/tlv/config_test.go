@@ -278,6 +278,23 @@ func TestParseHeadersErrors(t *testing.T) {
 		{"attributes list", `{"s": {"T": {"Attributes": ["a"]}}}`, `h.resh:1:28: in type "T": Attributes: expected an object, found a list`},
 		{"type twice", `{"s": {"T": {}, "T": {}}}`, `h.resh:1:17: resource type "T" given twice`},
 		{"default object", `{"s": {"T": {"Attributes": {"a": {"Default": {}}}}}}`, `h.resh:1:46: in type "T" attribute "a": Default: expected a string, a number, true/false or null, found an object`},
+		{"CPU not an object", `{"s": {"T": {"CPU": "task"}}}`, `h.resh:1:21: in type "T": CPU: expected an object, found a string`},
+		{"CPU no role", `{"s": {"T": {"CPU": {}}}}`, `h.resh:1:21: in type "T": CPU: no Role (task, interrupt, idle or none)`},
+		{"CPU bad role", `{"s": {"T": {"CPU": {"Role": "thread"}}}}`, `h.resh:1:30: in type "T": CPU: Role: expected task, interrupt, idle or none, found "thread"`},
+		{"CPU role number", `{"s": {"T": {"CPU": {"Role": 1}}}}`, `h.resh:1:30: in type "T": CPU: Role: expected task, interrupt, idle or none, found a number`},
+		{"CPU unknown key", `{"s": {"T": {"CPU": {"Role": "task", "Run": ["x"]}}}}`, `h.resh:1:38: in type "T": CPU: unknown key "Run" (expected Role, Attribute, Running, Processor or Idle)`},
+		{"CPU key twice", `{"s": {"T": {"CPU": {"Role": "task", "Role": "idle"}}}}`, `h.resh:1:38: in type "T": CPU key "Role" given twice`},
+		{"CPU running not a list", `{"s": {"T": {"Attributes": {"state": {}}, "CPU": {"Role": "task", "Running": "RUNNING"}}}}`, `h.resh:1:78: in type "T": CPU: Running: expected a list of the values that mean running, found a string`},
+		{"CPU running empty", `{"s": {"T": {"CPU": {"Role": "task", "Running": []}}}}`, `h.resh:1:49: in type "T": CPU: Running: expected a list of the values that mean running, found a list`},
+		{"CPU running object", `{"s": {"T": {"CPU": {"Role": "task", "Running": [{}]}}}}`, `h.resh:1:50: in type "T": CPU: Running: expected a value (a string, a number or true/false), found an object`},
+		{"CPU empty attribute", `{"s": {"T": {"CPU": {"Role": "task", "Attribute": ""}}}}`, `h.resh:1:51: in type "T": CPU: Attribute: expected the name of an attribute of the type, found an empty string`},
+		{"CPU undeclared attribute", `{"s": {"T": {"Attributes": {"st": {}}, "CPU": {"Role": "task", "Attribute": "state"}}}}`, `h.resh:1:77: in type "T": CPU: Attribute "state": the type declares no such attribute (it has st)`},
+		{"CPU undeclared processor", `{"s": {"T": {"Attributes": {"state": {}}, "CPU": {"Role": "task", "Processor": "prc"}}}}`, `h.resh:1:80: in type "T": CPU: Processor "prc": the type declares no such attribute (it has state)`},
+		{"CPU static attribute", `{"s": {"T": {"Attributes": {"s": {"AllocationType": "Static"}}, "CPU": {"Role": "task", "Attribute": "s"}}}}`, `h.resh:1:102: in type "T": CPU: Attribute "s" is Static: the trace never changes it, so it cannot say when a resource runs`},
+		{"CPU no state", `{"s": {"T": {"CPU": {"Role": "interrupt"}}}}`, `h.resh:1:21: in type "T": CPU: no Attribute, and the type has no attribute "state" (the default): name the attribute whose value says it runs`},
+		{"CPU none with more", `{"s": {"T": {"CPU": {"Role": "none", "Running": ["x"]}}}}`, `h.resh:1:38: in type "T": CPU: Running: a type of Role none holds no processor and takes no other key`},
+		{"CPU idle of interrupts", `{"s": {"T": {"Attributes": {"state": {}}, "CPU": {"Role": "interrupt", "Idle": ["x"]}}}}`, `h.resh:1:72: in type "T": CPU: Idle names idle tasks among the resources of a type of Role task, not interrupt`},
+		{"CPU idle bad glob", `{"s": {"T": {"Attributes": {"state": {}}, "CPU": {"Role": "task", "Idle": ["a[b"]}}}}`, `h.resh:1:76: in type "T": CPU: Idle: idle-task pattern "a[b": expected ] to close the [ at column 2, found the end of the pattern`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseHeaders("h.resh", []byte(tc.in))
@@ -288,6 +305,29 @@ func TestParseHeadersErrors(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseHeadersCPU reads traceduck's key CPU of a resource type.
+func TestParseHeadersCPU(t *testing.T) {
+	sets, err := ParseHeaders("h.resh", []byte(`{"s": {
+		"Thread": {"Attributes": {"st": {}, "core": {}}, "CPU": {"Role": "task", "Attribute": "st", "Running": ["run", 1, true], "Processor": "core", "Idle": ["idle*"]}},
+		"Irq": {"Attributes": {"state": {}}, "CPU": {"Role": "interrupt"}},
+		"Sem": {"CPU": {"Role": "none"}},
+		"Plain": {"Attributes": {"state": {}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty := sets[0].Types
+	want := &CPUDef{Role: "task", Attribute: "st", Running: []string{"run", "1", "true"}, Processor: "core", Idle: []string{"idle*"}, Pos: Pos{File: "h.resh", Line: 2, Col: 59, Key: "Thread"}}
+	if !reflect.DeepEqual(ty[0].CPU, want) {
+		t.Errorf("Thread: %+v\nwant %+v", ty[0].CPU, want)
+	}
+	if ty[1].CPU == nil || ty[1].CPU.Role != "interrupt" || ty[1].CPU.Attribute != "" || ty[1].CPU.Running != nil {
+		t.Errorf("Irq: %+v", ty[1].CPU)
+	}
+	if ty[2].CPU == nil || ty[2].CPU.Role != "none" || ty[3].CPU != nil {
+		t.Errorf("Sem: %+v, Plain: %+v", ty[2].CPU, ty[3].CPU)
 	}
 }
 

@@ -75,7 +75,34 @@ type ResourceType struct {
 	DisplayName string
 	Attributes  []AttributeDef
 	Behaviors   []BehaviorDef
-	Pos         Pos
+	// CPU is traceduck's key "CPU" (TLV ignores it): how the resources of
+	// the type hold a processor; nil when the header does not say (the
+	// defaults by type name of cpu.go apply).
+	CPU *CPUDef
+	Pos Pos
+}
+
+// CPUDef is a resource type's key "CPU": what its resources are to the
+// processors (README.md, "The CPU model").
+type CPUDef struct {
+	// Role is "task" (a base holder: it runs, or not), "interrupt" (it
+	// nests over what runs), "idle" (every resource of the type is an
+	// idle task) or "none" (it never holds a processor).
+	Role string
+	// Attribute is the attribute whose value says whether a resource
+	// runs ("" for the default, "state").
+	Attribute string
+	// Running are the values of Attribute that mean the resource holds
+	// its processor, compared as written (nil: RUNNING or ACTIVE in any
+	// case).
+	Running []string
+	// Processor is the attribute that numbers the processor a resource
+	// runs on (FMP's prcId), "" when none.
+	Processor string
+	// Idle are patterns (globs: * any text, ? one character) of the
+	// names of the resources of the type that are idle tasks.
+	Idle []string
+	Pos  Pos
 }
 
 // AttributeDef declares an attribute of a type.

@@ -168,12 +168,11 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	if err != nil {
 		return err
 	}
-	sink.start(rd)
+	sink.start(rd, g.kind == kindFMP)
 	if err := rd.ReadAll(ctx, src, w.Info().Source, g.kind == kindFMP); err != nil {
 		return err
 	}
-	sink.finish(rd)
-	return nil
+	return sink.finish(rd)
 }
 
 // Convert reads src as Ingest does and writes the standard-format lines
@@ -695,7 +694,7 @@ type tableSink struct {
 	objs    []schema.ObjectID // by resource index
 	classes map[*typeInfo]schema.Sym
 	attrEv  map[*typeInfo][]schema.Sym
-	ctx     map[schema.CPU]schema.ObjectID
+	cpus    *cpuModel
 	started bool
 	rd      *Reader
 	args    []byte
@@ -706,7 +705,7 @@ type tableSink struct {
 
 func newTableSink(w *schema.RunWriter) *tableSink {
 	return &tableSink{w: w, classes: map[*typeInfo]schema.Sym{}, attrEv: map[*typeInfo][]schema.Sym{},
-		ctx: map[schema.CPU]schema.ObjectID{}, notes: map[string]schema.DiagID{}}
+		notes: map[string]schema.DiagID{}}
 }
 
 func (s *tableSink) Bad(src int64, format string, args ...any) error {
@@ -741,7 +740,7 @@ func (s *tableSink) Count(sev schema.Severity, src int64, msg string, n int64) {
 	}
 }
 
-func (s *tableSink) start(rd *Reader) {
+func (s *tableSink) start(rd *Reader, fmp bool) {
 	s.rd = rd
 	w := s.w
 	for _, cw := range rd.warnings {
@@ -768,26 +767,7 @@ func (s *tableSink) start(rd *Reader) {
 			}
 		}
 	}
-	// The running context before the trace changes it: the initial name
-	// of the Context resource (of each processor's, with one per
-	// processor).
-	var ctxRes []*Res
-	for _, r := range res {
-		if isContext(r) {
-			ctxRes = append(ctxRes, r)
-		}
-	}
-	for _, r := range ctxRes {
-		cpu, ok := contextCPU(r)
-		if !ok && len(ctxRes) > 1 {
-			continue
-		}
-		if v, ok := r.Initial(r.Type.attrIdx["name"]); ok {
-			if x := rd.St.Lookup(v); x != nil {
-				s.ctx[cpu] = s.objs[x.Index]
-			}
-		}
-	}
+	s.cpus = newCPUModel(s, rd, fmp)
 	w.SetTimeUnit(rd.Unit.Name, rd.Unit.NsPerUnit())
 	if rd.Conv != nil {
 		w.SetMeta("converted", true)
@@ -866,7 +846,7 @@ func (s *tableSink) open(ts int64) error {
 			}
 		}
 	}
-	return nil
+	return s.cpus.open(ts)
 }
 
 func (s *tableSink) Event(e *Event) error {
@@ -881,9 +861,9 @@ func (s *tableSink) Event(e *Event) error {
 	}
 	s.prevTS = max(s.prevTS, e.Time.NS)
 	obj := s.objs[e.Res.Index]
-	ctx, ok := s.ctx[e.CPU]
-	if !ok {
-		ctx = schema.NoObject
+	ctx, err := s.cpus.context(e)
+	if err != nil {
+		return err
 	}
 	ev := &s.sev
 	*ev = schema.Event{TS: e.Time.NS, TSRaw: e.Time.Raw, HasRaw: e.Time.HasRaw, CPU: e.CPU, Class: s.class(e.Res.Type),
@@ -892,8 +872,11 @@ func (s *tableSink) Event(e *Event) error {
 		ev.Event = s.w.Sym(e.Behavior)
 		s.args = appendArgs(s.args[:0], e.Res.Type.behavior[e.Behavior], e.Args)
 		ev.Args = s.args
-		_, err := s.w.Event(ev)
-		return err
+		seq, err := s.w.Event(ev)
+		if err != nil {
+			return err
+		}
+		return s.cpus.event(e, seq)
 	}
 	ev.Event = s.attrSym(e.Res.Type, e.Attr)
 	ev.TargetInstance = attrInstance(e.Attr)
@@ -906,20 +889,7 @@ func (s *tableSink) Event(e *Event) error {
 	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.w.Sym(name+"="+e.Value), seq, e.CPU); err != nil {
 		return err
 	}
-	if name == "name" && isContext(e.Res) {
-		// The running context: the resource named here is the context of
-		// the events that follow (on this processor).
-		cpu, ok := contextCPU(e.Res)
-		if !ok {
-			cpu = e.CPU
-		}
-		if x := s.rd.St.Lookup(e.Value); x != nil {
-			s.ctx[cpu] = s.objs[x.Index]
-		} else {
-			s.ctx[cpu] = schema.NoObject
-		}
-	}
-	return nil
+	return s.cpus.event(e, seq)
 }
 
 // isContext reports whether r keeps the running context: a resource of
@@ -969,10 +939,14 @@ func appendArgs(b []byte, def *BehaviorDef, args []string) []byte {
 	return append(b, '}')
 }
 
-func (s *tableSink) finish(rd *Reader) {
+func (s *tableSink) finish(rd *Reader) error {
 	rd.Finish()
+	if err := s.cpus.finish(); err != nil {
+		return err
+	}
 	s.w.SetMeta("resources", len(rd.St.Resources()))
 	if rd.Conv != nil {
 		s.w.SetMeta("rules", rd.Conv.Rules())
 	}
+	return nil
 }

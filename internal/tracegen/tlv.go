@@ -4,8 +4,9 @@ package tracegen
 // the same schedule) as a TraceLogVisualizer log, in one of three styles,
 // with the resource file that declares its resources, and returns what the
 // log says in TLV's terms: the time each resource spent in each value of
-// its "state" attribute and its behaviors. The truth is kept by the
-// renderer as it writes, never by reading the log back.
+// its "state" attribute and its behaviors, and what held each processor
+// (TLVTruth.CPUBusy, CPUHolders). The truth is kept by the renderer as it
+// writes, never by reading the log back.
 //
 // # Resources (all styles)
 //
@@ -121,6 +122,21 @@ type TLVTruth struct {
 	// SignalValueNS the sum of value × ns over them.
 	SignalNS, SignalValueNS int64
 	FirstNS, LastNS         int64 // ns, times of the first and last line
+	// The processors as the log says who holds them (ingest/tlv/README.md,
+	// "The CPU model"), kept as the log is written: a task holds its core
+	// while its state is RUNNING, or SPINNING (the standard format's
+	// polling: active waiting holds the core, as in the BTF seed's model;
+	// PARKED does not); the core's interrupt handler takes it over while
+	// it runs. In a TOPPERS log a task preempted by an interrupt stays
+	// RUNNING and holds the core again when the handler leaves. Keys are
+	// the processors as traceduck names them: "cpu" (TOPPERS/ASP, one
+	// processor) or "cpu N", N = core + 1 (the standard format's
+	// CurrentContext_PRC<N>, FMP's processor N). The processors are known
+	// from the first line; the interval each one is in at the end is left
+	// out (it is cut by the end of the log).
+	CPUBusy    map[string]int64 // processor -> ns held by a task or handler
+	CPUKnown   map[string]int64 // processor -> ns held or idle
+	CPUHolders map[string]int64 // task or handler -> ns it held its core
 	// Schedule is the simulator's own truth of the schedule rendered, in
 	// BTF terms (its Lines count the BTF events the schedule is made of,
 	// which were not written).
@@ -153,6 +169,7 @@ type tlvRes struct {
 	ns    [numTStates]int64
 	n     [numTStates]int // complete intervals
 	beh   map[string]int
+	isr   bool // an interrupt handler
 
 	pendingLeave string // TOPPERS: a service call that returns when the task runs again
 	inWaiFlg     bool   // TOPPERS: in wai_flg
@@ -176,6 +193,13 @@ type tlvRenderer struct {
 	ctxNames [][]byte // per core
 	cur      []*tlvRes
 	isrOn    []bool
+
+	// the CPU truth: per core, the task holding it as the log says (base),
+	// what holds it now (held: the handler or base; nil idle), since when
+	base, held        []*tlvRes
+	heldSince         []int64
+	cpuBusy, cpuKnown []int64
+	cpuHolders        map[string]int64
 
 	sigVal, sigSince, sigNS, sigValNS int64
 	setFlgLeave                       *tlvRes // TOPPERS: set_flg returns after the waiter's release
@@ -239,6 +263,13 @@ func newTLVRenderer(s *sim, w io.Writer, style TLVStyle, limit int) *tlvRenderer
 		cur:      make([]*tlvRes, len(s.cores)),
 		isrOn:    make([]bool, len(s.cores)),
 		sigSince: -1,
+
+		base:       make([]*tlvRes, len(s.cores)),
+		held:       make([]*tlvRes, len(s.cores)),
+		heldSince:  make([]int64, len(s.cores)),
+		cpuBusy:    make([]int64, len(s.cores)),
+		cpuKnown:   make([]int64, len(s.cores)),
+		cpuHolders: map[string]int64{},
 	}
 	ntasks := 0
 	for _, p := range s.procs {
@@ -256,7 +287,7 @@ func newTLVRenderer(s *sim, w io.Writer, style TLVStyle, limit int) *tlvRenderer
 	}
 	for i := range s.cores {
 		r.coreIdx[string(s.cores[i].name)] = i
-		r.handlers = append(r.handlers, &tlvRes{name: []byte("ISR_Tick_Core_" + strconv.Itoa(i)), id: 5, core: i, since: -1, beh: map[string]int{}})
+		r.handlers = append(r.handlers, &tlvRes{name: []byte("ISR_Tick_Core_" + strconv.Itoa(i)), id: 5, core: i, since: -1, beh: map[string]int{}, isr: true})
 		if style == TOPPERSASP {
 			r.ctxNames = append(r.ctxNames, []byte("CurrentContext"))
 		} else {
@@ -322,6 +353,9 @@ func (r *tlvRenderer) stamp(t int64, core int) {
 	r.buf = b
 	if r.lines == 0 {
 		r.first = t
+		for c := range r.heldSince {
+			r.heldSince[c] = t // every processor is known from the first line
+		}
 	}
 	r.last = t
 }
@@ -385,6 +419,33 @@ func (r *tlvRenderer) setState(t int64, x *tlvRes, st uint8) {
 	if r.style == TLVStandard {
 		r.std(t, x.name, "state="+tStateNames[st])
 	}
+	if !x.isr {
+		if st == tRunning || st == tSpinning {
+			r.base[x.core] = x
+		} else if r.base[x.core] == x {
+			r.base[x.core] = nil
+		}
+	}
+	r.cpuUpdate(t, x.core) // a handler: isrOn says whether it runs
+}
+
+// cpuUpdate moves core c's CPU truth to what holds it now: its handler
+// while it runs, else the task holding it.
+func (r *tlvRenderer) cpuUpdate(t int64, c int) {
+	h := r.base[c]
+	if r.isrOn[c] {
+		h = r.handlers[c]
+	}
+	if h == r.held[c] {
+		return
+	}
+	d := t - r.heldSince[c]
+	r.cpuKnown[c] += d
+	if x := r.held[c]; x != nil {
+		r.cpuBusy[c] += d
+		r.cpuHolders[string(x.name)] += d
+	}
+	r.held[c], r.heldSince[c] = h, t
 }
 
 // context writes the running context of core c (standard format).
@@ -669,6 +730,16 @@ func (r *tlvRenderer) truth() TLVTruth {
 		FirstNS:       r.first,
 		LastNS:        r.last,
 		Schedule:      r.sim.truth(),
+		CPUBusy:       map[string]int64{},
+		CPUKnown:      map[string]int64{},
+		CPUHolders:    r.cpuHolders,
+	}
+	for c := range r.cpuBusy {
+		name := "cpu " + strconv.Itoa(c+1)
+		if r.style == TOPPERSASP {
+			name = "cpu"
+		}
+		tr.CPUBusy[name], tr.CPUKnown[name] = r.cpuBusy[c], r.cpuKnown[c]
 	}
 	if r.style == TLVStandard {
 		tr.Events = r.lines

@@ -97,6 +97,14 @@ func checkTLV(t *testing.T, q *sql.DB, res ingest.Result, tr tracegen.TLVTruth) 
 		WHERE s.run_id = ? AND o.kind IN ('Task', 'InterruptHandler') AND s.state LIKE 'state=%' AND NOT s.truncated
 		GROUP BY ALL`, res.RunID), want)
 
+	// The CPU model: what holds each processor (ingest/tlv/README.md).
+	compareTLV(t, "busy ns per processor", dbtest.QueryCounts(t, q, `
+		SELECT cpu, sum(ns) FILTER (WHERE busy) FROM cpu_utilization WHERE run_id = ? GROUP BY ALL`, res.RunID), tr.CPUBusy)
+	compareTLV(t, "known ns per processor", dbtest.QueryCounts(t, q, `
+		SELECT cpu, sum(ns) FROM cpu_utilization WHERE run_id = ? GROUP BY ALL`, res.RunID), tr.CPUKnown)
+	compareTLV(t, "ns per holder", dbtest.QueryCounts(t, q, `
+		SELECT holder, sum(ns) FROM cpu_utilization WHERE run_id = ? AND busy GROUP BY ALL`, res.RunID), tr.CPUHolders)
+
 	// Behaviors per resource.
 	want = map[string]int64{}
 	for name, bs := range tr.Behaviors {
@@ -159,6 +167,8 @@ func compareTLV(t *testing.T, what string, got, want map[string]int64) {
 // running time and the handlers' RUNNING time is ISR_Tick's; in a TOPPERS
 // log an interrupt does not stop the task it interrupts, so the tasks'
 // RUNNING time is at most their BTF running time plus the interrupts'.
+// The CPU truth: the handlers hold their cores exactly while ISR_Tick
+// runs, a task at least while BTF says it runs.
 func TestTLVSameSchedule(t *testing.T) {
 	for _, tc := range []struct {
 		style tracegen.TLVStyle
@@ -189,6 +199,21 @@ func TestTLVSameSchedule(t *testing.T) {
 			if b["activate"] != sched.Instances[name] || b["exit"] != sched.Terminated[name] {
 				t.Errorf("%s %s: %d activations, %d exits; BTF %d instances, %d terminated", tc.style, name, b["activate"], b["exit"], sched.Instances[name], sched.Terminated[name])
 			}
+		}
+		// The CPU truth against the schedule's: the handlers hold their
+		// cores exactly while ISR_Tick runs; a task holds its core at
+		// least while BTF says it runs (more: polling, and in TOPPERS logs
+		// nothing else).
+		var isrHeld int64
+		for name, ns := range tr.CPUHolders {
+			if strings.HasPrefix(name, "ISR_Tick_Core_") {
+				isrHeld += ns
+			} else if ns < sched.Running[name] {
+				t.Errorf("%s %s: holds its core %d ns, BTF running %d ns", tc.style, name, ns, sched.Running[name])
+			}
+		}
+		if isrHeld != sched.Running["ISR_Tick"] {
+			t.Errorf("%s: handlers hold their cores %d ns, BTF ISR_Tick running %d ns", tc.style, isrHeld, sched.Running["ISR_Tick"])
 		}
 		if isrEnter != int64(sched.ActionCounts["I/start"]) || isrEnter == 0 {
 			t.Errorf("%s: %d handler entries, BTF %d ISR starts", tc.style, isrEnter, sched.ActionCounts["I/start"])

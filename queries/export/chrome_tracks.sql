@@ -1,6 +1,6 @@
 -- chrome_tracks: the objects of run ? that get a track in the Chrome
 -- export, with the process they are shown in.
---   CPUs (kind cpu; TLV's Context) are threads of one process "CPUs".
+--   CPUs (kind cpu) are threads of one process "CPUs".
 --   Objects with a pid (QNX, ftrace, DTrace threads) are threads of that
 --   process, named after the process object when there is one.
 --   Every other object is a thread of a process named after its kind
@@ -18,13 +18,13 @@ WITH used AS (
     FROM state_intervals WHERE run_id = $run GROUP BY object_id
 )
 SELECT o.object_id, o.kind, o.name, o.native_id,
-       CASE WHEN o.kind = 'cpu' OR lower(o.kind) = 'context' THEN 'cpus'
+       CASE WHEN o.kind = 'cpu' THEN 'cpus'
             WHEN o.pid IS NOT NULL AND o.kind <> 'process' THEN 'pid:' || o.pid
             ELSE 'kind:' || o.kind END AS group_key,
-       CASE WHEN o.kind = 'cpu' OR lower(o.kind) = 'context' THEN 'CPUs'
+       CASE WHEN o.kind = 'cpu' THEN 'CPUs'
             WHEN o.pid IS NOT NULL AND o.kind <> 'process' THEN coalesce(p.name || ' (pid ' || o.pid || ')', 'pid ' || o.pid)
             ELSE o.kind END AS group_name,
-       CASE WHEN o.kind = 'cpu' OR lower(o.kind) = 'context' THEN 0
+       CASE WHEN o.kind = 'cpu' THEN 0
             WHEN o.pid IS NOT NULL AND o.kind <> 'process' THEN 1
             ELSE 2 END AS group_order,
        coalesce(lower(o.kind) IN ('signal', 'counter') AND n.all_numbers, false) AS counter
