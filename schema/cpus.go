@@ -487,7 +487,9 @@ func (t *CPUTracker) stateSym(h ObjectID) Sym {
 	if t.byName == nil {
 		t.byName = make(map[Sym]ObjectID)
 	}
-	if other, taken := t.byName[sym]; (taken && other != h) || name == t.words.Idle {
+	// the idle word names nothing running; an idle task of that name
+	// (TLV's example RTOS calls its idle thread "idle") may share it
+	if other, taken := t.byName[sym]; (taken && other != h) || (name == t.words.Idle && !t.isIdle(h, r)) {
 		sym = t.w.Sym(name + "#" + strconv.Itoa(int(h)))
 	}
 	t.byName[sym] = h

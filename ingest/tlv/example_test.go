@@ -28,7 +28,7 @@ func TestExample(t *testing.T) {
 		// README: who held the processor, and the load: the idle thread
 		// holds it idle (CPU key "Idle"), the interrupt nests over it.
 		{`SELECT cpu, holder, busy, ns FROM cpu_utilization ORDER BY holder`,
-			"cpu 0 | idle | false | 10000\ncpu 0 | idle#2 | false | 755000\ncpu 0 | motor | true | 595000\ncpu 0 | sensor | true | 300000\ncpu 0 | uart | true | 20000\n"},
+			"cpu 0 | idle | false | 765000\ncpu 0 | motor | true | 595000\ncpu 0 | sensor | true | 300000\ncpu 0 | uart | true | 20000\n"},
 		{`SELECT src_line, count, message FROM diagnostics`,
 			"5 | 1 | no rule matches lines like \"motor: waiting for the encoder\" (skipped); first at line 5: \"motor: waiting for the encoder\"\n"},
 	} {
