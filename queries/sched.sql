@@ -80,7 +80,9 @@ FROM sched_intervals
 WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq);
 
 -- task_instances: one row per process instance (job) of a task, ISR or
--- thread: from its activation until it ends.
+-- thread: from its activation until it ends (per format:
+-- docs/semantics.md, "Task instances, response times, scheduling
+-- latency").
 --   BTF: the instance the trace numbers (activate .. terminate).
 --   Other formats: a maximal run of contiguous running/ready intervals of
 --   one object, from becoming ready (or running) after a blocked state
@@ -136,7 +138,8 @@ FROM moves
 GROUP BY run_id, object_id, instance, job;
 
 -- sched_latency: every wait of a task, ISR or thread for a CPU: a run of
--- contiguous ready intervals that ends when it starts running. Columns:
+-- contiguous ready intervals that ends when it starts running (per
+-- format: docs/semantics.md). Columns:
 -- run_id, object_id, kind, object, ready_ts (it became ready), run_ts (it
 -- started running), latency (run_ts - ready_ts), cpu (the CPU it then ran
 -- on), after ('wakeup': ready after a blocked state or at activation;

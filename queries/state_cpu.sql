@@ -59,9 +59,10 @@ FROM windows;
 
 -- cpu_load: (cpu_load(window_ns)) per run, CPU and time window (as in
 -- cpu_load_by_holder): busy_ns (time some task, ISR, thread or interrupt
--- held the CPU), known_ns (time its state is known: idle or busy), and
--- load = busy_ns / the window's length. A window in which the CPU's state
--- is never known is absent.
+-- held the CPU: not an idle task, not nothing), known_ns (time its holder
+-- is known: idle or busy), and load = busy_ns / the window's length. A
+-- window in which the CPU's holder is never known is absent. What makes a
+-- CPU busy in each format: docs/semantics.md.
 -- Example: SELECT cpu, window_start, round(load, 3) FROM cpu_load(10000000) ORDER BY ALL
 CREATE OR REPLACE MACRO cpu_load(window_ns) AS TABLE
 SELECT run_id, cpu, window_start, window_end,
@@ -72,7 +73,8 @@ FROM cpu_load_by_holder(window_ns)
 GROUP BY run_id, cpu, window_start, window_end;
 
 -- cpu_utilization: per run, CPU and holder over the whole run: ns held
--- (complete intervals only) and the share of the CPU's known time.
+-- (complete intervals only) and the share of the CPU's known time
+-- (holders and busy as in cpu_intervals; docs/semantics.md).
 -- Columns: run_id, cpu, holder, busy, ns, share.
 -- Example: SELECT cpu, holder, round(100 * share, 1) AS pct FROM cpu_utilization ORDER BY ns DESC
 CREATE OR REPLACE VIEW cpu_utilization AS
