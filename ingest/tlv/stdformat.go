@@ -251,25 +251,7 @@ func (l *StdLine) Canonical(text string) string {
 	}
 	var b strings.Builder
 	b.Grow(n)
-	b.WriteByte('[')
-	b.WriteString(l.Time)
-	b.WriteByte(']')
-	b.WriteString(l.Res)
-	if l.Cond != nil {
-		b.WriteByte('(')
-		b.WriteString(l.CondText)
-		b.WriteByte(')')
-	}
-	b.WriteByte('.')
-	b.WriteString(l.Member)
-	if l.Behavior {
-		b.WriteByte('(')
-		b.WriteString(l.ArgsText)
-		b.WriteByte(')')
-	} else {
-		b.WriteByte('=')
-		b.WriteString(l.Value)
-	}
+	l.write(&b, l.ArgsText)
 	return b.String()
 }
 
@@ -277,6 +259,12 @@ func (l *StdLine) Canonical(text string) string {
 // by ", ").
 func (l *StdLine) String() string {
 	var b strings.Builder
+	l.write(&b, strings.Join(l.Args, ", "))
+	return b.String()
+}
+
+// write writes the line with args as the behavior's arguments.
+func (l *StdLine) write(b *strings.Builder, args string) {
 	b.WriteByte('[')
 	b.WriteString(l.Time)
 	b.WriteByte(']')
@@ -290,13 +278,12 @@ func (l *StdLine) String() string {
 	b.WriteString(l.Member)
 	if l.Behavior {
 		b.WriteByte('(')
-		b.WriteString(strings.Join(l.Args, ", "))
+		b.WriteString(args)
 		b.WriteByte(')')
 	} else {
 		b.WriteByte('=')
 		b.WriteString(l.Value)
 	}
-	return b.String()
 }
 
 // TimeUnit converts times of a resource file's TimeScale to ns.
