@@ -291,3 +291,34 @@ func (c QNX) Answers() Answers {
 	a.Running = c.Running
 	return a
 }
+
+// QNXSeedListing extracts the traceprinter listing from the QNX seed
+// document (shared/seeds/qnx-neutrino-trace-interpretation.ru.txt): its
+// header block and event lines, with the continuation lines of the
+// multi-line events, leaving the prose between the fragments out.
+func QNXSeedListing(seedPath string) (string, error) {
+	f, err := os.Open(seedPath)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	listing := regexp.MustCompile(`^(TRACEPRINTER version|TRACEPARSER LIBRARY version|-- [A-Z ]+ --$|TRACE_[A-Z_]+::|t:0x[0-9a-f]+ CPU:)`)
+	continuation := regexp.MustCompile(`^(ppid|pid|name):\S+$`)
+	var b strings.Builder
+	sc := bufio.NewScanner(f)
+	inEvent := false
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), " \r")
+		switch {
+		case listing.MatchString(line):
+			inEvent = strings.HasPrefix(line, "t:")
+		case inEvent && continuation.MatchString(line):
+		default:
+			inEvent = false
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String(), sc.Err()
+}
