@@ -155,13 +155,21 @@ func sources() []source {
 	return src
 }
 
-// short is a real trace's name without its origin.
+// short is a real trace's name without its origin (with the revision
+// the collection took it from, when it names one: two files can share a
+// name).
 func short(p string) string {
 	b := filepath.Base(p)
+	name := b
 	if i := strings.LastIndex(b, "__"); i >= 0 {
-		b = b[i+2:]
+		name = b[i+2:]
 	}
-	return strings.TrimSuffix(b, filepath.Ext(b))
+	name = strings.TrimSuffix(name, filepath.Ext(name))
+	if i := strings.Index(b, "HIST-"); i >= 0 {
+		rev, _, _ := strings.Cut(b[i:], "__")
+		name += "@" + rev
+	}
+	return name
 }
 
 // ftraceKeys key threads by tid ("tid N" as holders), the idle tasks and
