@@ -39,7 +39,9 @@ func sources() []source {
 		{name: "generated/tlv-standard", how: allExact, make: genTLV(tracegen.TLVStandard, 2)},
 		{name: "generated/toppers-asp", how: toppersHow, make: genTLV(tracegen.TOPPERSASP, 1)},
 		{name: "generated/toppers-fmp", how: toppersHow, make: genTLV(tracegen.TOPPERSFMP, 2)},
-		{name: "generated/baget", how: allExact, make: genBaget,
+		{name: "generated/baget", how: allExact, make: genBaget(0),
+			keys: keys{cpu: "c.native_id::VARCHAR", object: "o.pid || '/' || o.native_id"}},
+		{name: "generated/baget-wrapped", how: allExact, make: genBaget(12),
 			keys: keys{cpu: "c.native_id::VARCHAR", object: "o.pid || '/' || o.native_id"}},
 		{name: "generated/dtrace", how: [5]string{exact, exact, exact, "", "exact (preemptions only: a wakeup is not traced)"}, make: genDTrace,
 			cannot: [5]string{3: "no wakeup probe: an instance's activation is not in the trace"}},
@@ -192,7 +194,11 @@ func genBTF(t *testing.T, dir string) (string, ingest.Options, recount.Answers) 
 }
 
 func genQNX(t *testing.T, dir string, kev bool) (string, ingest.Options, recount.Answers) {
-	h, evs, tr, err := tracegen.GenerateQNX(tracegen.QNXConfig{Events: 20_000, CPUs: 2, Seed: 5})
+	return genQNXKev(t, dir, tracegen.QNXConfig{Events: 20_000, CPUs: 2, Seed: 5}, kev)
+}
+
+func genQNXKev(t *testing.T, dir string, cfg tracegen.QNXConfig, kev bool) (string, ingest.Options, recount.Answers) {
+	h, evs, tr, err := tracegen.GenerateQNX(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,8 +259,18 @@ func genTLV(style tracegen.TLVStyle, cores int) func(*testing.T, string) (string
 	}
 }
 
-func genBaget(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
-	log, desc, tr, err := tracegen.GenerateBaget(tracegen.BagetConfig{Events: 5000, CPUs: 3, Seed: 11, ABI: "le32"})
+// genBaget: a log of the last ring blocks (0: all), whose start finds
+// the threads and CPUs in states the log does not tell.
+func genBaget(ring int) func(*testing.T, string) (string, ingest.Options, recount.Answers) {
+	return func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) { return genBagetRing(t, dir, ring) }
+}
+
+func genBagetRing(t *testing.T, dir string, ring int) (string, ingest.Options, recount.Answers) {
+	return genBagetCfg(t, dir, tracegen.BagetConfig{Events: 5000, CPUs: 3, Seed: 11, ABI: "le32", RingBlocks: ring})
+}
+
+func genBagetCfg(t *testing.T, dir string, cfg tracegen.BagetConfig) (string, ingest.Options, recount.Answers) {
+	log, desc, tr, err := tracegen.GenerateBaget(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
