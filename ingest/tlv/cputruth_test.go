@@ -42,20 +42,13 @@ func fullRes(t testing.TB) string {
 // TestCPUTruthTOPPERS ingests the real TOPPERS/ASP logs and compares the
 // CPU model with the recount of their raw lines.
 func TestCPUTruthTOPPERS(t *testing.T) {
-	for _, c := range []struct{ log, res string }{
-		{"sampleFiles__SampleLog__asp__asp_short.log", "sampleFiles__SampleLog__asp__asp_short.res"},
-		{"sampleFiles__SampleLog__asp__asp_long.log", "sampleFiles__SampleLog__asp__asp_long.res"},
-		{"sampleFiles__SampleLog__asp__asp_app.log", "sampleFiles__SampleLog__asp__asp_app.res"},
-		{"sampleFiles__SampleLog__asp__test_short.log", "sampleFiles__SampleLog__asp__test_short.res"},
-		{"sampleFiles__SampleLog__asp__asp_stats.log", "sampleFiles__SampleLog__asp__asp_stats.res"},
-		{"HIST-2bd24ffe__branches__goto__sampleFiles__asp__full.log", ""},
-	} {
-		name := strings.TrimSuffix(c.log[strings.LastIndex(c.log, "__")+2:], ".log")
+	for _, c := range recount.TOPPERSLogs {
+		name := strings.TrimSuffix(c.Log[strings.LastIndex(c.Log, "__")+2:], ".log")
 		t.Run(name, func(t *testing.T) {
-			log := externalFile(t, c.log)
+			log := externalFile(t, c.Log)
 			res := ""
-			if c.res != "" {
-				res = externalFile(t, c.res)
+			if c.Res != "" {
+				res = externalFile(t, c.Res)
 			} else {
 				res = fullRes(t)
 			}

@@ -48,32 +48,17 @@ func sources() []source {
 		{name: "generated/ftrace", how: allExact, make: genFtrace},
 	}
 	// Real traces, recounted from their raw lines.
-	if files := externalGlob("btf/*.btf"); len(files) > 0 {
-		for _, p := range files {
-			p := p
-			src = append(src, source{name: "real/btf/" + short(p), how: allExact, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
-				rc, err := recount.ReadBTF(p)
-				fail(t, err)
-				return p, ingest.Options{}, rc.Answers()
-			}})
-		}
-	} else {
-		src = append(src, noFile("real/btf"))
-	}
-	for _, c := range []struct{ log, res string }{
-		{"sampleFiles__SampleLog__asp__asp_short.log", "sampleFiles__SampleLog__asp__asp_short.res"},
-		{"sampleFiles__SampleLog__asp__asp_long.log", "sampleFiles__SampleLog__asp__asp_long.res"},
-		{"sampleFiles__SampleLog__asp__asp_app.log", "sampleFiles__SampleLog__asp__asp_app.res"},
-		{"sampleFiles__SampleLog__asp__test_short.log", "sampleFiles__SampleLog__asp__test_short.res"},
-		{"sampleFiles__SampleLog__asp__asp_stats.log", "sampleFiles__SampleLog__asp__asp_stats.res"},
-		{"HIST-2bd24ffe__branches__goto__sampleFiles__asp__full.log", ""},
-	} {
+	src = append(src, real("btf/*.btf", "real/btf/", keys{}, func(p string) (recount.Answers, error) {
+		rc, err := recount.ReadBTF(p)
+		return rc.Answers(), err
+	})...)
+	for _, c := range recount.TOPPERSLogs {
 		c := c
-		src = append(src, source{name: "real/toppers-asp/" + short(c.log), how: toppersHow, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
-			log := externalFile(t, "toppers/YixiaoLi__tlv4mc__"+c.log)
+		src = append(src, source{name: "real/toppers-asp/" + short(c.Log), how: toppersHow, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
+			log := externalFile(t, "toppers/YixiaoLi__tlv4mc__"+c.Log)
 			res := filepath.Join(dir, "full.res")
-			if c.res != "" {
-				res = externalFile(t, "toppers/YixiaoLi__tlv4mc__"+c.res)
+			if c.Res != "" {
+				res = externalFile(t, "toppers/YixiaoLi__tlv4mc__"+c.Res)
 			} else if err := os.WriteFile(res, []byte(recount.FullLogResources()), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -91,30 +76,17 @@ func sources() []source {
 		fail(t, err)
 		return log, ingest.Options{Format: "tlv", Params: map[string]string{"resources": res}}, rc.Answers()
 	}})
-	if files := externalGlob("ftrace/*"); len(files) > 0 {
-		for _, p := range files {
-			p := p
-			src = append(src, source{name: "real/ftrace/" + short(p), how: allExact, keys: ftraceKeys, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
-				rc, err := recount.ReadFtrace(p)
-				fail(t, err)
-				return p, ingest.Options{}, rc.Answers()
-			}})
+	src = append(src, real("ftrace/*", "real/ftrace/", ftraceKeys, func(p string) (recount.Answers, error) {
+		rc, err := recount.ReadFtrace(p)
+		if err != nil {
+			return recount.Answers{}, err
 		}
-	} else {
-		src = append(src, noFile("real/ftrace"))
-	}
-	if files := externalGlob("qnx/*.txt"); len(files) > 0 {
-		for _, p := range files {
-			p := p
-			src = append(src, source{name: "real/qnx/" + short(p), how: allExact, keys: qnxKeys, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
-				rc, err := recount.ReadQNXText(p)
-				fail(t, err)
-				return p, ingest.Options{}, rc.Answers()
-			}})
-		}
-	} else {
-		src = append(src, noFile("real/qnx"))
-	}
+		return rc.Answers(), nil
+	})...)
+	src = append(src, real("qnx/*.txt", "real/qnx/", qnxKeys, func(p string) (recount.Answers, error) {
+		rc, err := recount.ReadQNXText(p)
+		return rc.Answers(), err
+	})...)
 	src = append(src, source{name: "real/qnx/seed-listing", how: allExact, keys: qnxKeys, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 		text, err := recount.QNXSeedListing("../../../shared/seeds/qnx-neutrino-trace-interpretation.ru.txt")
 		if err != nil {
@@ -155,6 +127,26 @@ func sources() []source {
 		src = append(src, noFile("real/chrome-json"))
 	}
 	return src
+}
+
+// real are the rows of the real traces pattern finds (a row that skips
+// when there is none), each read as it is found, answered by read,
+// exact.
+func real(pattern, prefix string, k keys, read func(path string) (recount.Answers, error)) []source {
+	files := externalGlob(pattern)
+	if len(files) == 0 {
+		return []source{noFile(strings.TrimSuffix(prefix, "/"))}
+	}
+	var out []source
+	for _, p := range files {
+		p := p
+		out = append(out, source{name: prefix + short(p), how: allExact, keys: k, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
+			a, err := read(p)
+			fail(t, err)
+			return p, ingest.Options{}, a
+		}})
+	}
+	return out
 }
 
 // short is a real trace's name without its origin (with the revision
@@ -262,7 +254,9 @@ func genTLV(style tracegen.TLVStyle, cores int) func(*testing.T, string) (string
 // genBaget: a log of the last ring blocks (0: all), whose start finds
 // the threads and CPUs in states the log does not tell.
 func genBaget(ring int) func(*testing.T, string) (string, ingest.Options, recount.Answers) {
-	return func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) { return genBagetRing(t, dir, ring) }
+	return func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
+		return genBagetRing(t, dir, ring)
+	}
 }
 
 func genBagetRing(t *testing.T, dir string, ring int) (string, ingest.Options, recount.Answers) {

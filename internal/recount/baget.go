@@ -90,13 +90,8 @@ func ReadBaget(path string) (Baget, error) {
 		}
 		if c.open {
 			d := ts - c.since
-			out.Known[n] += d
-			if out.HeldCPU[n] == nil {
-				out.HeldCPU[n] = map[string]int64{}
-			}
-			out.HeldCPU[n][cmp.Or(c.holder, "idle")] += d
+			hold(out.HeldCPU, out.Known, out.Busy, n, cmp.Or(c.holder, "idle"), d, c.holder != "")
 			if c.holder != "" {
-				out.Busy[n] += d
 				out.Held[c.holder] += d
 			}
 		}
@@ -175,14 +170,5 @@ func ReadBaget(path string) (Baget, error) {
 // Answers are the recount's answers about the CPUs (Q1, Q2), keyed by
 // CPU number and the holder's name ("idle": none).
 func (r Baget) Answers() Answers {
-	a := Answers{CPUBusy: map[string]int64{}, CPUHeld: map[Held]int64{}}
-	for n, ns := range r.Busy {
-		a.CPUBusy[strconv.Itoa(n)] = ns
-	}
-	for n, hs := range r.HeldCPU {
-		for h, ns := range hs {
-			a.CPUHeld[Held{strconv.Itoa(n), h, h != "idle"}] += ns
-		}
-	}
-	return a
+	return cpuAnswers("", r.Busy, r.HeldCPU, func(h string) bool { return h != "idle" })
 }

@@ -70,14 +70,7 @@ func ReadDTrace(path string) (*DTrace, error) {
 		unknown  int64
 	}
 	cpus := map[int]*cpu{}
-	get := func(n int) *cpu {
-		c := cpus[n]
-		if c == nil {
-			c = &cpu{}
-			cpus[n] = c
-		}
-		return c
-	}
+	get := func(n int) *cpu { return entry(cpus, n) }
 	show := func(n int, ts int64) {
 		c := get(n)
 		h := ""
@@ -92,14 +85,7 @@ func ReadDTrace(path string) (*DTrace, error) {
 		}
 		// (an off-cpu and an on-cpu at one instant: no dispatcher)
 		if d := ts - c.since; c.holder != "" && !(c.holder == "switching" && d == 0) {
-			if rc.Held[n] == nil {
-				rc.Held[n] = map[string]int64{}
-			}
-			rc.Held[n][c.holder] += d
-			rc.Known[n] += d
-			if c.holder != "idle" {
-				rc.Busy[n] += d
-			}
+			hold(rc.Held, rc.Known, rc.Busy, n, c.holder, d, c.holder != "idle")
 		}
 		c.holder, c.since = h, ts
 	}
@@ -211,14 +197,7 @@ func ReadDTrace(path string) (*DTrace, error) {
 // keyed by CPU name ("cpu N"), the holders as Held names them and
 // "pid/tid". (The threads' other states are not recounted.)
 func (rc *DTrace) Answers() Answers {
-	a := Answers{CPUBusy: map[string]int64{}, CPUHeld: map[Held]int64{}, Running: rc.Running}
-	for n, ns := range rc.Busy {
-		a.CPUBusy["cpu "+strconv.Itoa(n)] = ns
-	}
-	for n, hs := range rc.Held {
-		for h, ns := range hs {
-			a.CPUHeld[Held{"cpu " + strconv.Itoa(n), h, h != "idle"}] += ns
-		}
-	}
+	a := cpuAnswers("cpu ", rc.Busy, rc.Held, func(h string) bool { return h != "idle" })
+	a.Running = rc.Running
 	return a
 }

@@ -95,14 +95,7 @@ func ReadFtrace(path string) (*Ftrace, error) {
 	}
 	cpus := map[int]*cpu{}
 	where := map[string]int{} // tid -> the CPU it was switched in on
-	get := func(n int) *cpu {
-		c := cpus[n]
-		if c == nil {
-			c = &cpu{}
-			cpus[n] = c
-		}
-		return c
-	}
+	get := func(n int) *cpu { return entry(cpus, n) }
 	// show moves CPU n to what holds it now at ts, counting the interval
 	// that ends.
 	show := func(n int, ts int64) {
@@ -120,15 +113,7 @@ func ReadFtrace(path string) (*Ftrace, error) {
 			return
 		}
 		if c.holder != "" {
-			d := ts - c.since
-			if rc.Held[n] == nil {
-				rc.Held[n] = map[string]int64{}
-			}
-			rc.Held[n][c.holder] += d
-			rc.Known[n] += d
-			if !strings.HasPrefix(c.holder, "swapper/") {
-				rc.Busy[n] += d
-			}
+			hold(rc.Held, rc.Known, rc.Busy, n, c.holder, ts-c.since, !strings.HasPrefix(c.holder, "swapper/"))
 		}
 		c.holder, c.since = h, ts
 	}
@@ -141,17 +126,7 @@ func ReadFtrace(path string) (*Ftrace, error) {
 		}
 		c.known, c.ints, c.holder, c.unknown = false, nil, "", ts
 	}
-	field := func(body, key string) string {
-		i := strings.Index(body, " "+key+"=")
-		if i < 0 {
-			return ""
-		}
-		v := body[i+len(key)+2:]
-		if j := strings.IndexByte(v, ' '); j >= 0 {
-			v = v[:j]
-		}
-		return v
-	}
+	field := FtraceField
 	// softirq_entry: "vec=1 [action=TIMER]"
 	action := func(body string) string {
 		i := strings.Index(body, "[action=")
@@ -309,18 +284,24 @@ func ReadFtrace(path string) (*Ftrace, error) {
 // definitions of every format but BTF (Sched) over Threads. After lost
 // events the threads are not recounted (no answers to Q3..Q5).
 func (rc *Ftrace) Answers() Answers {
-	a := Answers{CPUBusy: map[string]int64{}, CPUHeld: map[Held]int64{}}
-	for n, ns := range rc.Busy {
-		a.CPUBusy["cpu "+strconv.Itoa(n)] = ns
-	}
-	for n, hs := range rc.Held {
-		for h, ns := range hs {
-			a.CPUHeld[Held{"cpu " + strconv.Itoa(n), h, !strings.HasPrefix(h, "swapper/")}] += ns
-		}
-	}
+	a := cpuAnswers("cpu ", rc.Busy, rc.Held, func(h string) bool { return !strings.HasPrefix(h, "swapper/") })
 	if rc.Lost == 0 {
 		_, a.Instances, a.Latency = Sched(rc.Threads)
 		a.Running = rc.Running
 	}
 	return a
+}
+
+// FtraceField is the value of key in an event line's body (" key=value",
+// up to the next blank); "" when it has none.
+func FtraceField(body, key string) string {
+	i := strings.Index(body, " "+key+"=")
+	if i < 0 {
+		return ""
+	}
+	v := body[i+len(key)+2:]
+	if j := strings.IndexByte(v, ' '); j >= 0 {
+		v = v[:j]
+	}
+	return v
 }

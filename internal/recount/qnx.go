@@ -278,15 +278,7 @@ func qnxClass(state string) string {
 // the definitions of every format but BTF (Sched) over the threads'
 // states.
 func (c QNX) Answers() Answers {
-	a := Answers{CPUBusy: map[string]int64{}, CPUHeld: map[Held]int64{}}
-	for n, ns := range c.Busy {
-		a.CPUBusy[strconv.Itoa(n)] = ns
-	}
-	for n, hs := range c.Holders {
-		for h, ns := range hs {
-			a.CPUHeld[Held{strconv.Itoa(n), h, h != "none" && !c.IdleThreads[h]}] += ns
-		}
-	}
+	a := cpuAnswers("", c.Busy, c.Holders, func(h string) bool { return h != "none" && !c.IdleThreads[h] })
 	_, a.Instances, a.Latency = Sched(c.Threads)
 	a.Running = c.Running
 	return a

@@ -14,6 +14,7 @@ package recount
 
 import (
 	"sort"
+	"strconv"
 )
 
 // Sum is a count of things and their summed length (ns).
@@ -122,11 +123,46 @@ func Sched(ivs []Interval) (running map[string]int64, inst, lat map[string]Sum) 
 	return running, inst, lat
 }
 
-// add adds ns to m[k].
-func add[K comparable](m map[K]int64, k K, ns int64) { m[k] += ns }
-
 // addSum counts one more thing of ns in m[k].
 func addSum(m map[string]Sum, k string, ns int64) {
 	s := m[k]
 	m[k] = Sum{s.N + 1, s.NS + ns}
+}
+
+// cpuAnswers are the answers Q1 and Q2 of per-CPU counts: CPU n is
+// named prefix+n; busy tells the holders that keep a CPU busy.
+func cpuAnswers(prefix string, busy map[int]int64, held map[int]map[string]int64, isBusy func(holder string) bool) Answers {
+	a := Answers{CPUBusy: map[string]int64{}, CPUHeld: map[Held]int64{}}
+	for n, ns := range busy {
+		a.CPUBusy[prefix+strconv.Itoa(n)] = ns
+	}
+	for n, hs := range held {
+		for h, ns := range hs {
+			a.CPUHeld[Held{prefix + strconv.Itoa(n), h, isBusy(h)}] += ns
+		}
+	}
+	return a
+}
+
+// hold counts d ns of holder on CPU n: in held, in known, and in busy
+// when the holder keeps the CPU busy.
+func hold(held map[int]map[string]int64, known, busy map[int]int64, n int, holder string, d int64, isBusy bool) {
+	if held[n] == nil {
+		held[n] = map[string]int64{}
+	}
+	held[n][holder] += d
+	known[n] += d
+	if isBusy {
+		busy[n] += d
+	}
+}
+
+// entry returns m[k], made when absent.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v := m[k]
+	if v == nil {
+		v = new(V)
+		m[k] = v
+	}
+	return v
 }

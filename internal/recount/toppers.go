@@ -284,17 +284,25 @@ func ReadTOPPERS(logPath, resPath string) (*TOPPERS, error) {
 		win, winTask, winStart, winIrq = kind, task, ts, 0
 	}
 
+	// dispatched is the task a dispatch line names (counted), or not ok
+	// when the resource file has no such task.
+	dispatched := func(re *regexp.Regexp, msg string) (string, bool) {
+		name, ok := names["Task "+re.FindStringSubmatch(msg)[1]]
+		if !ok {
+			rc.UnknownResources++
+			return "", false
+		}
+		rc.DispatchLine++
+		return name, true
+	}
 	for _, l := range lines {
 		ts := l.ns * scale
 		switch {
 		case dispToRe.MatchString(l.msg):
-			id := dispToRe.FindStringSubmatch(l.msg)[1]
-			name, ok := names["Task "+id]
+			name, ok := dispatched(dispToRe, l.msg)
 			if !ok {
-				rc.UnknownResources++
 				continue
 			}
-			rc.DispatchLine++
 			closeWindow(ts)
 			if running != "" {
 				setState(ts, running, "RUNNABLE")
@@ -307,13 +315,10 @@ func ReadTOPPERS(logPath, resPath string) (*TOPPERS, error) {
 			}
 			update(ts)
 		case dispFromRe.MatchString(l.msg):
-			id := dispFromRe.FindStringSubmatch(l.msg)[1]
-			name, ok := names["Task "+id]
+			name, ok := dispatched(dispFromRe, l.msg)
 			if !ok {
-				rc.UnknownResources++
 				continue
 			}
-			rc.DispatchLine++
 			if win == 1 && winTask == name {
 				closeWindow(ts)
 			} else if running == name {
@@ -514,4 +519,17 @@ func (rc *TOPPERS) Answers() Answers {
 	}
 	a.Running, a.Instances, a.Latency = Sched(rc.States)
 	return a
+}
+
+// TOPPERSLogs are the real TOPPERS/ASP sample logs of the external
+// collection (shared/testdata-external/toppers, after the prefix
+// "YixiaoLi__tlv4mc__") and their resource files; full.log has none
+// (FullLogResources stands for it).
+var TOPPERSLogs = []struct{ Log, Res string }{
+	{"sampleFiles__SampleLog__asp__asp_short.log", "sampleFiles__SampleLog__asp__asp_short.res"},
+	{"sampleFiles__SampleLog__asp__asp_long.log", "sampleFiles__SampleLog__asp__asp_long.res"},
+	{"sampleFiles__SampleLog__asp__asp_app.log", "sampleFiles__SampleLog__asp__asp_app.res"},
+	{"sampleFiles__SampleLog__asp__test_short.log", "sampleFiles__SampleLog__asp__test_short.res"},
+	{"sampleFiles__SampleLog__asp__asp_stats.log", "sampleFiles__SampleLog__asp__asp_stats.res"},
+	{"HIST-2bd24ffe__branches__goto__sampleFiles__asp__full.log", ""},
 }
