@@ -294,8 +294,9 @@ func genBagetCfg(t *testing.T, dir string, cfg tracegen.BagetConfig) (string, in
 
 // fromIntervals are the answers of the DTrace and ftrace simulators'
 // intervals: the CPUs' (Holder set) and the threads' scheduling states
-// (instance 0; not an interrupt's handler).
-func fromIntervals(ivs []tracegen.DTraceInterval) recount.Answers {
+// (instance 0; not an interrupt's handler); they must add up to the
+// truth's own sums.
+func fromIntervals(t *testing.T, ivs []tracegen.DTraceInterval, sums tracegen.CPUSums, running map[string]int64) recount.Answers {
 	a := recount.Answers{CPUBusy: map[string]int64{}, CPUHeld: map[recount.Held]int64{}}
 	var th []recount.Interval
 	for _, iv := range ivs {
@@ -313,6 +314,9 @@ func fromIntervals(ivs []tracegen.DTraceInterval) recount.Answers {
 		}
 	}
 	a.Running, a.Instances, a.Latency = recount.Sched(th)
+	if fmt.Sprint(a.CPUBusy) != fmt.Sprint(sums.Busy) || fmt.Sprint(a.Running) != fmt.Sprint(running) {
+		t.Fatalf("the truth's sums differ from its intervals")
+	}
 	return a
 }
 
@@ -322,10 +326,7 @@ func genDTrace(t *testing.T, dir string) (string, ingest.Options, recount.Answer
 		tr, err = tracegen.WriteDTrace(b, tracegen.DTraceConfig{Lines: 8000, CPUs: 3, Processes: 3, Threads: 2, Seed: 31, Gap: true})
 		return err
 	})
-	a := fromIntervals(tr.Intervals)
-	if fmt.Sprint(a.CPUBusy) != fmt.Sprint(tr.CPUs.Busy) || fmt.Sprint(a.Running) != fmt.Sprint(tr.Running) {
-		t.Fatalf("the truth's sums differ from its intervals")
-	}
+	a := fromIntervals(t, tr.Intervals, tr.CPUs, tr.Running)
 	a.Instances = nil
 	return p, ingest.Options{Format: "dtrace"}, a
 }
@@ -336,9 +337,6 @@ func genFtrace(t *testing.T, dir string) (string, ingest.Options, recount.Answer
 		tr, err = tracegen.WriteFtrace(b, tracegen.FtraceConfig{Lines: 8000, CPUs: 3, Processes: 3, Threads: 2, Seed: 7, Waking: true})
 		return err
 	})
-	a := fromIntervals(tr.Intervals)
-	if fmt.Sprint(a.CPUBusy) != fmt.Sprint(tr.CPUs.Busy) || fmt.Sprint(a.Running) != fmt.Sprint(tr.Running) {
-		t.Fatalf("the truth's sums differ from its intervals")
-	}
+	a := fromIntervals(t, tr.Intervals, tr.CPUs, tr.Running)
 	return p, ingest.Options{Format: "ftrace"}, a
 }

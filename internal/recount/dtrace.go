@@ -8,29 +8,19 @@ import (
 )
 
 // DTrace is what the event lines of an output say of its CPUs,
-// counted by ReadDTrace without the reader's code.
+// counted by ReadDTrace without the reader's code. Of its Holds: Busy
+// is the time held by a thread, the dispatcher or an interrupt (not the
+// idle thread); Held names "pid/tid" (a thread), "idle" (its idle
+// thread), "switching" (its dispatcher between an off-cpu and the next
+// on-cpu) and the interrupt's irq key; Running is per "pid/tid", from
+// on-cpu to its off-cpu; Handlers from interrupt-start to -complete on
+// one CPU; Unknown from a CPU's first event line to its first on-cpu or
+// off-cpu.
 type DTrace struct {
+	Holds
 	// EventLines: lines under a "#traceduck-events" header that begin
 	// with a value of its first column.
 	EventLines int
-	// Busy, Known: per CPU, the ns held by a thread, the dispatcher or an
-	// interrupt (not the idle thread), and by anything; complete
-	// intervals only (one open at the last line is not counted).
-	Busy, Known map[int]int64
-	// Held: per CPU, the ns each holder held it: "pid/tid" (a thread),
-	// "idle" (its idle thread), "switching" (its dispatcher between an
-	// off-cpu and the next on-cpu), the interrupt's irq key.
-	Held map[int]map[string]int64
-	// Running: per "pid/tid", the ns of its complete runs (on-cpu to its
-	// off-cpu).
-	Running map[string]int64
-	// Handlers: per interrupt, the count and ns of its complete handler
-	// intervals (interrupt-start to -complete on one CPU).
-	Handlers map[string][2]int64
-	// Unknown: per CPU, the ns from its first event line to its first
-	// on-cpu or off-cpu, in which nothing says what it runs (interrupts
-	// aside).
-	Unknown map[int]int64
 }
 
 // ReadDTrace reads an output's event lines (the layout each
@@ -52,8 +42,7 @@ func ReadDTrace(path string) (*DTrace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rc := &DTrace{Busy: map[int]int64{}, Known: map[int]int64{}, Held: map[int]map[string]int64{},
-		Running: map[string]int64{}, Handlers: map[string][2]int64{}, Unknown: map[int]int64{}}
+	rc := &DTrace{Holds: newHolds()}
 	type irq struct {
 		name  string
 		since int64

@@ -8,27 +8,18 @@ import (
 	"strings"
 )
 
-// Ftrace is what a trace file's raw lines say of its CPUs,
-// counted by ReadFtrace without the ingester's code.
+// Ftrace is what a trace file's raw lines say of its CPUs, counted by
+// ReadFtrace without the ingester's code. Of its Holds: Busy is the
+// time held by a thread or an interrupt (not by the CPU's idle task, pid
+// 0); Held names "tid N" (a thread), "swapper/N" (the idle task), "irq N
+// NAME" and "softirq ACTION"; Running is per tid, from the sched_switch
+// that names it next to the one that switches it out; Handlers from
+// entry to exit on one CPU (what nests inside included); Unknown from a
+// CPU's first event line to its first sched_switch, and between lost
+// events and its next sched_switch. An interval where the trace
+// contradicts itself or lost events is not counted.
 type Ftrace struct {
-	// Busy: per CPU, the ns held by a thread or an interrupt (not by the
-	// CPU's idle task, pid 0); Known: the ns held by anything. Complete
-	// intervals only: one that ends at the end of the trace, or where the
-	// trace contradicts itself or lost events, is not counted.
-	Busy, Known map[int]int64
-	// Held: per CPU, the ns each holder held it: "tid N" (a thread),
-	// "swapper/N" (the idle task), "irq N NAME", "softirq ACTION".
-	Held map[int]map[string]int64
-	// Running: per tid, the ns of its complete runs (sched_switch that
-	// names it next to the one that switches it out).
-	Running map[string]int64
-	// Handlers: per interrupt, the count and ns of its complete handler
-	// intervals (entry to exit on one CPU, what nests inside included).
-	Handlers map[string][2]int64
-	// Unknown: per CPU, the ns from its first event line to its first
-	// sched_switch, and between lost events and its next sched_switch,
-	// in which the trace does not say what ran (interrupts aside).
-	Unknown map[int]int64
+	Holds
 	// Lost: lost-events markers; Contradictions: sched_switch lines that
 	// contradict what the trace said ran (a switch lost: another thread
 	// ran, an interrupt has no exit, prev or next ran on another CPU),
@@ -76,8 +67,7 @@ func ReadFtrace(path string) (*Ftrace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rc := &Ftrace{Busy: map[int]int64{}, Known: map[int]int64{}, Held: map[int]map[string]int64{},
-		Running: map[string]int64{}, Handlers: map[string][2]int64{}, Unknown: map[int]int64{}}
+	rc := &Ftrace{Holds: newHolds()}
 	type irq struct {
 		soft      bool
 		num, name string

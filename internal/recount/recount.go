@@ -129,6 +129,30 @@ func addSum(m map[string]Sum, k string, ns int64) {
 	m[k] = Sum{s.N + 1, s.NS + ns}
 }
 
+// Holds is what ReadFtrace and ReadDTrace count of a trace's CPUs (each
+// one's comment says its holders and intervals). Complete intervals
+// only: one open at the last line is not counted.
+type Holds struct {
+	// Busy, Known: per CPU, the ns held by anything but its idle task or
+	// thread, and by anything.
+	Busy, Known map[int]int64
+	// Held: per CPU, the ns each holder held it.
+	Held map[int]map[string]int64
+	// Running: per thread, the ns of its complete runs.
+	Running map[string]int64
+	// Handlers: per interrupt, the count and ns of its complete handler
+	// intervals.
+	Handlers map[string][2]int64
+	// Unknown: per CPU, the ns in which nothing says what it runs
+	// (interrupts aside).
+	Unknown map[int]int64
+}
+
+func newHolds() Holds {
+	return Holds{Busy: map[int]int64{}, Known: map[int]int64{}, Held: map[int]map[string]int64{},
+		Running: map[string]int64{}, Handlers: map[string][2]int64{}, Unknown: map[int]int64{}}
+}
+
 // cpuAnswers are the answers Q1 and Q2 of per-CPU counts: CPU n is
 // named prefix+n; busy tells the holders that keep a CPU busy.
 func cpuAnswers(prefix string, busy map[int]int64, held map[int]map[string]int64, isBusy func(holder string) bool) Answers {
