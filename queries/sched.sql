@@ -93,7 +93,8 @@ WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts,
 --   DTrace: none. Its threads' states come from on-cpu and off-cpu only
 --   (no wakeup): the state a thread leaves the CPU in lasts until it runs
 --   again, so when an instance was activated is not in the trace
---   (docs/semantics.md).
+--   (ingest/dtrace/README.md, "State intervals"). Its waits for a CPU
+--   (sched_latency) are the preemptions only.
 -- Columns: run_id, object_id, kind, object, instance (BTF's number, else
 -- 1, 2, ... per object), woke_from (the state before activation; NULL at
 -- the object's first interval and for BTF), activation_ts, start_ts (first
