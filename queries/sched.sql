@@ -90,11 +90,11 @@ WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts,
 --   state, a TOPPERS task from RUNNABLE to WAITING or DORMANT, a Baget
 --   thread from thrReady to thrNotReady. A gap in the intervals (state
 --   unknown) ends an instance too.
---   DTrace: none. Its threads' states come from on-cpu and off-cpu only
---   (no wakeup): the state a thread leaves the CPU in lasts until it runs
---   again, so when an instance was activated is not in the trace
---   (ingest/dtrace/README.md, "State intervals"). Its waits for a CPU
---   (sched_latency) are the preemptions only.
+--   DTrace: its threads' states come from on-cpu and off-cpu only (no
+--   wakeup): an instance begins at the thread's first on-cpu after it
+--   blocked, so its response leaves out the wait on a run queue after
+--   the wakeup (ingest/dtrace/README.md, "State intervals"), and its
+--   waits for a CPU (sched_latency) are the preemptions only.
 -- Columns: run_id, object_id, kind, object, instance (BTF's number, else
 -- 1, 2, ... per object), woke_from (the state before activation; NULL at
 -- the object's first interval and for BTF), activation_ts, start_ts (first
@@ -120,7 +120,7 @@ WITH seq AS (
            OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq NULLS FIRST ROWS UNBOUNDED PRECEDING) AS job,
          CASE WHEN prev_class = 'blocked' AND prev_end = start_ts THEN prev_state END AS woke
   FROM seq
-  WHERE format NOT IN ('btf', 'dtrace') AND class <> 'blocked'
+  WHERE format <> 'btf' AND class <> 'blocked'
 ), moves AS (
   SELECT *,
          lag(cpu) OVER (PARTITION BY run_id, object_id, instance, job, class ORDER BY start_ts, end_ts, start_seq NULLS FIRST) AS prev_run_cpu
