@@ -1,9 +1,11 @@
 package tlv
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -198,7 +200,13 @@ func FuzzCPU(f *testing.F) {
 		for _, g := range ings {
 			sink := &cpuSink{last: map[int32]int64{}}
 			if _, err := dbtest.FuzzIngest(t, g, "fuzz.log", data, true, sink); err != nil {
-				t.Fatalf("%s: %v", g.Format().Name, err)
+				// The one error: no conversion rule matched a line (a
+				// log of no line the rules read is refused at its first
+				// line), e.g. the standard-format seed read as FMP.
+				var ie *schema.InputError
+				if !errors.As(err, &ie) || !strings.HasPrefix(ie.Msg, "expected a line that a conversion rule of set fmp matches, found none in ") {
+					t.Fatalf("%s: %v", g.Format().Name, err)
+				}
 			}
 		}
 	})
