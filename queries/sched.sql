@@ -66,7 +66,9 @@ WHERE sched_class(r.format, o.kind, s.state) IS NOT NULL
 -- and sched_latency walk): prev_class, prev_state, prev_end, next_class,
 -- next_start, next_cpu (NULL at the ends). Intervals are ordered by
 -- start_ts, then end_ts (a zero-length interval at a time comes before
--- the one that replaced it), then start_seq.
+-- the one that replaced it), then start_seq; an interval without one (a
+-- state known from the start of the trace, truncated) comes first: it
+-- was there before whatever began at the trace's first instant.
 -- Example: SELECT object, state, prev_state FROM sched_neighbours WHERE prev_end <> start_ts
 CREATE OR REPLACE VIEW sched_neighbours AS
 SELECT *,
@@ -77,7 +79,7 @@ SELECT *,
        lead(start_ts) OVER w AS next_start,
        lead(cpu) OVER w AS next_cpu
 FROM sched_intervals
-WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq);
+WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq NULLS FIRST);
 
 -- task_instances: one row per process instance (job) of a task, ISR or
 -- thread: from its activation until it ends (per format:
@@ -90,6 +92,11 @@ WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts,
 --   state, a TOPPERS task from RUNNABLE to WAITING or DORMANT, a Baget
 --   thread from thrReady to thrNotReady. A gap in the intervals (state
 --   unknown) ends an instance too.
+--   DTrace: its threads' states come from on-cpu and off-cpu only (no
+--   wakeup): an instance begins at the thread's first on-cpu after it
+--   blocked, so its response leaves out the wait on a run queue after
+--   the wakeup (ingest/dtrace/README.md, "State intervals"), and its
+--   waits for a CPU (sched_latency) are the preemptions only.
 -- Columns: run_id, object_id, kind, object, instance (BTF's number, else
 -- 1, 2, ... per object), woke_from (the state before activation; NULL at
 -- the object's first interval and for BTF), activation_ts, start_ts (first
@@ -112,13 +119,13 @@ WITH seq AS (
   UNION ALL
   SELECT *,
          sum(CASE WHEN prev_class IS NULL OR prev_class = 'blocked' OR prev_end <> start_ts THEN 1 ELSE 0 END)
-           OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq ROWS UNBOUNDED PRECEDING) AS job,
+           OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq NULLS FIRST ROWS UNBOUNDED PRECEDING) AS job,
          CASE WHEN prev_class = 'blocked' AND prev_end = start_ts THEN prev_state END AS woke
   FROM seq
   WHERE format <> 'btf' AND class <> 'blocked'
 ), moves AS (
   SELECT *,
-         lag(cpu) OVER (PARTITION BY run_id, object_id, instance, job, class ORDER BY start_ts, end_ts, start_seq) AS prev_run_cpu
+         lag(cpu) OVER (PARTITION BY run_id, object_id, instance, job, class ORDER BY start_ts, end_ts, start_seq NULLS FIRST) AS prev_run_cpu
   FROM jobs
 )
 SELECT run_id, object_id, any_value(kind) AS kind, any_value(object) AS object, job AS instance,
@@ -153,7 +160,7 @@ WITH seq AS (
   -- number the runs of contiguous ready intervals
   SELECT *,
          sum(CASE WHEN prev_class = 'ready' AND prev_end = start_ts THEN 0 ELSE 1 END)
-           OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq ROWS UNBOUNDED PRECEDING) AS wait_no
+           OVER (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq NULLS FIRST ROWS UNBOUNDED PRECEDING) AS wait_no
   FROM seq
   WHERE class = 'ready'
 )

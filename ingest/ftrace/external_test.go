@@ -13,6 +13,7 @@ import (
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/recount"
 )
 
 const externalDir = "../../../shared/testdata-external/ftrace"
@@ -50,17 +51,7 @@ func computeRaw(t *testing.T, path string) rawFigures {
 	defer f.Close()
 	fig := rawFigures{running: map[string][2]int64{}, off: map[string]int64{}}
 	since := map[string]int64{}
-	field := func(body, key string) string {
-		i := strings.Index(body, " "+key+"=")
-		if i < 0 {
-			return ""
-		}
-		v := body[i+len(key)+2:]
-		if j := strings.Index(v, " "); j >= 0 {
-			v = v[:j]
-		}
-		return v
-	}
+	field := recount.FtraceField
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {

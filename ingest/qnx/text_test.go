@@ -1,48 +1,27 @@
 package qnx_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/traceduck/traceduck/ingest"
 	_ "github.com/traceduck/traceduck/ingest/qnx"
 	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/recount"
 )
 
 const shared = "../../../shared"
 
-// seedListing extracts the traceprinter listing from the seed document:
-// its header block and event lines, with the continuation lines of the
-// multi-line events, leaving the prose between the fragments out.
+// seedListing is the traceprinter listing of the seed document
+// (recount.QNXSeedListing).
 func seedListing(t *testing.T) string {
-	f, err := os.Open(filepath.Join(shared, "seeds", "qnx-neutrino-trace-interpretation.ru.txt"))
+	text, err := recount.QNXSeedListing(filepath.Join(shared, "seeds", "qnx-neutrino-trace-interpretation.ru.txt"))
 	if err != nil {
 		t.Skip("no ../shared/seeds beside the repository")
 	}
-	defer f.Close()
-	listing := regexp.MustCompile(`^(TRACEPRINTER version|TRACEPARSER LIBRARY version|-- [A-Z ]+ --$|TRACE_[A-Z_]+::|t:0x[0-9a-f]+ CPU:)`)
-	continuation := regexp.MustCompile(`^(ppid|pid|name):\S+$`)
-	var b strings.Builder
-	sc := bufio.NewScanner(f)
-	inEvent := false
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), " \r")
-		switch {
-		case listing.MatchString(line):
-			inEvent = strings.HasPrefix(line, "t:")
-		case inEvent && continuation.MatchString(line):
-		default:
-			inEvent = false
-			continue
-		}
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return text
 }
 
 func TestSeedListingGolden(t *testing.T) {

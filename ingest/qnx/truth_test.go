@@ -118,8 +118,8 @@ func checkTruth(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth)
 func checkCPUTruth(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth) {
 	t.Helper()
 	q := func(sql string) string { return dbtest.Query(t, db.SQL(), sql, run) }
-	if got, want := dbCPUCount(t, db, run), truthCount(truth); got.rows() != want.rows() {
-		t.Errorf("CPU holders differ from the truth:\n%s", dbtest.Diff(want.rows(), got.rows()))
+	if got, want := dbCPUCount(t, db, run), truthCount(truth); got.Rows() != want.Rows() {
+		t.Errorf("CPU holders differ from the truth:\n%s", dbtest.Diff(want.Rows(), got.Rows()))
 	}
 	var open []string
 	for cpu, h := range truth.CPUOpen {

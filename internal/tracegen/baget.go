@@ -142,6 +142,7 @@ type BagetTruth struct {
 	EventCounts   map[string]int   // event type name -> records
 	Ecos          map[BagetEco]int // eco-triple -> records
 	ThreadStates  []BagetThreadInterval
+	ThreadOpen    []BagetThreadInterval // the state each thread known at the end is in (truncated), EndNS = LastNS
 	CPUStates     []BagetCPUInterval
 	CPUKnownNS    map[int]int64      // per CPU: time in complete CPU intervals
 	CPUBusyNS     map[int]int64      // per CPU: of it, the time a thread or interrupt held the CPU
@@ -1068,6 +1069,11 @@ func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
 				tr.ThreadStates = append(tr.ThreadStates, BagetThreadInterval{Thread: s.thr[t.thread].obj, State: o.st, StartNS: o.since, EndNS: r.t})
 			}
 			*o = bobs{known: true, st: t.to, since: r.t}
+		}
+	}
+	for i, o := range thr {
+		if o.known {
+			tr.ThreadOpen = append(tr.ThreadOpen, BagetThreadInterval{Thread: s.thr[i].obj, State: o.st, StartNS: o.since, EndNS: tr.LastNS})
 		}
 	}
 	return nil

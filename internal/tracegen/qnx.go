@@ -175,6 +175,7 @@ type QNXTruth struct {
 	Events        int
 	EventCounts   map[string]int           // "CLASS/EVENT": KER_CALL/MSG_SENDV, KER_EXIT/SYNC_CONDVAR_SIG, INT/INT_ENTR, THREAD/THRUNNING, CONTROL/TIME, USREVENT/EVENT:1, ...
 	ThreadStates  []QNXInterval            // complete thread-state intervals
+	ThreadOpen    []QNXInterval            // the thread-state intervals open at the end (truncated), EndNS = LastNS, in the order of the events that opened them
 	KernelCalls   []QNXInterval            // complete KER_CALL..KER_EXIT intervals, State = call name (MSG_SENDV)
 	RunningPerCPU map[int]map[string]int64 // cpu -> "pid/tid" -> ns RUNNING (complete intervals; a key exists for every complete RUNNING interval, even of 0 ns)
 	InterruptNS   map[int]int64            // vector -> summed INT_ENTR..INT_EXIT ns (complete; key exists once one completed)
@@ -1532,6 +1533,18 @@ func (s *qsim) finish() ([]qnxenc.Event, QNXTruth) {
 	}
 	for i, v := range s.states {
 		tr.ThreadStates[i] = v.iv
+	}
+	var open []qiv
+	for _, p := range s.procs {
+		for _, th := range p.threads {
+			if th.ivOpen {
+				open = append(open, qiv{QNXInterval{th.p.pid, th.tid, qStateName[th.ivState], th.ivStart, tr.LastNS, th.ivCPU}, th.ivSeq})
+			}
+		}
+	}
+	slices.SortFunc(open, bySeq)
+	for _, v := range open {
+		tr.ThreadOpen = append(tr.ThreadOpen, v.iv)
 	}
 	for c, cpu := range s.cpus {
 		if cpu.known {

@@ -135,6 +135,7 @@ type proc struct {
 	nextInst *int64 // instance counter (shared by all ISR_Tick procs)
 	state    pstate
 	since    int64 // time the current running/ready interval began
+	actAt    int64 // time the current instance was activated
 
 	ops       []op
 	pc        int
@@ -167,7 +168,7 @@ type proc struct {
 type core struct {
 	name  []byte
 	occ   *proc // process running or polling on the core
-	since int64 // when occ took the core
+	since int64 // when occ took the core, or (occ nil) when the core became idle
 	procs []*proc
 	dirty bool
 	ceil  int // highest base priority of SEM_Shared users on this core
@@ -211,6 +212,8 @@ type sim struct {
 	insts     []int
 	terms     []int
 	coreBusy  []int64
+	coreHeld  [][]int64 // per core: ns held per process (stat index), the last one for none (idle)
+	resp, lat []Sum     // per process: complete instances (response), waits for a core (latency)
 
 	semName  []byte
 	semOwner *proc
@@ -424,6 +427,11 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 	s.insts = make([]int, n)
 	s.terms = make([]int, n)
 	s.coreBusy = make([]int64, K)
+	s.coreHeld = make([][]int64, K)
+	for i := range s.coreHeld {
+		s.coreHeld[i] = make([]int64, n+1)
+	}
+	s.resp, s.lat = make([]Sum, n), make([]Sum, n)
 	s.sigNext = 3000
 	return s, nil
 }
@@ -552,6 +560,8 @@ func (s *sim) leaveRunning(p *proc, t int64) {
 // it while it runs and while it polls (active waiting).
 func (s *sim) occupy(p *proc, t int64) {
 	c := &s.cores[p.core]
+	h := s.coreHeld[p.core]
+	h[len(h)-1] += t - c.since
 	c.occ, c.since = p, t
 }
 
@@ -559,8 +569,9 @@ func (s *sim) occupy(p *proc, t int64) {
 // park): the time it held the core is busy time.
 func (s *sim) vacate(ci int, t int64) {
 	c := &s.cores[ci]
-	c.occ = nil
+	s.coreHeld[ci][c.occ.stat] += t - c.since
 	s.coreBusy[ci] += t - c.since
+	c.occ, c.since = nil, t
 }
 
 func (s *sim) enterPolling(p *proc, t int64) {
@@ -579,6 +590,7 @@ func (s *sim) enterReady(p *proc, t int64) {
 
 func (s *sim) leaveReady(p *proc, t int64) {
 	s.readyNs[p.stat] += t - p.since
+	s.lat[p.stat].add(t - p.since)
 }
 
 func (s *sim) eff(p *proc) int {
@@ -662,6 +674,7 @@ func (s *sim) activate(p *proc, t int64) {
 	*p.nextInst++
 	p.alive = true
 	p.state = sActive
+	p.actAt = t
 	p.pc = 0
 	p.remaining = 0
 	p.curRun = -1
@@ -811,6 +824,7 @@ func (s *sim) runOps(p *proc, t int64) {
 	s.leaveRunning(p, t)
 	s.coreAct(t, p, aTerminate)
 	s.terms[p.stat]++
+	s.resp[p.stat].add(t - p.actAt)
 	p.state = sIdle
 	p.alive = false
 	s.vacate(p.core, t)
@@ -916,6 +930,7 @@ func (s *sim) dispatch(ci int, t int64) {
 	s.occupy(best, t)
 	switch best.state {
 	case sActive:
+		s.lat[best.stat].add(t - best.actAt)
 		s.coreAct(t, best, aStart)
 		s.enterRunning(best, t)
 		s.runOps(best, t)
@@ -950,6 +965,9 @@ func (s *sim) truth() Truth {
 		Instances:    make(map[string]int, len(s.statNames)),
 		Terminated:   make(map[string]int, len(s.statNames)),
 		CoreBusy:     make(map[string]int64, len(s.cores)),
+		CoreHeld:     make(map[string]map[string]int64, len(s.cores)),
+		Response:     make(map[string]Sum, len(s.statNames)),
+		Latency:      make(map[string]Sum, len(s.statNames)),
 		FirstTS:      s.first,
 		LastTS:       s.last,
 	}
@@ -966,9 +984,18 @@ func (s *sim) truth() Truth {
 		tr.Polling[name] = s.pollNs[i]
 		tr.Instances[name] = s.insts[i]
 		tr.Terminated[name] = s.terms[i]
+		tr.Response[name] = s.resp[i]
+		tr.Latency[name] = s.lat[i]
 	}
 	for i := range s.cores {
 		tr.CoreBusy[string(s.cores[i].name)] = s.coreBusy[i]
+		held := map[string]int64{"idle": s.coreHeld[i][len(s.statNames)]}
+		for j, name := range s.statNames {
+			if ns := s.coreHeld[i][j]; ns != 0 {
+				held[name] = ns
+			}
+		}
+		tr.CoreHeld[string(s.cores[i].name)] = held
 	}
 	return tr
 }

@@ -137,10 +137,25 @@ type TLVTruth struct {
 	CPUBusy    map[string]int64 // processor -> ns held by a task or handler
 	CPUKnown   map[string]int64 // processor -> ns held or idle
 	CPUHolders map[string]int64 // task or handler -> ns it held its core
+	// CPUHeld: processor -> task or handler ("idle": none) -> ns it
+	// held it, as CPUKnown counts.
+	CPUHeld map[string]map[string]int64
+	// Intervals: every interval of a task's or handler's "state"
+	// attribute, in the order they began (of one resource); the initial
+	// value's (from the first line) and those open at the end (to the
+	// last line) truncated.
+	Intervals []TLVInterval
 	// Schedule is the simulator's own truth of the schedule rendered, in
 	// BTF terms (its Lines count the BTF events the schedule is made of,
 	// which were not written).
 	Schedule Truth
+}
+
+// TLVInterval is an interval of a resource's "state" attribute.
+type TLVInterval struct {
+	Resource, State string
+	Start, End      int64
+	Truncated       bool
 }
 
 // TOPPERS task states, and the standard format's two more.
@@ -200,6 +215,8 @@ type tlvRenderer struct {
 	heldSince         []int64
 	cpuBusy, cpuKnown []int64
 	cpuHolders        map[string]int64
+	cpuHeld           []map[string]int64
+	intervals         []TLVInterval
 
 	sigVal, sigSince, sigNS, sigValNS int64
 	setFlgLeave                       *tlvRes // TOPPERS: set_flg returns after the waiter's release
@@ -270,6 +287,10 @@ func newTLVRenderer(s *sim, w io.Writer, style TLVStyle, limit int) *tlvRenderer
 		cpuBusy:    make([]int64, len(s.cores)),
 		cpuKnown:   make([]int64, len(s.cores)),
 		cpuHolders: map[string]int64{},
+		cpuHeld:    make([]map[string]int64, len(s.cores)),
+	}
+	for c := range r.cpuHeld {
+		r.cpuHeld[c] = map[string]int64{}
 	}
 	ntasks := 0
 	for _, p := range s.procs {
@@ -415,6 +436,7 @@ func (r *tlvRenderer) setState(t int64, x *tlvRes, st uint8) {
 		x.ns[x.state] += t - x.since
 		x.n[x.state]++
 	}
+	r.intervals = append(r.intervals, TLVInterval{string(x.name), tStateNames[x.state], max(x.since, r.first), t, x.since < 0})
 	x.state, x.since = st, t
 	if r.style == TLVStandard {
 		r.std(t, x.name, "state="+tStateNames[st])
@@ -444,6 +466,9 @@ func (r *tlvRenderer) cpuUpdate(t int64, c int) {
 	if x := r.held[c]; x != nil {
 		r.cpuBusy[c] += d
 		r.cpuHolders[string(x.name)] += d
+		r.cpuHeld[c][string(x.name)] += d
+	} else {
+		r.cpuHeld[c]["idle"] += d
 	}
 	r.held[c], r.heldSince[c] = h, t
 }
@@ -733,6 +758,8 @@ func (r *tlvRenderer) truth() TLVTruth {
 		CPUBusy:       map[string]int64{},
 		CPUKnown:      map[string]int64{},
 		CPUHolders:    r.cpuHolders,
+		CPUHeld:       map[string]map[string]int64{},
+		Intervals:     r.intervals,
 	}
 	for c := range r.cpuBusy {
 		name := "cpu " + strconv.Itoa(c+1)
@@ -740,6 +767,7 @@ func (r *tlvRenderer) truth() TLVTruth {
 			name = "cpu"
 		}
 		tr.CPUBusy[name], tr.CPUKnown[name] = r.cpuBusy[c], r.cpuKnown[c]
+		tr.CPUHeld[name] = r.cpuHeld[c]
 	}
 	if r.style == TLVStandard {
 		tr.Events = r.lines
@@ -752,6 +780,7 @@ func (r *tlvRenderer) truth() TLVTruth {
 			}
 		}
 		tr.States[string(x.name)] = st
+		tr.Intervals = append(tr.Intervals, TLVInterval{string(x.name), tStateNames[x.state], max(x.since, r.first), r.last, true})
 		tr.Behaviors[string(x.name)] = x.beh
 	}
 	return tr

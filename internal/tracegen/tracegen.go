@@ -126,17 +126,25 @@ type Config struct {
 // all cores). All names are present, possibly with a zero value. Durations
 // are in ns.
 type Truth struct {
-	Lines        int              // data lines written (events)
-	ActionCounts map[string]int   // key "TYPE/action", e.g. "T/start", "SEM/lock", "R/terminate"
-	Running      map[string]int64 // per process: total ns in state running (complete intervals only); polling is not running
-	Ready        map[string]int64 // per process: total ns in state ready (entered by preempt, release or release_parking; left by resume)
-	Polling      map[string]int64 // per process: total ns in state polling (entered by poll or poll_parking; left by run or park), complete intervals only
-	Instances    map[string]int   // per process: instances activated
-	Terminated   map[string]int   // per process: instances that terminated
-	CoreBusy     map[string]int64 // per core name: ns during which a task or ISR held it, running or polling (complete holds only, from start, resume or poll_parking to preempt, terminate, wait or park)
-	FirstTS      int64            // ns, timestamp of the first data line
-	LastTS       int64            // ns, timestamp of the last data line
+	Lines        int                         // data lines written (events)
+	ActionCounts map[string]int              // key "TYPE/action", e.g. "T/start", "SEM/lock", "R/terminate"
+	Running      map[string]int64            // per process: total ns in state running (complete intervals only); polling is not running
+	Ready        map[string]int64            // per process: total ns in state ready (entered by preempt, release or release_parking; left by resume)
+	Polling      map[string]int64            // per process: total ns in state polling (entered by poll or poll_parking; left by run or park), complete intervals only
+	Instances    map[string]int              // per process: instances activated
+	Terminated   map[string]int              // per process: instances that terminated
+	CoreBusy     map[string]int64            // per core name: ns during which a task or ISR held it, running or polling (complete holds only, from start, resume or poll_parking to preempt, terminate, wait or park)
+	CoreHeld     map[string]map[string]int64 // per core name: ns each process held it as CoreBusy counts, and "idle" the ns nothing held it (from 0, or the last hold's end, to the next hold; the interval open at the end left out)
+	Response     map[string]Sum              // per process: the instances that terminated and their summed response (activate to terminate)
+	Latency      map[string]Sum              // per process: the waits for its core that ended (activate to start, and preempt, release or release_parking to resume) and their summed length
+	FirstTS      int64                       // ns, timestamp of the first data line
+	LastTS       int64                       // ns, timestamp of the last data line
 }
+
+// Sum is a count of things and their summed length (ns).
+type Sum struct{ N, NS int64 }
+
+func (s *Sum) add(ns int64) { s.N, s.NS = s.N+1, s.NS+ns }
 
 // WriteBTF simulates and writes a BTF trace to w; returns the truth.
 func WriteBTF(w io.Writer, cfg Config) (Truth, error) {

@@ -1,0 +1,285 @@
+package recount
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// BTF is what a BTF trace says, counted from its raw lines with
+// plain string splitting and the seed's process table, independently of
+// the ingester. Durations are in ns; only complete intervals count (one
+// that is still open at the last line is left out, as the views leave out
+// truncated ones).
+type BTF struct {
+	Events  int64
+	Actions map[string]int64 // "TYPE action" -> events
+	// Running is the time each process (task or ISR, by name) spent
+	// running: from start, resume or run until preempt, terminate, poll,
+	// wait or park.
+	Running map[string]int64
+	// Held is, per core, the time each holder held it ("idle": none),
+	// from the core's first appearance: a process holds its core from
+	// start, resume, run or poll_parking until preempt, terminate, wait or
+	// park (a polling process keeps it: the seed's active waiting); an ISR
+	// that starts over what runs nests over it until it ends.
+	Held map[string]map[string]int64
+	// Busy is, per core, the time a holder other than an idle task held it.
+	Busy map[string]int64
+	// Latency is, per process, the waits for a core (count, sum ns): from
+	// activate, preempt, release or release_parking to start or resume.
+	Latency map[string]Sum
+	// Response is, per process, the instances seen from activate to
+	// terminate (count, sum ns of terminate - activate).
+	Response map[string]Sum
+	// CoreSaysBusy is, per core, the busy time TA Simulator's own core
+	// actions tell (empty when the trace has none): busy from execute,
+	// execute_idle, execute_waiting, and through wait_postexecution (the
+	// core waits actively), until idle or idle_execution.
+	CoreSaysBusy map[string]int64
+}
+
+// btfIdle is the idle task of the RTOSes whose BTF traces we have:
+// FreeRTOS's IDLE (IDLE<core> in an SMP build), with the BTF logger's
+// "(number)" or "[core/number]" prefix.
+var btfIdle = regexp.MustCompile(`^(\(\d+\)|\[\d+/\d+\])?IDLE\d*$`)
+
+// btfPrefix gives the core of a process event: its source when it is a core
+// (the seed: cores act on processes), else the core the FreeRTOS logger's
+// "[core/number]" prefix of the target names, else the only core of the
+// trace.
+var btfPrefix = regexp.MustCompile(`^\[(\d+)/\d+\]`)
+
+// ReadBTF reads a BTF file's raw lines and returns its recount.
+func ReadBTF(path string) (BTF, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return BTF{}, err
+	}
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r", ""), "\n")
+	r := BTF{Actions: map[string]int64{}, Running: map[string]int64{}, Held: map[string]map[string]int64{},
+		Busy: map[string]int64{}, Latency: map[string]Sum{}, Response: map[string]Sum{}, CoreSaysBusy: map[string]int64{}}
+
+	type inst struct{ name, n string }
+	type core struct {
+		known  bool
+		since  int64
+		holder *inst  // the task that holds it
+		isrs   []inst // ISRs nested over it, innermost last
+	}
+	cores := map[string]*core{}
+	var coreNames []string
+	// Pass 1: the cores (names Core_<n>, as all our traces write them).
+	for _, l := range lines {
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		f := strings.Split(l, ",")
+		for _, i := range []int{1, 4} {
+			if i < len(f) {
+				name := strings.TrimSpace(f[i])
+				if strings.HasPrefix(name, "Core_") && cores[name] == nil {
+					cores[name] = &core{}
+					coreNames = append(coreNames, name)
+				}
+			}
+		}
+	}
+	shown := func(c *core) string {
+		switch {
+		case len(c.isrs) > 0:
+			return c.isrs[len(c.isrs)-1].name
+		case c.holder != nil:
+			return c.holder.name
+		}
+		return "idle"
+	}
+	// account closes core c's current interval at ts.
+	account := func(name string, c *core, ts int64) {
+		if !c.known {
+			c.known, c.since = true, ts
+			return
+		}
+		h := shown(c)
+		if r.Held[name] == nil {
+			r.Held[name] = map[string]int64{}
+		}
+		r.Held[name][h] += ts - c.since
+		if h != "idle" && !btfIdle.MatchString(h) {
+			r.Busy[name] += ts - c.since
+		}
+		c.since = ts
+	}
+
+	mul := int64(1)
+	coreBusySince := map[string]int64{} // by TA's core actions
+	runSince := map[inst]int64{}
+	readySince := map[inst]int64{}
+	activated := map[inst]int64{}
+	var last int64
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "#timeScale") {
+			switch u := strings.TrimSpace(strings.TrimPrefix(l, "#timeScale")); u {
+			case "ns":
+				mul = 1
+			case "us":
+				mul = 1000
+			case "ms":
+				mul = 1000000
+			default:
+				return r, fmt.Errorf("%s: time scale %q: the recount knows ns, us, ms", path, u)
+			}
+		}
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		f := strings.SplitN(l, ",", 8)
+		if len(f) < 7 {
+			return r, fmt.Errorf("%s: %q: fewer than 7 fields", path, l)
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		ts, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return r, fmt.Errorf("%s: %q: %v", path, l, err)
+		}
+		ts *= mul
+		if ts < last {
+			return r, fmt.Errorf("%s: %q: time goes backwards, which the recount does not follow", path, l)
+		}
+		last = ts
+		src, typ, tgt, tgtInst, act := f[1], f[3], f[4], f[5], f[6]
+		r.Events++
+		r.Actions[typ+" "+act]++
+		for _, name := range []string{src, tgt} {
+			if c := cores[name]; c != nil && !c.known {
+				account(name, c, ts)
+			}
+		}
+		if typ == "C" && src == tgt {
+			switch act {
+			case "execute", "execute_idle", "execute_waiting":
+				if _, busy := coreBusySince[tgt]; !busy {
+					coreBusySince[tgt] = ts
+				}
+			case "idle", "idle_execution":
+				if s, busy := coreBusySince[tgt]; busy {
+					r.CoreSaysBusy[tgt] += ts - s
+					delete(coreBusySince, tgt)
+				}
+			}
+		}
+		if typ != "T" && typ != "I" {
+			continue
+		}
+		k := inst{tgt, tgtInst}
+
+		// Running time, waits for a core, instances.
+		switch act {
+		case "start", "resume", "run":
+			if s, ok := readySince[k]; ok && act != "run" {
+				addSum(r.Latency, tgt, ts-s)
+			}
+			delete(readySince, k)
+			runSince[k] = ts
+		case "preempt", "terminate", "poll", "wait", "park":
+			if s, ok := runSince[k]; ok {
+				r.Running[tgt] += ts - s
+			}
+			delete(runSince, k)
+		}
+		switch act {
+		case "activate", "preempt", "release", "release_parking":
+			if _, ok := readySince[k]; !ok {
+				readySince[k] = ts
+			}
+		case "poll_parking", "wait", "poll", "park", "terminate":
+			delete(readySince, k)
+		}
+		switch act {
+		case "activate":
+			activated[k] = ts
+		case "terminate":
+			if a, ok := activated[k]; ok {
+				addSum(r.Response, tgt, ts-a)
+			}
+			delete(activated, k)
+		}
+
+		// The core.
+		if act == "activate" {
+			continue
+		}
+		on := src
+		if cores[on] == nil {
+			if m := btfPrefix.FindStringSubmatch(tgt); m != nil && cores["Core_"+m[1]] != nil {
+				on = "Core_" + m[1]
+			} else if len(coreNames) == 1 {
+				on = coreNames[0]
+			} else {
+				return r, fmt.Errorf("%s: %q: the recount cannot tell the core", path, l)
+			}
+		}
+		switch act {
+		case "start", "resume", "run", "poll_parking":
+			c := cores[on]
+			if typ == "I" {
+				nested := false
+				for _, i := range c.isrs {
+					nested = nested || i == k
+				}
+				if !nested {
+					account(on, c, ts)
+					c.isrs = append(c.isrs, k)
+				}
+				continue
+			}
+			if c.holder != nil && *c.holder == k {
+				continue
+			}
+			for _, name := range coreNames { // a task holds one core
+				if o := cores[name]; o != c && o.holder != nil && *o.holder == k {
+					account(name, o, ts)
+					o.holder = nil
+				}
+			}
+			account(on, c, ts)
+			c.holder = &k
+		case "preempt", "terminate", "wait", "park":
+			for _, name := range coreNames { // it leaves the core it holds
+				o := cores[name]
+				if typ == "T" && o.holder != nil && *o.holder == k {
+					account(name, o, ts)
+					o.holder = nil
+				}
+				for i := len(o.isrs) - 1; typ == "I" && i >= 0; i-- {
+					if o.isrs[i] == k {
+						account(name, o, ts)
+						o.isrs = o.isrs[:i]
+						break
+					}
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+// BTFIdle tells the idle tasks of the RTOSes whose BTF traces we have.
+func BTFIdle(holder string) bool { return btfIdle.MatchString(holder) }
+
+// Answers are the recount's answers: BTF numbers its instances, so they
+// are the recount's activate..terminate.
+func (r BTF) Answers() Answers {
+	a := Answers{CPUBusy: r.Busy, CPUHeld: map[Held]int64{}, Running: r.Running, Instances: r.Response, Latency: r.Latency}
+	for c, hs := range r.Held {
+		for h, ns := range hs {
+			a.CPUHeld[Held{c, h, h != "idle" && !BTFIdle(h)}] += ns
+		}
+	}
+	return a
+}
