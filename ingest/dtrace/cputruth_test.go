@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -70,45 +69,15 @@ func TestCPUTruthDTrace(t *testing.T) {
 		if rc.EventLines > 0 {
 			withLines++
 		}
-		var busy, held, running, handlers []string
-		for n, k := range rc.Known {
-			busy = append(busy, fmt.Sprintf("cpu %d | %d | %d", n, rc.Busy[n], k))
-		}
-		for n, hs := range rc.Held {
-			for h, ns := range hs {
-				held = append(held, fmt.Sprintf("cpu %d | %s | %d", n, h, ns))
-			}
-		}
-		for th, ns := range rc.Running {
-			running = append(running, fmt.Sprintf("%s | %d", th, ns))
-		}
-		for ir, h := range rc.Handlers {
-			handlers = append(handlers, fmt.Sprintf("%s | %d | %d", ir, h[0], h[1]))
-		}
-		for _, c := range []struct {
-			what string
-			want []string
-			sql  string
-		}{
-			{"busy and known ns per CPU", busy, `SELECT cpu, coalesce(sum(ns) FILTER (WHERE busy), 0), sum(ns) FROM cpu_utilization WHERE run_id = $1 GROUP BY cpu`},
-			{"ns per CPU and holder", held, `SELECT i.cpu, CASE WHEN o.kind = 'thread' AND o.native_id IS NOT NULL THEN o.pid || '/' || o.native_id
+		busy, held, running, handlers := rc.Rows()
+		dbtest.SameRows(t, db.SQL(), filepath.Base(path)+": busy and known ns per CPU", busy, `SELECT cpu, coalesce(sum(ns) FILTER (WHERE busy), 0), sum(ns) FROM cpu_utilization WHERE run_id = $1 GROUP BY cpu`, res.RunID)
+		dbtest.SameRows(t, db.SQL(), filepath.Base(path)+": ns per CPU and holder", held, `SELECT i.cpu, CASE WHEN o.kind = 'thread' AND o.native_id IS NOT NULL THEN o.pid || '/' || o.native_id
 					WHEN o.kind = 'thread' THEN 'idle' WHEN o.kind = 'system' THEN 'switching' ELSE o.name END, sum(i.dur)
-				FROM cpu_intervals i JOIN objects o ON o.run_id = i.run_id AND o.object_id = i.holder_id WHERE i.run_id = $1 AND NOT i.truncated GROUP BY ALL`},
-			{"running ns per thread", running, `SELECT o.pid || '/' || o.native_id, sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
-				WHERE s.run_id = $1 AND o.kind = 'thread' AND s.instance = 0 AND s.state = 'running' AND NOT s.truncated GROUP BY ALL`},
-			{"handler intervals per interrupt", handlers, `SELECT o.name, count(*), sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
-				WHERE s.run_id = $1 AND o.kind = 'interrupt' AND NOT s.truncated GROUP BY ALL`},
-		} {
-			sort.Strings(c.want)
-			got := strings.Split(strings.TrimSuffix(dbtest.Query(t, db.SQL(), c.sql, res.RunID), "\n"), "\n")
-			if len(got) == 1 && got[0] == "" {
-				got = nil
-			}
-			sort.Strings(got)
-			if g, w := strings.Join(got, "\n"), strings.Join(c.want, "\n"); g != w {
-				t.Errorf("%s: %s:\n%s", filepath.Base(path), c.what, dbtest.Diff(w+"\n", g+"\n"))
-			}
-		}
+				FROM cpu_intervals i JOIN objects o ON o.run_id = i.run_id AND o.object_id = i.holder_id WHERE i.run_id = $1 AND NOT i.truncated GROUP BY ALL`, res.RunID)
+		dbtest.SameRows(t, db.SQL(), filepath.Base(path)+": running ns per thread", running, `SELECT o.pid || '/' || o.native_id, sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
+				WHERE s.run_id = $1 AND o.kind = 'thread' AND s.instance = 0 AND s.state = 'running' AND NOT s.truncated GROUP BY ALL`, res.RunID)
+		dbtest.SameRows(t, db.SQL(), filepath.Base(path)+": handler intervals per interrupt", handlers, `SELECT o.name, count(*), sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
+				WHERE s.run_id = $1 AND o.kind = 'interrupt' AND NOT s.truncated GROUP BY ALL`, res.RunID)
 		if rc.EventLines > 0 {
 			t.Logf("%s: busy/known per CPU %v/%v, unknown %v", filepath.Base(path), rc.Busy, rc.Known, rc.Unknown)
 		}

@@ -2,7 +2,6 @@ package dtrace
 
 import (
 	"bytes"
-	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -70,7 +69,7 @@ func TestEventsTruth(t *testing.T) {
 			if got != want {
 				t.Errorf("state intervals differ from the truth:\n%s", dbtest.Diff(want, got))
 			}
-			cpuTruth(t, db.SQL(), int32(run), truth.CPUs, truth.Running)
+			dbtest.SameCPUSums(t, db.SQL(), int32(run), truth.CPUs, truth.Running)
 			if cfg.Gap && switching == 0 || !cfg.Gap && switching > 0 {
 				t.Errorf("%d switching intervals with Gap=%v", switching, cfg.Gap)
 			}
@@ -103,40 +102,6 @@ func TestEventsTruth(t *testing.T) {
 	for _, st := range []string{"running", "sleeping", "runnable", "idle", "switching", "handler", "malloc", "mmap", "read", "write"} {
 		if kinds[st] == 0 {
 			t.Errorf("no %s interval in the truth", st)
-		}
-	}
-}
-
-// cpuTruth compares what cpu_utilization adds up (per CPU and holder; busy
-// per CPU) and the complete running intervals of each thread with the
-// simulator's sums.
-func cpuTruth(t *testing.T, db *sql.DB, run int32, sums tracegen.CPUSums, running map[string]int64) {
-	t.Helper()
-	var held, busy, runs []string
-	for c, hs := range sums.Held {
-		for h, ns := range hs {
-			held = append(held, fmt.Sprintf("%s | %s | %d", c, h, ns))
-		}
-		busy = append(busy, fmt.Sprintf("%s | %d", c, sums.Busy[c]))
-	}
-	for th, ns := range running {
-		runs = append(runs, fmt.Sprintf("%s | %d", th, ns))
-	}
-	for _, c := range []struct {
-		what string
-		want []string
-		sql  string
-	}{
-		{"held per CPU and holder", held, `SELECT cpu, holder, ns FROM cpu_utilization WHERE run_id = $1`},
-		{"busy per CPU", busy, `SELECT cpu, coalesce(sum(ns) FILTER (WHERE busy), 0) FROM cpu_utilization WHERE run_id = $1 GROUP BY cpu`},
-		{"running per thread", runs, `SELECT o.name, sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
-			WHERE s.run_id = $1 AND o.kind = 'thread' AND s.instance = 0 AND s.state = 'running' AND NOT s.truncated GROUP BY o.name`},
-	} {
-		sort.Strings(c.want)
-		got := strings.Split(strings.TrimSuffix(dbtest.Query(t, db, c.sql, run), "\n"), "\n")
-		sort.Strings(got)
-		if g, w := strings.Join(got, "\n"), strings.Join(c.want, "\n"); g != w {
-			t.Errorf("%s:\n%s", c.what, dbtest.Diff(w+"\n", g+"\n"))
 		}
 	}
 }

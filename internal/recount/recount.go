@@ -13,6 +13,7 @@
 package recount
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 )
@@ -146,6 +147,27 @@ type Holds struct {
 	// Unknown: per CPU, the ns in which nothing says what it runs
 	// (interrupts aside).
 	Unknown map[int]int64
+}
+
+// Rows writes the counts as rows "cpu N | busy | known", "cpu N |
+// holder | ns", "thread | ns" and "interrupt | count | ns", the form of
+// the views' rows they are compared with.
+func (h Holds) Rows() (busy, held, running, handlers []string) {
+	for n, k := range h.Known {
+		busy = append(busy, fmt.Sprintf("cpu %d | %d | %d", n, h.Busy[n], k))
+	}
+	for n, hs := range h.Held {
+		for who, ns := range hs {
+			held = append(held, fmt.Sprintf("cpu %d | %s | %d", n, who, ns))
+		}
+	}
+	for th, ns := range h.Running {
+		running = append(running, fmt.Sprintf("%s | %d", th, ns))
+	}
+	for ir, c := range h.Handlers {
+		handlers = append(handlers, fmt.Sprintf("%s | %d | %d", ir, c[0], c[1]))
+	}
+	return busy, held, running, handlers
 }
 
 func newHolds() Holds {

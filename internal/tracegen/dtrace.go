@@ -49,6 +49,22 @@ type CPUSums struct {
 	Busy map[string]int64
 }
 
+// Rows writes the sums, and the running ns per thread, as rows "cpu |
+// holder | ns", "cpu | busy ns" and "thread | ns", the form of the views'
+// rows they are compared with.
+func (s CPUSums) Rows(running map[string]int64) (held, busy, runs []string) {
+	for c, hs := range s.Held {
+		for h, ns := range hs {
+			held = append(held, fmt.Sprintf("%s | %s | %d", c, h, ns))
+		}
+		busy = append(busy, fmt.Sprintf("%s | %d", c, s.Busy[c]))
+	}
+	for th, ns := range running {
+		runs = append(runs, fmt.Sprintf("%s | %d", th, ns))
+	}
+	return held, busy, runs
+}
+
 // SumCPUs adds up the CPU intervals of a truth.
 func SumCPUs(ivs []DTraceInterval) CPUSums {
 	s := CPUSums{Held: map[string]map[string]int64{}, Busy: map[string]int64{}}
