@@ -295,3 +295,38 @@ func TestTraceCompassRunningTime(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestIdleTask: --idle-task names the traced system's idle loop: the
+// CPU is idle while it runs (docs/semantics.md); the pattern is kept in
+// runs.meta and the holder gets attrs.idle. Without it the same task is
+// busy.
+func TestIngestIdleTask(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "idle.btf", []byte(`#version 2.1.4
+#timeScale ns
+0,Timer,0,T,Work,0,activate
+0,Core_0,0,T,Work,0,start
+100,Core_0,0,T,Work,0,preempt
+100,Timer,0,T,idle_loop,0,activate
+100,Core_0,0,T,idle_loop,0,start
+400,Core_0,0,T,idle_loop,0,preempt
+400,Core_0,0,T,Work,0,resume
+500,Core_0,0,T,Work,0,terminate
+`))
+	// (the core passes through nothing for 0 ns at each switch)
+	busy := `SELECT string_agg(holder || ':' || busy || ':' || ns, ';' ORDER BY holder) FROM cpu_utilization WHERE run_id = %d AND ns > 0`
+	without := filepath.Join(dir, "without.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", without, trace)
+	if got, want := scalar(t, dir, without, fmt.Sprintf(busy, 1)), "Work:true:200;idle_loop:true:300"; got != want {
+		t.Errorf("without --idle-task: %q, want %q", got, want)
+	}
+	with := filepath.Join(dir, "with.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", with, "--idle-task", "idle_*", "--idle-task", "IDLE?", trace)
+	if got, want := scalar(t, dir, with, fmt.Sprintf(busy, 1)), "Work:true:200;idle_loop:false:300"; got != want {
+		t.Errorf("with --idle-task: %q, want %q", got, want)
+	}
+	if got, want := scalar(t, dir, with, `SELECT string_agg(p, ';') || ':' || (SELECT attrs->>'idle' FROM objects WHERE name = 'idle_loop')
+		FROM (SELECT unnest(json_extract_string(meta, '$.idle_tasks[*]')) AS p FROM runs)`), "idle_*;IDLE?:true"; got != want {
+		t.Errorf("meta and attrs: %q, want %q", got, want)
+	}
+}
