@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/traceduck/traceduck/internal/tracegen"
 )
 
 // SameRows compares the rows of q, as Query writes them, with want, in
@@ -25,12 +23,12 @@ func SameRows(t testing.TB, db *sql.DB, what string, want []string, q string, ar
 	}
 }
 
-// SameCPUSums compares what cpu_utilization adds up (per CPU and holder;
-// busy per CPU) and the complete running intervals of each thread of run
-// with a simulator's sums (the DTrace and ftrace generators').
-func SameCPUSums(t testing.TB, db *sql.DB, run int32, sums tracegen.CPUSums, running map[string]int64) {
+// SameCPURows compares what cpu_utilization adds up (held: "cpu | holder
+// | ns"; busy: "cpu | busy ns") and the complete running intervals of each
+// thread of run (runs: "thread | ns") with a simulator's rows (the DTrace
+// and ftrace generators': tracegen.CPUSums.Rows).
+func SameCPURows(t testing.TB, db *sql.DB, run int32, held, busy, runs []string) {
 	t.Helper()
-	held, busy, runs := sums.Rows(running)
 	SameRows(t, db, "held per CPU and holder", held, `SELECT cpu, holder, ns FROM cpu_utilization WHERE run_id = $1`, run)
 	SameRows(t, db, "busy per CPU", busy, `SELECT cpu, coalesce(sum(ns) FILTER (WHERE busy), 0) FROM cpu_utilization WHERE run_id = $1 GROUP BY cpu`, run)
 	SameRows(t, db, "running per thread", runs, `SELECT o.name, sum(s.dur) FROM state_intervals s JOIN objects o USING (run_id, object_id)
