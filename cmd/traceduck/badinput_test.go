@@ -36,6 +36,13 @@ import (
 //	        a failed ingest must leave it byte for byte as it was
 //	first:  "the same ingest": run the ingest once before, with success
 //
+// A case with a file "commands" runs those instead of the ingest: one
+// traceduck command line per line (its arguments split at blanks, 'single
+// quotes' keep blanks; $DIR is the case's directory, $DB the database),
+// each but the last must succeed; the last one's exit code, standard error
+// and (with "stdout: yes") standard output are what it did. A line
+// beginning with "# " is a comment. Its errors may be usage errors (exit 2).
+//
 // Files are written into a temporary directory, and paths in messages are
 // shown relative to it. A file named NAME.hex is written as NAME, decoded
 // from hex digits, HH*N, "quoted strings" (Go syntax) and # comments; a file
@@ -159,7 +166,12 @@ func (c *badCase) run(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	input := c.meta["input"]
+	var commands string
 	for _, f := range withoutWant(c.ar.Files) {
+		if f.Name == "commands" {
+			commands = string(f.Data)
+			continue
+		}
 		name, data := f.Name, f.Data
 		switch {
 		case strings.HasSuffix(name, ".hex"):
@@ -188,12 +200,15 @@ func (c *badCase) run(t *testing.T) string {
 		}
 		writeFile(t, dir, name, data)
 	}
-	if input == "" {
-		t.Fatalf("%s: no file to ingest", c.path)
-	}
 	db := filepath.Join(dir, "t.duckdb")
 	if name := c.meta["db"]; name != "" {
 		db = filepath.Join(dir, name)
+	}
+	if commands != "" {
+		return c.runCommands(t, dir, db, commands)
+	}
+	if input == "" {
+		t.Fatalf("%s: no file to ingest", c.path)
 	}
 	dbBefore, _ := os.ReadFile(db)
 	args := []string{"ingest", "--db", db}
@@ -259,6 +274,105 @@ func (c *badCase) run(t *testing.T) string {
 		}
 	}
 	return out.String()
+}
+
+// runCommands runs the case's command lines (see TestBadInput) and
+// describes what the last one did.
+func (c *badCase) runCommands(t *testing.T, dir, db, commands string) string {
+	t.Helper()
+	var lines [][]string
+	for _, l := range strings.Split(commands, "\n") {
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "# ") {
+			continue
+		}
+		args, err := splitCommand(strings.NewReplacer("$DIR", dir, "$DB", db).Replace(l))
+		if err != nil {
+			t.Fatalf("%s: %q: %v", c.path, l, err)
+		}
+		lines = append(lines, args)
+	}
+	if len(lines) == 0 {
+		t.Fatalf("%s: no command", c.path)
+	}
+	var stdout, stderr bytes.Buffer
+	for _, args := range lines[:len(lines)-1] {
+		if code := run(args, bytes.NewReader(nil), &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: %q: exit %d: %s", c.path, args, code, stderr.String())
+		}
+		stdout.Reset()
+		stderr.Reset()
+	}
+	dbBefore, _ := os.ReadFile(db)
+	code := run(lines[len(lines)-1], bytes.NewReader(nil), &stdout, &stderr)
+	rel := func(s string) string { return strings.ReplaceAll(s, dir+string(filepath.Separator), "") }
+	var out strings.Builder
+	fmt.Fprintf(&out, "exit %d\n", code)
+	if code != 0 {
+		msg := stderr.String()
+		if (code != 1 && code != 2) || strings.Count(msg, "\n") < 1 || !strings.HasPrefix(msg, "traceduck: ") ||
+			strings.Contains(msg, "goroutine ") || strings.Contains(msg, "panic") {
+			t.Errorf("an error must begin \"traceduck: \", exit code 1 or 2: exit %d, stderr %q", code, msg)
+		}
+		if c.meta["db"] != "" {
+			if after, _ := os.ReadFile(db); !bytes.Equal(after, dbBefore) {
+				t.Errorf("a failed command changed the database file %s", c.meta["db"])
+			}
+		}
+	}
+	for _, l := range strings.SplitAfter(stderr.String(), "\n") {
+		if l != "" {
+			fmt.Fprintf(&out, "stderr: %s", rel(l))
+		}
+	}
+	if c.meta["stdout"] == "yes" {
+		for _, l := range strings.SplitAfter(stdout.String(), "\n") {
+			if l != "" {
+				fmt.Fprintf(&out, "stdout: %s", rel(l))
+			}
+		}
+	}
+	if q := c.meta["query"]; q != "" {
+		sqldb, err := sql.Open("duckdb", db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sqldb.Close()
+		fmt.Fprintf(&out, "query:\n")
+		for _, r := range queryLines(t, sqldb, q) {
+			fmt.Fprintf(&out, "  %s\n", rel(r))
+		}
+	}
+	return out.String()
+}
+
+// splitCommand splits a command line at blanks; 'single quotes' keep
+// blanks (and nothing else is special).
+func splitCommand(line string) ([]string, error) {
+	var args []string
+	var cur strings.Builder
+	inArg, quoted := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, inArg = !quoted, true
+		case (r == ' ' || r == '\t') && !quoted:
+			if inArg {
+				args = append(args, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("a quote is not closed")
+	}
+	if inArg {
+		args = append(args, cur.String())
+	}
+	return args, nil
 }
 
 // queryLines returns the rows of q, values joined by " | ".
@@ -399,8 +513,9 @@ const badInputIntro = `# Bad input: what traceduck does with it
 
 Generated from the cases in ` + "`cmd/traceduck/testdata/badinput/FORMAT/*.txtar`" + ` by
 ` + "`go test ./cmd/traceduck -run TestBadInput -update`" + `; do not edit by hand. Every row
-is a test: the case's file is ingested with ` + "`traceduck ingest`" + ` (flags in the case), and
-the exit code, the message and the diagnostics must be exactly these.
+is a test: the case's file is ingested with ` + "`traceduck ingest`" + ` (flags in the case), or
+the case's commands are run (a case of the command line: its last command is the one
+shown), and the exit code, the message and the diagnostics must be exactly these.
 
 What traceduck does (DESIGN.md, Ingesting):
 
