@@ -106,7 +106,7 @@ func opened(ctx context.Context, db *schema.DB, src *Source, sum func() (string,
 	if name == "" {
 		name = RunName(src.Name)
 	}
-	info := schema.RunInfo{Name: name, Source: src.Name, Format: ing.Format().Name, Tags: opt.Tags, SkipBad: opt.SkipBad, IdleTasks: opt.IdleTasks}
+	info := schema.RunInfo{Name: name, Source: src.Name, Format: ing.Format().Name, Tags: opt.Tags, SkipBad: opt.SkipBad, IdleTasks: opt.IdleTasks, Offsets: ing.Format().Offsets}
 	iopt := schema.IngestOptions{Force: opt.Force, BatchRows: opt.BatchRows, BeforeCommit: opt.BeforeCommit}
 	var hashErr error
 	iopt.SHA256 = func() string {

@@ -27,6 +27,9 @@ type Format struct {
 	Name        string   // what --format takes
 	Description string   // one line
 	Patterns    []string // usual file names, e.g. "*.btf"
+	// Offsets: events.src_line holds byte offsets, not line numbers
+	// (binary formats, Chrome JSON); errors read FILE@OFFSET.
+	Offsets bool
 }
 
 // Ingester reads one trace and writes it into a run.

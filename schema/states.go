@@ -54,6 +54,9 @@ func (w *RunWriter) TransitionFromStart(obj ObjectID, inst int64, ts int64, stat
 // Close closes the open interval of (obj, inst) at ts without opening
 // another (the object reached a final state, or its state became unknown).
 func (w *RunWriter) Close(obj ObjectID, inst int64, ts int64, seq Seq) error {
+	if err := w.checkTime(w.bounds.line, ts); err != nil {
+		return err
+	}
 	o, ok := w.states.take(stateKey{obj, inst})
 	if !ok {
 		return nil
@@ -66,6 +69,9 @@ func (w *RunWriter) Close(obj ObjectID, inst int64, ts int64, seq Seq) error {
 // call whose thread was destroyed inside it), so its length is not that
 // of a complete one.
 func (w *RunWriter) CloseCut(obj ObjectID, inst int64, ts int64, seq Seq) error {
+	if err := w.checkTime(w.bounds.line, ts); err != nil {
+		return err
+	}
 	o, ok := w.states.take(stateKey{obj, inst})
 	if !ok {
 		return nil
@@ -95,6 +101,11 @@ func (t *stateTracker) take(k stateKey) (openInterval, bool) {
 }
 
 func (t *stateTracker) transition(obj ObjectID, inst int64, ts int64, state Sym, seq Seq, cpu CPU, cutStart bool) error {
+	// A state change's time is bounded as an event's (bounds.go); it
+	// comes from the last event's line.
+	if err := t.w.checkTime(t.w.bounds.line, ts); err != nil {
+		return err
+	}
 	k := stateKey{obj, inst}
 	p := t.open[k]
 	if p != nil {

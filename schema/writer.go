@@ -35,6 +35,9 @@ type RunInfo struct {
 	// IdleTasks are the user's --idle-task patterns (GlobRegexp): holders
 	// of a CPU whose name matches one are idle tasks (docs/semantics.md).
 	IdleTasks []string
+	// Offsets: the format's src_line is a byte offset (binary formats,
+	// Chrome JSON), so the writer's own errors read FILE@OFFSET.
+	Offsets bool
 }
 
 // Event is one row of the events table as an ingester hands it over. The
@@ -97,6 +100,7 @@ type RunWriter struct {
 	firstTS int64
 	lastTS  int64
 	haveTS  bool
+	bounds  timeBounds // of every time, events' and intervals' (bounds.go)
 
 	// objects, keyed by kind then name
 	objects []objectRow
@@ -334,6 +338,10 @@ func (w *RunWriter) Attr(id ObjectID, key string) (any, bool) {
 // Event appends one event and returns its seq. The error is that of a
 // batch that could not be loaded; the ingest must stop then.
 func (w *RunWriter) Event(e *Event) (Seq, error) {
+	w.bounds.line = e.Line
+	if err := w.checkTime(e.Line, e.TS); err != nil {
+		return NoSeq, err
+	}
 	w.seq++
 	k := ecoKey{e.Class, e.Event, e.Context, e.Object}
 	slot := &w.ecoCache[(uint32(k.class)*0x9E3779B1^uint32(k.event)*0x85EBCA77^uint32(k.ctx)*0xC2B2AE3D^uint32(k.obj)*0x27D4EB2F)>>24]

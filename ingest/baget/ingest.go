@@ -30,7 +30,7 @@ func init() { ingest.Register(4, &Ingester{}) }
 // Format describes the Baget-model log.
 func (*Ingester) Format() ingest.Format {
 	return ingest.Format{Name: "baget", Description: "self-described binary RTOS trace (Baget tracer model) read through an XML description",
-		Patterns: []string{"*.blog"}}
+		Patterns: []string{"*.blog"}, Offsets: true}
 }
 
 // Sniff recognizes the header magic.

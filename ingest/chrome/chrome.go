@@ -28,7 +28,7 @@ type Ingester struct{}
 
 // Format describes the Chrome trace event format.
 func (Ingester) Format() ingest.Format {
-	return ingest.Format{Name: "chrome", Description: "Chrome trace event JSON (chrome://tracing, Perfetto, Trace Compass): slices, counters, async slices, flows, objects", Patterns: []string{"*.json", "*.json.trace"}}
+	return ingest.Format{Name: "chrome", Description: "Chrome trace event JSON (chrome://tracing, Perfetto, Trace Compass): slices, counters, async slices, flows, objects", Patterns: []string{"*.json", "*.json.trace"}, Offsets: true}
 }
 
 // Sniff reports whether head looks like Chrome trace event JSON: an

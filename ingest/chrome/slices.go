@@ -225,6 +225,11 @@ func (m *machine) complete(t *track, ts, dur int64, hasDur bool, name, cat schem
 		} else {
 			s.end = ts + dur
 		}
+		// The end is placed later, maybe at the end of the file: its
+		// bound is checked here, where the event is.
+		if err := m.w.CheckTime(off, s.end); err != nil {
+			return err
+		}
 		m.seeTime(s.end)
 	}
 	t.push(s)

@@ -16,7 +16,7 @@ func init() { ingest.Register(5, KevIngester{}) }
 
 // Format describes .kev.
 func (KevIngester) Format() ingest.Format {
-	return ingest.Format{Name: "kev", Description: "QNX Neutrino binary system trace (.kev) as tracelogger writes it", Patterns: []string{"*.kev"}}
+	return ingest.Format{Name: "kev", Description: "QNX Neutrino binary system trace (.kev) as tracelogger writes it", Patterns: []string{"*.kev"}, Offsets: true}
 }
 
 // Sniff recognizes the .kev file header.
