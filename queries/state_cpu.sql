@@ -28,48 +28,60 @@ JOIN objects c ON c.run_id = s.run_id AND c.object_id = s.object_id
 LEFT JOIN cpu_tops t ON t.run_id = s.run_id AND t.state = s.state
 WHERE c.kind = 'cpu';
 
--- cpu_load_by_holder: (cpu_load_by_holder(window_ns)) per run, CPU, time
--- window and holder: the time the holder held the CPU in the window (ns)
--- and its share of the window. Windows are [first_ts + k*window_ns,
--- first_ts + (k+1)*window_ns) from the run's first event; the last one
--- ends at the run's last event. Intervals are clipped to the windows.
+-- cpu_load_by_holder: (cpu_load_by_holder(window_ns, run := NULL)) per
+-- run, CPU, time window and holder: the time the holder held the CPU in
+-- the window (ns) and its share of the window. Windows are
+-- [first_ts + k*window_ns, first_ts + (k+1)*window_ns) from the run's
+-- first event; the last one ends at the run's last event. Intervals are
+-- clipped to the windows. run, when given, keeps one run: its windows are
+-- the only ones made, where a WHERE run_id = N on the result is applied
+-- after every run's windows are (DuckDB does not push it below them), so
+-- that a long run with small windows costs only the query that asks for
+-- it. A run spans at most 2^62 ns and window_ns is positive, so no window
+-- edge overflows; the number of windows is the span / window_ns (the
+-- command line bounds it: docs/bad-input.md).
 -- Columns: run_id, cpu, window_start, window_end, holder, busy, ns, share.
--- Example: SELECT * FROM cpu_load_by_holder(10000000) WHERE busy ORDER BY share DESC LIMIT 10
-CREATE OR REPLACE MACRO cpu_load_by_holder(window_ns) AS TABLE
+-- Example: SELECT * FROM cpu_load_by_holder(10000000, run := 1) WHERE busy ORDER BY share DESC LIMIT 10
+CREATE OR REPLACE MACRO cpu_load_by_holder(window_ns, run := NULL) AS TABLE
 WITH iv AS (
   SELECT i.run_id, i.cpu, i.holder, i.busy, i.start_ts, i.end_ts, r.first_ts, r.last_ts,
          (i.start_ts - r.first_ts) // window_ns AS k_lo,
          (i.end_ts - 1 - r.first_ts) // window_ns AS k_hi
   FROM cpu_intervals i JOIN runs r ON r.run_id = i.run_id
-  WHERE i.end_ts > i.start_ts
+  WHERE i.end_ts > i.start_ts AND (run IS NULL OR i.run_id = run)
 ), spans AS (
   -- most intervals lie in one window; only the others are unnested
   SELECT * EXCLUDE (k_lo, k_hi), k_lo AS k FROM iv WHERE k_lo = k_hi
   UNION ALL
   SELECT * EXCLUDE (k_lo, k_hi), unnest(range(k_lo, k_hi + 1)) AS k FROM iv WHERE k_lo < k_hi
+), edges AS (
+  -- ws + least(window_ns, x - ws), not least(ws + window_ns, x): the sum
+  -- would overflow for a window wider than the room left above ws
+  SELECT *, first_ts + k * window_ns AS ws FROM spans
 ), windows AS (
-  SELECT run_id, cpu, holder, busy, k, min(first_ts) + k * window_ns AS ws,
-         least(min(first_ts) + (k + 1) * window_ns, min(last_ts)) AS we,
-         sum(least(end_ts, first_ts + (k + 1) * window_ns) - greatest(start_ts, first_ts + k * window_ns))::BIGINT AS ns
-  FROM spans
+  SELECT run_id, cpu, holder, busy, k, min(ws) AS ws,
+         min(ws) + least(window_ns, min(last_ts) - min(ws)) AS we,
+         sum(ws + least(window_ns, end_ts - ws) - greatest(start_ts, ws))::BIGINT AS ns
+  FROM edges
   GROUP BY run_id, cpu, k, holder, busy
 )
 SELECT run_id, cpu, ws AS window_start, we AS window_end, holder, busy, ns, ns / (we - ws) AS share
 FROM windows;
 
--- cpu_load: (cpu_load(window_ns)) per run, CPU and time window (as in
--- cpu_load_by_holder): busy_ns (time some task, ISR, thread or interrupt
--- held the CPU: not an idle task, not nothing), known_ns (time its holder
--- is known: idle or busy), and load = busy_ns / the window's length. A
--- window in which the CPU's holder is never known is absent. What makes a
--- CPU busy in each format: docs/semantics.md.
--- Example: SELECT cpu, window_start, round(load, 3) FROM cpu_load(10000000) ORDER BY ALL
-CREATE OR REPLACE MACRO cpu_load(window_ns) AS TABLE
+-- cpu_load: (cpu_load(window_ns, run := NULL)) per run, CPU and time
+-- window (as in cpu_load_by_holder; run keeps one run): busy_ns (time
+-- some task, ISR, thread or interrupt held the CPU: not an idle task, not
+-- nothing), known_ns (time its holder is known: idle or busy), and load =
+-- busy_ns / the window's length. A window in which the CPU's holder is
+-- never known is absent. What makes a CPU busy in each format:
+-- docs/semantics.md.
+-- Example: SELECT cpu, window_start, round(load, 3) FROM cpu_load(10000000, run := 1) ORDER BY ALL
+CREATE OR REPLACE MACRO cpu_load(window_ns, run := NULL) AS TABLE
 SELECT run_id, cpu, window_start, window_end,
        coalesce(sum(ns) FILTER (WHERE busy), 0)::BIGINT AS busy_ns,
        sum(ns)::BIGINT AS known_ns,
        coalesce(sum(ns) FILTER (WHERE busy), 0) / (window_end - window_start) AS load
-FROM cpu_load_by_holder(window_ns)
+FROM cpu_load_by_holder(window_ns, run := run)
 GROUP BY run_id, cpu, window_start, window_end;
 
 -- cpu_utilization: per run, CPU and holder over the whole run: ns held

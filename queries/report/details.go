@@ -212,25 +212,17 @@ ORDER BY run_id, rank`, ids))
 	return rows.Err()
 }
 
-// loadCPULoad reads the CPU load series, one query per window length,
-// and the number of CPUs of each run.
+// loadCPULoad reads the CPU load series, one query per run (cpu_load's
+// run parameter: its windows are made for that run alone, so that a run
+// of a long span cannot make another's plot fail or wait), and the number
+// of CPUs of each run.
 func (r *Report) loadCPULoad(ctx context.Context, conn *sql.Conn, at map[int32]*RunDetails) error {
-	byWindow := map[int64][]Run{}
-	var windows []int64
 	for _, run := range r.Runs {
 		w := loadWindow(run.Duration)
-		if byWindow[w] == nil {
-			windows = append(windows, w)
-		}
-		byWindow[w] = append(byWindow[w], run)
-	}
-	sort.Slice(windows, func(i, j int) bool { return windows[i] < windows[j] })
-	for _, w := range windows {
 		rows, err := conn.QueryContext(ctx, fmt.Sprintf(`
 SELECT l.run_id, l.cpu, l.window_start - r.first_ts, l.load
-FROM cpu_load(%d) l JOIN runs r ON r.run_id = l.run_id
-WHERE l.run_id IN %s
-ORDER BY l.run_id, l.cpu, l.window_start`, w, runIDList(byWindow[w])))
+FROM cpu_load(%d, run := %d) l JOIN runs r ON r.run_id = l.run_id
+ORDER BY l.cpu, l.window_start`, w, run.ID))
 		if err != nil {
 			return fmt.Errorf("report: cpu_load: %w", err)
 		}
