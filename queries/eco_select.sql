@@ -14,7 +14,8 @@
 --   all                  the root: every triple
 -- Values are exact, or glob patterns when they hold *, ? or [
 -- (object=T_1MS_*); a name holding '&' is matched with ? in its place. A
--- missing context or object is named (none). Terms of
+-- missing class, event, context or object is named (none) (a Chrome event
+-- without cat: class=(none), event=(none):name). Terms of
 -- one mark must name different dimensions (event: class or event;
 -- context: context.kind or context; object: object.kind or object; eco
 -- covers all three): 'event=T:start&context=Core_1' is the (event,
@@ -119,7 +120,8 @@ ORDER BY mark_no, level;
 -- Columns: run_id, eco_id, selected (BOOLEAN), decided_by (the deciding
 -- mark as '+mark' or '-mark'; NULL when no mark matched and the default
 -- applied), count (the triple's events), class, event, context_kind,
--- context, object_kind, object (names; '(none)' where missing).
+-- context, object_kind, object (names; '(none)' where missing, the class
+-- and the event too).
 -- Example, what the marks select in run 1 and why:
 --   SELECT * FROM eco_selection(['event=T:start'], ['context=Core_1'])
 --   WHERE run_id = 1 ORDER BY eco_id;
@@ -130,7 +132,7 @@ CREATE OR REPLACE MACRO eco_selection(includes, excludes) AS TABLE
 WITH
 terms AS (SELECT * FROM eco_marks(includes, excludes)),
 triples AS (
-    SELECT t.run_id, t.eco_id, t.count, t.class, t.event,
+    SELECT t.run_id, t.eco_id, t.count, coalesce(t.class, '(none)') AS class, coalesce(t.event, '(none)') AS event,
            coalesce(c.kind, '(none)') AS context_kind, coalesce(c.name, '(none)') AS context,
            coalesce(o.kind, '(none)') AS object_kind, coalesce(o.name, '(none)') AS object
     FROM eco_triples t

@@ -22,7 +22,9 @@
 --   level         what the node names: run, class, event, context.kind,
 --                 context, object.kind or object (the words of the marks
 --                 of eco_selection: level=label marks this node)
---   label         the node's name: run name, class, 'class:event', kind or object name
+--   label         the node's name: run name, class, 'class:event', kind or object name;
+--                 a missing class, event, context or object is named (none)
+--                 (a Chrome event without cat), as eco_selection's marks name it
 --   count         events under the node
 --   eco_id        the triple of a depth-4 node (NULL above)
 --   path          the labels from depth 1 down to the node
@@ -46,7 +48,7 @@ params AS (
 -- one row per triple with its names, and where each dimension stands in
 -- the order (pe, pc, po: 1, 2 or 3)
 triples AS (
-    SELECT t.run_id, t.eco_id, t.count, t.class, t.event,
+    SELECT t.run_id, t.eco_id, t.count, coalesce(t.class, '(none)') AS class, coalesce(t.event, '(none)') AS event,
            coalesce(c.kind, '(none)') AS context_kind, coalesce(c.name, '(none)') AS context, t.context_id,
            coalesce(o.kind, '(none)') AS object_kind, coalesce(o.name, '(none)') AS object, t.object_id,
            strpos(p.ord, 'e') AS pe, strpos(p.ord, 'c') AS pc, strpos(p.ord, 'o') AS po

@@ -31,9 +31,15 @@ type ChromeOptions struct {
 	// the run's start or end. Intervals are clipped to the window.
 	From, To *int64
 	// LoadWindow is the width of the CPU load counter's windows in ns; 0
-	// chooses about 1000 windows over the exported time.
+	// chooses about 1000 windows over the exported time. One that would
+	// make more than MaxLoadWindows windows is refused.
 	LoadWindow int64
 }
+
+// MaxLoadWindows bounds the CPU load windows of an export: one counter
+// value per CPU and window, about 70 bytes each (a million windows of 8
+// CPUs is about 560 MB of JSON, more than Perfetto UI opens comfortably).
+const MaxLoadWindows = 1_000_000
 
 // ChromeResult counts what the export wrote.
 type ChromeResult struct {
@@ -106,6 +112,10 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 	if window <= 0 {
 		window = niceWindow(span / 1000)
 	}
+	if n := windowsOver(span, window); n > MaxLoadWindows {
+		return res, fmt.Errorf("CPU load window of %d ns: expected at most %d windows over the %d ns exported, found %d (a wider --load-window, or --from and --to, makes fewer)",
+			window, MaxLoadWindows, span, n)
+	}
 	args := []any{sql.Named("run", opt.Run), sql.Named("from", from), sql.Named("to", to)}
 
 	out := &chromeWriter{w: bufio.NewWriterSize(w, 1<<16)}
@@ -145,7 +155,7 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 		var (
 			obj                int64
 			instance           sql.NullInt64
-			state              string
+			state              sql.NullString
 			cpu                sql.NullInt64
 			start, end         int64
 			truncated, clipped bool
@@ -159,7 +169,7 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 			continue
 		}
 		if t.counter {
-			v, _ := strconv.ParseFloat(state, 64)
+			v, _ := strconv.ParseFloat(state.String, 64)
 			out.counter(t.pid, t.name, start, "value", v)
 			res.Counters++
 			continue
@@ -169,8 +179,11 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 			out.threadName(t.pid, tid, fmt.Sprintf("%s #%d", t.name, tid>>laneShift))
 		}
 		out.sep()
-		out.raw(`{"ph":"X","name":`)
-		out.str(state)
+		out.raw(`{"ph":"X"`)
+		if state.Valid {
+			out.raw(`,"name":`)
+			out.str(state.String)
+		}
 		out.raw(`,"cat":`)
 		out.str(t.kind)
 		out.raw(`,"ts":`)
@@ -216,7 +229,7 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 	for rows.Next() {
 		var (
 			ts                 int64
-			class, event       string
+			class, event       sql.NullString // NULL: a Chrome event without cat (or name)
 			obj, cpu           sql.NullInt64
 			context, value, js sql.NullString
 		)
@@ -225,10 +238,17 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 			return res, err
 		}
 		out.sep()
-		out.raw(`{"ph":"i","name":`)
-		out.str(event)
-		out.raw(`,"cat":`)
-		out.str(class)
+		// Members of NULL columns are left out, as the format allows for
+		// cat (and Perfetto for name): read back, they are NULL again.
+		out.raw(`{"ph":"i"`)
+		if event.Valid {
+			out.raw(`,"name":`)
+			out.str(event.String)
+		}
+		if class.Valid {
+			out.raw(`,"cat":`)
+			out.str(class.String)
+		}
 		out.raw(`,"ts":`)
 		out.us(ts)
 		if t := tracks[obj.Int64]; obj.Valid && t != nil {
@@ -362,6 +382,19 @@ func (t *track) lane(start, end int64) int {
 	}
 	t.lanes = append(t.lanes, []int64{end})
 	return len(t.lanes) - 1
+}
+
+// windowsOver is the number of windows of width w (> 0) that cover span
+// ns, rounded up, without the overflow of span + w - 1.
+func windowsOver(span, w int64) int64 {
+	if span <= 0 {
+		return 0
+	}
+	n := span / w
+	if span%w != 0 {
+		n++
+	}
+	return n
 }
 
 // niceWindow rounds a width up to 1, 2 or 5 times a power of ten ns, at
