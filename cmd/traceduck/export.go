@@ -38,7 +38,8 @@ per object, CPUs on CPU tracks, other events as instants, numeric signals
 and CPU load as counters. --from and --to keep [from, to) (ns on the
 trace's time base, or with a unit: 10ms), intervals clipped to it.
 --load-window sets the CPU load counter's window (default: about 1000
-windows). "-" writes to standard output.`,
+windows); one that makes more than 1000000 windows over the exported time
+is refused. "-" writes to standard output.`,
 		Example: `  traceduck export --db runs.duckdb --parquet dataset/
   traceduck export --db runs.duckdb --parquet dataset/ --runs 'v1,build=42'
   traceduck export --db t.duckdb --run 1 --chrome run1.json
@@ -91,7 +92,7 @@ windows). "-" writes to standard output.`,
 	addRunFlag(cmd, &run)
 	f.StringVar(&from, "from", "", "with --chrome: from this time (ns, or with a unit: 10ms)")
 	f.StringVar(&to, "to", "", "with --chrome: up to this time")
-	f.StringVar(&loadWindow, "load-window", "", "with --chrome: window of the CPU load counters (default: about 1000 windows)")
+	f.StringVar(&loadWindow, "load-window", "", "with --chrome: window of the CPU load counters (default: about 1000 windows; at most 1000000 windows)")
 	return cmd
 }
 

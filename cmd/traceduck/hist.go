@@ -79,6 +79,11 @@ The buckets (one of, --quantize by default):
                         largest, printed like lquantize
   --buckets EDGES       buckets between ascending edges, e.g. 0,10us,100us,1ms,
                         printed like lquantize ("< first", ">= last")
+A histogram has at most 2097152 (2^21) buckets: --linear and --buckets are
+refused past it; DTrace's own limits keep --lquantize (65535 levels) and
+--llquantize (1200664 buckets at most) below it. The histograms printed
+together (those of a run, or of --sql) have at most 2097152 rows: past it
+they are refused before any is printed.
 
 --unit us|ms|s divides the values (ns) before bucketing, as a D script does
 with (timestamp - self->ts) / 1000; an edge with a unit is converted to it.
@@ -116,7 +121,7 @@ hist_lquantize('query', L, U, S), ...; see queries/hist_tables.sql).`,
 	f.BoolVar(&a.quantize, "quantize", false, "DTrace's quantize(): powers of two (the default)")
 	f.StringVar(&a.lquantize, "lquantize", "", "DTrace's lquantize(): LOWER,UPPER[,STEP]")
 	f.StringVar(&a.llquantize, "llquantize", "", "DTrace's llquantize(): FACTOR,LOW,HIGH,NSTEPS")
-	f.Int64Var(&a.linear, "linear", 0, "N buckets of equal width from the smallest to the largest value")
+	f.Int64Var(&a.linear, "linear", 0, "N buckets (at most 2097152) of equal width from the smallest to the largest value")
 	f.StringVar(&a.buckets, "buckets", "", "buckets between these ascending edges, e.g. 0,10us,100us,1ms")
 	f.Var(enumValue{&a.unit, []string{"ns", "us", "ms", "s"}}, "unit", "divide the values (ns) by this unit first: ns, us, ms, s")
 	outputs := append([]string{outDTrace}, outputFormats...)
@@ -159,6 +164,9 @@ func histSpec(a histArgs, changed func(string) bool) (dtracefmt.Spec, error) {
 	case changed("linear"):
 		if a.linear < 1 {
 			return s, usagef("--linear %d: the number of buckets must be at least 1", a.linear)
+		}
+		if a.linear > dtracefmt.MaxBuckets {
+			return s, usagef("--linear %d: expected at most %d buckets, found %d", a.linear, dtracefmt.MaxBuckets, a.linear)
 		}
 		s = dtracefmt.Spec{Kind: dtracefmt.Linear, Levels: a.linear}
 		return s, nil // lower and width come from the values

@@ -114,6 +114,15 @@ func write(w io.Writer, spec Spec, hists []Hist, bars int) error {
 		}
 		prepared[i] = p
 	}
+	rows := 0
+	for i := range prepared {
+		first, last := rowRange(l, &prepared[i])
+		rows += last - first + 1
+	}
+	if rows > MaxRows {
+		return fmt.Errorf("histograms: expected at most %d rows, found %d in %d histograms (fewer buckets, or fewer keys, make fewer)",
+			MaxRows, rows, len(prepared))
+	}
 	sort.SliceStable(prepared, func(i, j int) bool { return less(&prepared[i], &prepared[j]) })
 	bw := bufio.NewWriter(w)
 	var line []byte
@@ -179,11 +188,16 @@ func less(a, b *prepared) bool {
 // The header dt_print_quanthdr prints: "\n%16s %41s %-9s\n".
 const header = "\n           value  ------------- Distribution ------------- count    \n"
 
-func writeHist(w *bufio.Writer, line []byte, l layout, p *prepared, bars int) []byte {
-	// 1. The rows: from one bin below the first non-zero bin to one above
-	//    the last, clamped to the bins there are; around zero (or the
-	//    first bins) when every count is zero.
-	first, last := -1, -1
+// MaxRows bounds the rows one Write prints, every histogram's together
+// (the rows between each one's first and last non-empty bucket): 2^21
+// rows, about 150 MB. Past it Write prints nothing and says so.
+const MaxRows = 1 << 21
+
+// rowRange is the bins writeHist prints: from one bin below the first
+// non-zero bin to one above the last, clamped to the bins there are;
+// around zero (or the first bins) when every count is zero.
+func rowRange(l layout, p *prepared) (first, last int) {
+	first, last = -1, -1
 	for i, c := range p.counts {
 		if c == 0 {
 			continue
@@ -205,6 +219,12 @@ func writeHist(w *bufio.Writer, line []byte, l layout, p *prepared, bars int) []
 			last++
 		}
 	}
+	return first, last
+}
+
+func writeHist(w *bufio.Writer, line []byte, l layout, p *prepared, bars int) []byte {
+	// 1. The rows.
+	first, last := rowRange(l, p)
 	// 2. The bar scale: the sum of the absolute counts, and whether there
 	//    are positive and negative counts (which halves the bars).
 	total := new(big.Int)

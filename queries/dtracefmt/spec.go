@@ -44,6 +44,13 @@ const (
 // return it.
 const Underflow = math.MinInt64
 
+// MaxBuckets bounds the buckets of one histogram, each of which may be a
+// printed line: 2^21 (2,097,152). DTrace's own limits keep lquantize()
+// (65,535 levels and its "<" and ">=" rows) and llquantize() (at most
+// 1,200,664 bins: factor 3, magnitudes 0 to 38, 59,049 steps) below it;
+// Check holds linear and edge histograms to it.
+const MaxBuckets = 1 << 21
+
 // Spec is a histogram's kind and parameters.
 type Spec struct {
 	Kind Kind
@@ -118,6 +125,9 @@ func (s Spec) Check() error {
 		if s.Step < 1 || s.Levels < 1 {
 			return fmt.Errorf("linear histogram: the width and the number of buckets must be positive")
 		}
+		if s.Levels > MaxBuckets {
+			return fmt.Errorf("linear histogram: expected at most %d buckets, found %d", MaxBuckets, s.Levels)
+		}
 		if _, ok := mulAdd(s.Lower, s.Levels, s.Step); !ok {
 			return fmt.Errorf("linear histogram: %d buckets of width %d from %d overflow 64 bits", s.Levels, s.Step, s.Lower)
 		}
@@ -125,6 +135,9 @@ func (s Spec) Check() error {
 	case Edges:
 		if len(s.Edges) < 2 {
 			return fmt.Errorf("bucket edges: give at least two edges")
+		}
+		if len(s.Edges)-1 > MaxBuckets {
+			return fmt.Errorf("bucket edges: expected at most %d buckets (%d edges), found %d edges", MaxBuckets, MaxBuckets+1, len(s.Edges))
 		}
 		if !sort.SliceIsSorted(s.Edges, func(i, j int) bool { return s.Edges[i] < s.Edges[j] }) {
 			return fmt.Errorf("bucket edges: %v are not in strictly ascending order", s.Edges)
