@@ -557,4 +557,15 @@ rule, header and resource files 16 MiB each, JSON nesting 200, a rule's
 match 1 s per line, archives 256 MiB (256 entries, 256 MiB each, 512 MiB
 inflated); DTrace 32 columns, 64 key=value pairs per line, the aggregation
 bounds of its README; Chrome JSON one event 64 MiB, nesting 512.
+
+Times and sizes that would make a run uncomputable or an output unbounded
+(each an error naming the bound): every time of a run within ±2^62 ns and a
+run spanning at most 2^62 ns, in every format (also with ` + "`--skip-bad`" + `; the
+cases ` + "`*/time-past-bound`" + `); a histogram 2^21 buckets and the histograms
+printed together 2^21 rows; ` + "`export --chrome`" + ` 1,000,000 CPU load windows. A
+database holding runs at the time bounds beside a normal run answers every
+command and view for every run, and the same for the normal run as without
+them; events without class or name (Chrome without ` + "`cat`" + `: the real
+` + "`nanoseconds.json`" + ` of Trace Compass) work in every command and view
+(` + "`extreme_test.go`" + `).
 `
