@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -63,8 +64,8 @@ database holds them (after editing them with SQL).`,
 				return usagef("--run and --spec: give one of them")
 			case cmd.Flags().Changed("run") && runID <= 0:
 				return usagef("--run: expected a run number from 1, found %d", runID)
-			case cpuHz <= 0:
-				return usagef("--cpu-hz: expected a clock rate > 0 in Hz, found %s", strconv.FormatFloat(cpuHz, 'g', -1, 64))
+			case !(cpuHz > 0) || math.IsInf(cpuHz, 1): // NaN too
+				return usagef("--cpu-hz: expected a finite clock rate > 0 in Hz, found %s", strconv.FormatFloat(cpuHz, 'g', -1, 64))
 			case keepParams && paramsDir != "":
 				return usagef("--keep-params and --params: give one of them")
 			case keepParams && dbPath == "":

@@ -130,7 +130,7 @@ func TestOverheadErrors(t *testing.T) {
 		{[]string{"overhead"}, 2, "give --db FILE (predict its runs) or --spec FILE (predict a probe spec)"},
 		{[]string{"overhead", "--db", db, "--run", "1", "--spec", spec}, 2, "--run and --spec: give one of them"},
 		{[]string{"overhead", "--db", db, "--run", "0"}, 2, "--run: expected a run number from 1, found 0"},
-		{[]string{"overhead", "--spec", spec, "--cpu-hz", "0"}, 2, "--cpu-hz: expected a clock rate > 0 in Hz, found 0"},
+		{[]string{"overhead", "--spec", spec, "--cpu-hz", "0"}, 2, "--cpu-hz: expected a finite clock rate > 0 in Hz, found 0"},
 		{[]string{"overhead", "--spec", spec, "--keep-params"}, 2, "--keep-params needs --db"},
 		{[]string{"overhead", "--spec", spec, "--output", "xml"}, 2, `"xml" is not one of table, csv, json, markdown`},
 		{[]string{"overhead", "--db", db}, 1, db + ": no such database"},
