@@ -85,6 +85,15 @@ func (w *RunWriter) BadOffset(offset int64, format string, args ...any) error {
 	return w.bad(e, offset)
 }
 
+// BadAt is BadLine, or BadOffset for a format whose positions are byte
+// offsets (RunInfo.Offsets): for machines that two formats share.
+func (w *RunWriter) BadAt(pos int64, format string, args ...any) error {
+	if w.info.Offsets {
+		return w.BadOffset(pos, format, args...)
+	}
+	return w.BadLine(pos, format, args...)
+}
+
 func (w *RunWriter) bad(e *InputError, pos int64) error {
 	if !w.info.SkipBad {
 		return e

@@ -70,7 +70,7 @@ func FuzzIngest(f *testing.F) {
 			start := time.Now()
 			mem := memory.NewCheckedAllocator(dbtest.RecyclingAllocator)
 			sink := &dbtest.Checked{}
-			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "f.blog", SkipBad: skip}, sink, mem)
+			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "f.blog", SkipBad: skip, Offsets: true}, sink, mem)
 			src := ingest.NewSource("f.blog", bytes.NewReader(data), int64(len(data)))
 			err := (&Ingester{description: descs[which%2]}).Ingest(context.Background(), src, w)
 			if err != nil {

@@ -331,6 +331,9 @@ func (p *parser) data(line []byte, n int64) error {
 	if !ok {
 		return p.w.BadLine(n, "time: %d %s does not fit in int64 nanoseconds", raw, p.unit.Name)
 	}
+	if msg := p.w.TimeOutOfBounds(ts); msg != "" {
+		return p.w.BadLine(n, "%s", msg)
+	}
 	if len(f[1]) == 0 {
 		return p.w.BadLine(n, "source: expected an entity name, found nothing")
 	}

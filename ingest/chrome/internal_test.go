@@ -131,7 +131,7 @@ func TestUnquoteAndSurrogates(t *testing.T) {
 func ingestWith(t *testing.T, r io.Reader, skipBad bool) (*parser, *intervalSink, error) {
 	t.Helper()
 	sink := &intervalSink{}
-	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "t.json", Format: "chrome", SkipBad: skipBad}, sink, memory.NewGoAllocator())
+	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "t.json", Format: "chrome", SkipBad: skipBad, Offsets: true}, sink, memory.NewGoAllocator())
 	p := newParser(w, ingest.NewSource("t.json", r, -1))
 	err := p.run(context.Background())
 	if err == nil {
@@ -293,7 +293,7 @@ func TestBounds(t *testing.T) {
 // TestWarmEventAllocs: reading an event of a thread, name and category
 // seen before allocates nothing.
 func TestWarmEventAllocs(t *testing.T) {
-	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "t.json", Format: "chrome"}, dbtest.Discard{}, memory.NewGoAllocator())
+	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "t.json", Format: "chrome", Offsets: true}, dbtest.Discard{}, memory.NewGoAllocator())
 	defer w.Abort()
 	m := newMachine(w)
 	evs := [][]byte{

@@ -439,6 +439,20 @@ func (m *machine) readFields(v []byte, off int64) (ok bool, err error) {
 		}
 		return false, m.bad(off, "expected \"ts\" (the event's time) in every event but metadata (\"ph\": \"M\"), found a %q event without it", f.ph)
 	}
+	// The times the event gives, its ts and a complete event's end, lie
+	// within the run's bounds (schema/bounds.go), or the event is bad and
+	// --skip-bad skips it whole, before any of it is applied.
+	msg := m.w.TimeOutOfBounds(f.ts)
+	if msg == "" && f.hasDur && f.dur > 0 && len(f.ph) == 1 && f.ph[0] == 'X' {
+		end := int64(math.MaxInt64 - 1)
+		if f.ts <= math.MaxInt64-1-f.dur {
+			end = f.ts + f.dur
+		}
+		msg = m.w.TimeOutOfBounds(end)
+	}
+	if msg != "" {
+		return false, m.bad(off, "%s", msg)
+	}
 	return true, nil
 }
 

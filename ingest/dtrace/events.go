@@ -377,7 +377,11 @@ func (r *eventReader) header(lineNo int64, rest []byte) error {
 //     exit, interrupt start/complete, entry/return.
 func (r *eventReader) event(lineNo int64, line []byte) error {
 	f := &r.ln
-	if msg := r.parse(line); msg != "" {
+	msg := r.parse(line)
+	if msg == "" {
+		msg = r.w.TimeOutOfBounds(f.ts)
+	}
+	if msg != "" {
 		return r.w.BadLine(lineNo, "%s", msg)
 	}
 	if r.haveTS && f.ts < r.prevTS {

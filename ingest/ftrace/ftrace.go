@@ -184,6 +184,9 @@ func (r *reader) line(line []byte, n int64) error {
 			r.ev = g
 		}
 	}
+	if msg == "" {
+		msg = r.w.TimeOutOfBounds(r.ev.ts)
+	}
 	if msg != "" {
 		return r.w.BadLine(n, "%s", msg)
 	}

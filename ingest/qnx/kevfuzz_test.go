@@ -31,8 +31,8 @@ const fuzzKevName = "fuzz.kev"
 
 func fuzzWriters() (strict, lenient *schema.RunWriter) {
 	fuzzWriterOnce.Do(func() {
-		fuzzStrictW = schema.NewRunWriter(schema.RunInfo{Source: fuzzKevName}, &diagSink{}, nil)
-		fuzzLenientW = schema.NewRunWriter(schema.RunInfo{Source: fuzzKevName, SkipBad: true}, &diagSink{}, nil)
+		fuzzStrictW = schema.NewRunWriter(schema.RunInfo{Source: fuzzKevName, Offsets: true}, &diagSink{}, nil)
+		fuzzLenientW = schema.NewRunWriter(schema.RunInfo{Source: fuzzKevName, SkipBad: true, Offsets: true}, &diagSink{}, nil)
 	})
 	return fuzzStrictW, fuzzLenientW
 }

@@ -190,6 +190,9 @@ func (m *machine) apply(e *event) error {
 		m.diagOnce("wrap", schema.Info, e.pos, "the cycle counter's low word wrapped without a CONTROL TIME event: the high word was advanced")
 	}
 	ts := m.ns(cycles)
+	if msg := m.w.TimeOutOfBounds(ts); msg != "" {
+		return m.w.BadAt(e.pos, "%s", msg) // nil with --skip-bad: the event is skipped
+	}
 	cpuObj := m.cpu(e.cpu)
 	class, name := e.class, e.name
 

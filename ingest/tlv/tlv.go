@@ -215,6 +215,10 @@ type printSink struct {
 	keys    map[string]int
 }
 
+// TimeOutOfBounds: a converted line's time is never out of bounds (the
+// bounds are those of a run, and conversion writes none).
+func (p *printSink) TimeOutOfBounds(int64) string { return "" }
+
 func (p *printSink) Std(text string, src int64) error {
 	p.w.WriteString(text)
 	return p.w.WriteByte('\n')
@@ -254,6 +258,9 @@ type Sink interface {
 	Std(text string, src int64) error
 	// Event gets each event a line makes: one per resource it selects.
 	Event(e *Event) error
+	// TimeOutOfBounds says why a line's time (ns) cannot be taken, ""
+	// when it can (schema.RunWriter.TimeOutOfBounds); the line is then bad.
+	TimeOutOfBounds(ns int64) string
 }
 
 // Reporter receives what is wrong with the input.
@@ -494,6 +501,9 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 			return r.rep.Bad(r.src, "%s produced %q: %v", rule.Name(), text, err)
 		}
 		return r.rep.Bad(r.src, "column 2: expected a time in radix %d, found %q (%v)", r.Radix, l.Time, err)
+	}
+	if msg := r.sink.TimeOutOfBounds(t.NS); msg != "" {
+		return r.rep.Bad(r.src, "column 2: %s", msg)
 	}
 	if !t.Exact && !t.HasRaw {
 		r.rep.Note(schema.Info, "inexact", r.src, fmt.Sprintf("time %q is not a whole number of ns: rounded down (first at line %d)", l.Time, r.src))
@@ -804,6 +814,8 @@ func typedValue(r *Res, k int, v string) any {
 }
 
 func (s *tableSink) Std(string, int64) error { return nil }
+
+func (s *tableSink) TimeOutOfBounds(ns int64) string { return s.w.TimeOutOfBounds(ns) }
 
 // attrInstance is the instance of an attribute's state intervals: its
 // number in the type, from 1.

@@ -42,7 +42,7 @@ func FuzzIngest(t *testing.T, ing ingest.Ingester, file string, data []byte, ski
 	t.Helper()
 	mem := memory.NewCheckedAllocator(RecyclingAllocator)
 	defer mem.AssertSize(t, 0)
-	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "fuzz", Source: file, Format: ing.Format().Name, SkipBad: skipBad}, sink, mem)
+	w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Name: "fuzz", Source: file, Format: ing.Format().Name, SkipBad: skipBad, Offsets: ing.Format().Offsets}, sink, mem)
 	w.SetBatchRows(3 + len(data)%14)
 	err = ing.Ingest(context.Background(), ingest.NewSource(file, bytes.NewReader(data), int64(len(data))), w)
 	events = w.Events()
