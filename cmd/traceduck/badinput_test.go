@@ -558,6 +558,9 @@ regular expressions 1 s per line, every match of every rule together (a
 rule that takes most of it on 3 lines, or more than 1 min plus 10 ms a
 line over the log, is no longer tried, with one warning: tested with an
 injected clock in ` + "`ingest/tlv/budget_test.go`" + `), archives 256 MiB
-(256 entries, 256 MiB each, 512 MiB inflated); DTrace 32 columns, 64 key=value pairs per line, the aggregation
+(256 entries; only what is used is inflated: the resource file and headers
+whole, 16 MiB together, the log as it is read, 256 MiB, never held whole,
+so that an archive of 326 KB that inflates to 256 MiB allocates 4.5 MB, not
+1.3 GB: ` + "`TestArchiveMemory`" + ` in ingest/tlv); DTrace 32 columns, 64 key=value pairs per line, the aggregation
 bounds of its README; Chrome JSON one event 64 MiB, nesting 512.
 `
