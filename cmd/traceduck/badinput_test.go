@@ -553,9 +553,15 @@ traceprinter header lines 4096, continuation lines of an event 1024 and
 1 MiB; .kev header 64 KiB, syspage 1 MiB, a combine event 1024 records, 1024
 combine events open at once; Baget logs any size (read one block at a time), blocks
 16 MiB, descriptions 16 MiB and the limits of docs/baget-format.md §3; TLV
-rule, header and resource files 16 MiB each, JSON nesting 200, a rule's
-match 1 s per line, archives 256 MiB (256 entries, 256 MiB each, 512 MiB
-inflated); DTrace 32 columns, 64 key=value pairs per line, the aggregation
+rule, header and resource files 16 MiB each, JSON nesting 200, the rules'
+regular expressions 1 s per line, every match of every rule together (a
+rule that takes most of it on 3 lines, or more than 1 min plus 10 ms a
+line over the log, is no longer tried, with one warning: tested with an
+injected clock in ` + "`ingest/tlv/budget_test.go`" + `), archives 256 MiB
+(256 entries; only what is used is inflated: the resource file and headers
+whole, 16 MiB together, the log as it is read, 256 MiB, never held whole,
+so that an archive of 326 KB that inflates to 256 MiB allocates 4.5 MB, not
+1.3 GB: ` + "`TestArchiveMemory`" + ` in ingest/tlv); DTrace 32 columns, 64 key=value pairs per line, the aggregation
 bounds of its README; Chrome JSON one event 64 MiB, nesting 512.
 
 Times and sizes that would make a run uncomputable or an output unbounded

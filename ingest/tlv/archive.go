@@ -4,14 +4,16 @@ package tlv
 // with the converted log (NAME.log, a JSON list of standard-format lines),
 // the resource file (NAME.res, with its resource headers embedded), the
 // visualize rules (.viz), TLV's window settings (.setting) and the shapes
-// it drew (.shp). Everything is read in memory, within bounds (a zip bomb
-// is an error, not an outage); the names of the entries are never used as
-// paths: nothing is ever written.
+// it drew (.shp). The archive is read in memory and only what traceduck
+// uses is inflated: the resource file and headers whole, within a bound,
+// the log as it is read, a line at a time (a zip bomb is an error, not an
+// outage); the names of the entries are never used as paths: nothing is
+// ever written.
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,18 +24,23 @@ import (
 	"github.com/traceduck/traceduck/schema"
 )
 
-// ArchiveLimits bound what an archive may make traceduck read.
+// ArchiveLimits bound what an archive may make traceduck read and hold.
 type ArchiveLimits struct {
-	MaxEntries   int   // entries in the zip
-	MaxEntrySize int64 // bytes of one entry, uncompressed
-	MaxTotalSize int64 // bytes of all the entries read, uncompressed
+	MaxEntries int // entries in the zip
+	// MaxLogSize bounds the log (.log), inflated: it is read as it is
+	// inflated, a line at a time, never held whole.
+	MaxLogSize int64
+	// MaxHeldSize bounds the resource file and resource headers (.res,
+	// .resh) together, inflated: they are parsed whole, so held in memory.
+	MaxHeldSize int64
 }
 
-// DefaultArchiveLimits are the bounds OpenArchive uses.
+// DefaultArchiveLimits are the bounds OpenArchive uses: the entries held
+// have the bound of a resource file read from disk.
 var DefaultArchiveLimits = ArchiveLimits{
-	MaxEntries:   256,
-	MaxEntrySize: 256 << 20,
-	MaxTotalSize: 512 << 20,
+	MaxEntries:  256,
+	MaxLogSize:  256 << 20,
+	MaxHeldSize: MaxConfigSize,
 }
 
 // MaxArchiveSize bounds the archive ReadArchive reads (compressed).
@@ -43,9 +50,13 @@ const MaxArchiveSize = 256 << 20
 type ArchiveEntry struct {
 	Name string // as the zip gives it; never used as a path
 	Size int64  // uncompressed size, as the zip declares it
-	// Data is the entry, inflated; nil for directories and for the shapes
-	// TLV drew (.shp), which traceduck has no use for and does not inflate.
+	// Data is the entry, inflated, for the resource file and resource
+	// headers (.res, .resh) that the archive's Config parses; nil for the
+	// others: the log is inflated as it is read (OpenLog), TLV's display
+	// settings (.viz, .setting) and shapes (.shp) are never inflated.
 	Data []byte
+
+	file *zip.File
 }
 
 // base is the entry's file name: its last element, with \ as / too.
@@ -56,14 +67,13 @@ func (e *ArchiveEntry) base() string {
 // ext is the entry's extension, lower case (".log").
 func (e *ArchiveEntry) ext() string { return strings.ToLower(path.Ext(e.base())) }
 
-// Archive is a TLV project archive read in memory.
+// Archive is a TLV project archive: its entries, the resource file and
+// headers inflated in memory.
 type Archive struct {
 	Name    string // for messages
 	Entries []ArchiveEntry
+	lim     ArchiveLimits
 }
-
-// archiveSkip lists the extensions OpenArchive lists but does not inflate.
-var archiveSkip = map[string]bool{".shp": true}
 
 // notZipError is an archive that is no zip file.
 type notZipError struct{ err error }
@@ -76,10 +86,12 @@ func OpenArchive(r io.ReaderAt, size int64) (*Archive, error) {
 	return OpenArchiveLimits(r, size, DefaultArchiveLimits)
 }
 
-// OpenArchiveLimits reads a .tlv archive: every entry but directories and
-// .shp is inflated in memory. An entry that declares, or inflates to, more
-// than lim.MaxEntrySize bytes, entries that add up to more than
-// lim.MaxTotalSize, or more than lim.MaxEntries entries, are an error.
+// OpenArchiveLimits reads a .tlv archive's directory and inflates its
+// resource file (the first .res) and resource headers (every .resh) in
+// memory; the log is inflated later, as OpenLog's reader is read. More
+// than lim.MaxEntries entries, held entries that declare or inflate to
+// more than lim.MaxHeldSize bytes together, or a log that declares more
+// than lim.MaxLogSize, are an error.
 func OpenArchiveLimits(r io.ReaderAt, size int64, lim ArchiveLimits) (*Archive, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
@@ -90,54 +102,82 @@ func OpenArchiveLimits(r io.ReaderAt, size int64, lim ArchiveLimits) (*Archive, 
 	if len(zr.File) > lim.MaxEntries {
 		return nil, fmt.Errorf("archive has %d entries, more than the %d a TLV archive may have", len(zr.File), lim.MaxEntries)
 	}
-	a := &Archive{}
-	var total int64
+	a := &Archive{lim: lim}
 	for _, f := range zr.File {
 		e := ArchiveEntry{Name: f.Name, Size: int64(min(f.UncompressedSize64, 1<<62))}
-		if f.FileInfo().IsDir() || strings.HasSuffix(f.Name, "/") || archiveSkip[e.ext()] {
-			a.Entries = append(a.Entries, e)
-			continue
+		if !f.FileInfo().IsDir() && !strings.HasSuffix(f.Name, "/") {
+			e.file = f
 		}
-		if f.UncompressedSize64 > uint64(lim.MaxEntrySize) {
-			return nil, fmt.Errorf("archive entry %q declares %d bytes, more than the bound of %d", f.Name, f.UncompressedSize64, lim.MaxEntrySize)
+		a.Entries = append(a.Entries, e)
+	}
+	if e, _ := a.LogEntry(); e != nil && e.Size > lim.MaxLogSize {
+		return nil, fmt.Errorf("archive entry %q declares %d bytes, more than the bound of %d", e.Name, e.Size, lim.MaxLogSize)
+	}
+	var total int64
+	for _, e := range a.held() {
+		if e.Size > lim.MaxHeldSize-total {
+			return nil, a.heldError(e, total, false)
 		}
-		if total+int64(f.UncompressedSize64) > lim.MaxTotalSize {
-			return nil, fmt.Errorf("archive entries add up to more than the bound of %d bytes (at %q)", lim.MaxTotalSize, f.Name)
-		}
-		rc, err := f.Open()
+		rc, err := e.file.Open()
 		if err != nil {
-			return nil, fmt.Errorf("archive entry %q: %w", f.Name, err)
+			return nil, fmt.Errorf("archive entry %q: %w", e.Name, err)
 		}
 		// Read at most one byte more than allowed: a header that lies
 		// about the size does not get further than the bound.
-		limit := min(lim.MaxEntrySize, lim.MaxTotalSize-total)
-		var buf bytes.Buffer
-		buf.Grow(int(min(int64(f.UncompressedSize64), limit)) + 1)
-		n, err := io.Copy(&buf, io.LimitReader(rc, limit+1))
+		limit := lim.MaxHeldSize - total
+		buf := bytes.NewBuffer(make([]byte, 0, e.Size+1))
+		n, err := io.Copy(buf, io.LimitReader(rc, limit+1))
 		rc.Close()
 		if n > limit {
-			if limit == lim.MaxEntrySize {
-				return nil, fmt.Errorf("archive entry %q inflates to more than the bound of %d bytes (it declares %d)", f.Name, lim.MaxEntrySize, f.UncompressedSize64)
-			}
-			return nil, fmt.Errorf("archive entries add up to more than the bound of %d bytes (at %q)", lim.MaxTotalSize, f.Name)
+			return nil, a.heldError(e, total, true)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("archive entry %q: %w", f.Name, err)
+			return nil, fmt.Errorf("archive entry %q: %w", e.Name, err)
 		}
 		total += n
 		e.Data = buf.Bytes()
-		a.Entries = append(a.Entries, e)
 	}
 	return a, nil
 }
 
+// held are the entries the archive's Config parses: the resource file
+// and the resource headers.
+func (a *Archive) held() []*ArchiveEntry {
+	var held []*ArchiveEntry
+	if e, err := a.ResEntry(); err == nil && e.file != nil {
+		held = append(held, e)
+	}
+	for _, e := range a.WithExt(".resh") {
+		if e.file != nil {
+			held = append(held, e)
+		}
+	}
+	return held
+}
+
+// heldError is a held entry past the bound: it alone, or with those
+// before it.
+func (a *Archive) heldError(e *ArchiveEntry, total int64, inflated bool) error {
+	switch {
+	case total > 0:
+		return fmt.Errorf("archive's resource file and headers (.res, .resh) add up to more than the bound of %d bytes (at %q)", a.lim.MaxHeldSize, e.Name)
+	case inflated:
+		return fmt.Errorf("archive entry %q inflates to more than the bound of %d bytes (it declares %d)", e.Name, a.lim.MaxHeldSize, e.Size)
+	}
+	return fmt.Errorf("archive entry %q declares %d bytes, more than the bound of %d", e.Name, e.Size, a.lim.MaxHeldSize)
+}
+
 // ReadArchive reads a whole .tlv archive from r (at most MaxArchiveSize
-// bytes) and opens it; name is used in messages.
-func ReadArchive(r io.Reader, name string) (*Archive, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxArchiveSize+1))
-	if err != nil {
+// bytes; size is its size if known, else -1) and opens it; name is used
+// in messages.
+func ReadArchive(r io.Reader, size int64, name string) (*Archive, error) {
+	// Sized for the whole file at once: growing it by doubling would
+	// hold up to twice the archive meanwhile.
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), MaxArchiveSize)+1))
+	if _, err := io.Copy(buf, io.LimitReader(r, MaxArchiveSize+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	data := buf.Bytes()
 	if len(data) > MaxArchiveSize {
 		return nil, fmt.Errorf("%s: archive larger than %d bytes", name, MaxArchiveSize)
 	}
@@ -172,7 +212,11 @@ func LoadArchive(path string, headerPaths []string) (*Config, *Archive, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	a, err := ReadArchive(f, path)
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	a, err := ReadArchive(f, size, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -291,36 +335,65 @@ func (a *Archive) Config(headerPaths []string) (*Config, error) {
 	return NewConfig(rf, opt)
 }
 
-// Log returns the archive's log as standard-format text, one line per
-// event. TLV saves it as a JSON list of lines; a plain text log is
-// returned as it is.
-func (a *Archive) Log() (name string, text []byte, err error) {
+// OpenLog opens the archive's log: its reader gives standard-format text,
+// one line per event, inflating the entry as it is read (at most
+// MaxLogSize bytes). TLV saves the log as a JSON list of lines, which the
+// reader decodes a character at a time (jsonLines); a plain text log is
+// given as it is.
+func (a *Archive) OpenLog() (name string, log io.ReadCloser, err error) {
 	e, err := a.LogEntry()
 	if err != nil {
 		return "", nil, err
 	}
 	name = a.entryName(e)
-	data := bytes.TrimPrefix(e.Data, jcBOM)
-	if !archiveIsJSONList(data) {
-		return name, data, nil
+	if e.file == nil {
+		return "", nil, a.errorf("archive entry %q: expected a log, found a directory", e.Name)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // [
-		return "", nil, fmt.Errorf("%s: %w", name, err)
+	rc, err := e.file.Open()
+	if err != nil {
+		return "", nil, a.errorf("archive entry %q: %v", e.Name, err)
 	}
-	var out bytes.Buffer
-	out.Grow(len(data))
-	n := 0
-	for dec.More() {
-		n++
-		var line string
-		if err := dec.Decode(&line); err != nil {
-			return "", nil, fmt.Errorf("%s: line %d of the JSON list: %w", name, n, err)
-		}
-		out.WriteString(line)
-		out.WriteByte('\n')
+	lr := &logLimit{r: rc, a: a, e: e, left: a.lim.MaxLogSize}
+	br := bufio.NewReaderSize(lr, 64<<10)
+	if head, _ := br.Peek(len(jcBOM)); bytes.Equal(head, jcBOM) {
+		br.Discard(len(jcBOM))
 	}
-	return name, out.Bytes(), nil
+	// A JSON list is told from text by its first bytes (whitespace more
+	// than the buffer holds makes it text).
+	head, _ := br.Peek(br.Size())
+	if !archiveIsJSONList(head) {
+		return name, readCloser{br, rc}, nil
+	}
+	return name, readCloser{newJSONLines(br, name), rc}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// logLimit reads an entry inflating, up to left bytes: one more is an
+// error (the zip reader also refuses more than the entry declares).
+type logLimit struct {
+	r    io.Reader
+	a    *Archive
+	e    *ArchiveEntry
+	left int64
+}
+
+func (l *logLimit) Read(p []byte) (int, error) {
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	if int64(n) > l.left {
+		return 0, l.a.errorf("archive entry %q inflates to more than the bound of %d bytes (it declares %d)", l.e.Name, l.a.lim.MaxLogSize, l.e.Size)
+	}
+	l.left -= int64(n)
+	if err != nil && err != io.EOF {
+		err = l.a.errorf("archive entry %q: %v", l.e.Name, err)
+	}
+	return n, err
 }
 
 // archiveIsJSONList tells TLV's saved log (["[1]A.b=c", ...]) from a

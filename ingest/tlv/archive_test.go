@@ -4,8 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
-	"errors"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +24,9 @@ func TestRealArchives(t *testing.T) {
 			var names []string
 			for _, e := range a.Entries {
 				names = append(names, e.Name)
-				if (e.Data == nil) != strings.HasSuffix(e.Name, ".shp") {
+				// Only the resource file is inflated when the archive is
+				// opened (it has no .resh); the log is, as it is read.
+				if (e.Data == nil) == strings.HasSuffix(e.Name, ".res") {
 					t.Errorf("%s: data %d bytes", e.Name, len(e.Data))
 				}
 				if e.Data != nil && int64(len(e.Data)) != e.Size {
@@ -55,7 +57,7 @@ func TestRealArchives(t *testing.T) {
 					t.Errorf("TASK_TEX: %+v", r.Attributes)
 				}
 			}
-			name, text, err := a.Log()
+			name, text, err := readLog(a)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,6 +80,17 @@ func TestRealArchives(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readLog reads the whole of an archive's log.
+func readLog(a *Archive) (string, []byte, error) {
+	name, log, err := a.OpenLog()
+	if err != nil {
+		return "", nil, err
+	}
+	defer log.Close()
+	text, err := io.ReadAll(log)
+	return name, text, err
 }
 
 // makeZip builds a zip in memory.
@@ -115,7 +128,7 @@ func TestArchiveSmall(t *testing.T) {
 	if len(a.Entries) != 5 || a.Entry("p/") == nil || a.Entry("p/app.shp").Data != nil || a.Entry("nosuch") != nil {
 		t.Errorf("entries: %+v", a.Entries)
 	}
-	name, text, err := a.Log()
+	name, text, err := readLog(a)
 	if err != nil || name != "p/app.log" || string(text) != "[1]TASK1.state=RUNNING\n[2]TASK1.state=WAITING\n" {
 		t.Errorf("log %q %q %v", name, text, err)
 	}
@@ -132,7 +145,7 @@ func TestArchiveSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, text, err := a.Log(); err != nil || string(text) != "[1]TASK1.state=RUNNING\r\n" {
+	if _, text, err := readLog(a); err != nil || string(text) != "[1]TASK1.state=RUNNING\r\n" {
 		t.Errorf("plain log %q %v", text, err)
 	}
 	// An archive's own .resh is used before the bundled sets.
@@ -149,20 +162,20 @@ func TestArchiveSmall(t *testing.T) {
 
 func TestArchiveMissing(t *testing.T) {
 	data := makeZip(t, "a.viz", "{}")
-	a, err := ReadArchive(bytes.NewReader(data), "x.tlv")
+	a, err := ReadArchive(bytes.NewReader(data), int64(len(data)), "x.tlv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := a.Log(); err == nil || err.Error() != "x.tlv: no log (.log) in the archive (entries: a.viz)" {
+	if _, _, err := a.OpenLog(); err == nil || err.Error() != "x.tlv: no log (.log) in the archive (entries: a.viz)" {
 		t.Errorf("no log: %v", err)
 	}
 	if _, err := a.Config(nil); err == nil || err.Error() != "x.tlv: no resource file (.res) in the archive (entries: a.viz)" {
 		t.Errorf("no res: %v", err)
 	}
-	if _, err := ReadArchive(strings.NewReader("[1]A.b=c\n"), "y.tlv"); err == nil || err.Error() != `y.tlv@0: expected a TLV archive (a zip file, which begins "PK\x03\x04"), found "[1]A.b=c\n"` {
+	if _, err := ReadArchive(strings.NewReader("[1]A.b=c\n"), -1, "y.tlv"); err == nil || err.Error() != `y.tlv@0: expected a TLV archive (a zip file, which begins "PK\x03\x04"), found "[1]A.b=c\n"` {
 		t.Errorf("not a zip: %v", err)
 	}
-	if _, err := ReadArchive(bytes.NewReader(data[:len(data)-1]), "z.tlv"); err == nil || err.Error() != "z.tlv@0: expected a TLV archive (a zip file), found a zip file that cannot be read (truncated or damaged?): zip: not a valid zip file" {
+	if _, err := ReadArchive(bytes.NewReader(data[:len(data)-1]), -1, "z.tlv"); err == nil || err.Error() != "z.tlv@0: expected a TLV archive (a zip file), found a zip file that cannot be read (truncated or damaged?): zip: not a valid zip file" {
 		t.Errorf("a cut zip: %v", err)
 	}
 	if !IsArchive(data) || IsArchive([]byte("[1]A.b=c")) {
@@ -171,68 +184,103 @@ func TestArchiveMissing(t *testing.T) {
 }
 
 // A zip bomb: a small archive that declares, or inflates to, far more
-// than the bounds.
+// than the bounds. (TestArchiveMemory, in archiveingest_test.go, measures
+// the memory an ingest of one takes.)
 func TestArchiveBomb(t *testing.T) {
 	const big = 64 << 20
-	lim := ArchiveLimits{MaxEntries: 8, MaxEntrySize: 1 << 20, MaxTotalSize: 3 << 19}
-
-	// Honest headers: 64 MiB of zeros, declared.
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, _ := zw.Create("bomb.log")
+	lim := ArchiveLimits{MaxEntries: 8, MaxLogSize: 1 << 20, MaxHeldSize: 3 << 19}
 	zeros := make([]byte, 1<<20)
-	for i := 0; i < big/len(zeros); i++ {
-		w.Write(zeros)
-	}
-	zw.Close()
-	if b.Len() > 1<<20 {
-		t.Fatalf("the bomb is %d bytes", b.Len())
-	}
-	_, err := OpenArchiveLimits(bytes.NewReader(b.Bytes()), int64(b.Len()), lim)
-	if err == nil || err.Error() != `archive entry "bomb.log" declares 67108864 bytes, more than the bound of 1048576` {
-		t.Errorf("declared: %v", err)
+	open := func(data []byte) (*Archive, error) {
+		a, err := OpenArchiveLimits(bytes.NewReader(data), int64(len(data)), lim)
+		if a != nil {
+			a.Name = "x.tlv"
+		}
+		return a, err
 	}
 
-	// Lying headers: the entry declares 10 bytes and inflates to 64 MiB.
+	// 64 MiB of zeros, deflated once.
 	var comp bytes.Buffer
-	fw, _ := flate.NewWriter(&comp, flate.BestCompression)
+	fw, _ := flate.NewWriter(&comp, flate.BestSpeed)
 	crc := crc32.NewIEEE()
 	for i := 0; i < big/len(zeros); i++ {
 		fw.Write(zeros)
 		crc.Write(zeros)
 	}
 	fw.Close()
-	b.Reset()
-	zw = zip.NewWriter(&b)
-	raw, err := zw.CreateRaw(&zip.FileHeader{Name: "liar.log", Method: zip.Deflate, CRC32: crc.Sum32(),
-		CompressedSize64: uint64(comp.Len()), UncompressedSize64: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.Write(comp.Bytes())
-	zw.Close()
-	_, err = OpenArchiveLimits(bytes.NewReader(b.Bytes()), int64(b.Len()), lim)
-	if err == nil || !errors.Is(err, zip.ErrFormat) && !strings.Contains(err.Error(), "inflates to more than") {
-		t.Errorf("lying: %v", err)
-	}
-	// Even when the zip reader would not check the size, the bound
-	// holds: the same liar, declaring the bound exactly.
-	b.Reset()
-	zw = zip.NewWriter(&b)
-	raw, _ = zw.CreateRaw(&zip.FileHeader{Name: "liar.log", Method: zip.Deflate, CRC32: crc.Sum32(),
-		CompressedSize64: uint64(comp.Len()), UncompressedSize64: 1 << 20})
-	raw.Write(comp.Bytes())
-	zw.Close()
-	_, err = OpenArchiveLimits(bytes.NewReader(b.Bytes()), int64(b.Len()), lim)
-	if err == nil {
-		t.Error("no error for an entry inflating past the bound")
+	raw := func(zw *zip.Writer, name string, declares uint64) {
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc.Sum32(),
+			CompressedSize64: uint64(comp.Len()), UncompressedSize64: declares})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(comp.Bytes())
 	}
 
-	// Entries that are each under the bound but add up to more.
-	data := makeZip(t, "a.log", strings.Repeat("x", 1<<19), "b.log", strings.Repeat("x", 1<<19), "c.log", strings.Repeat("x", 1<<19), "d.log", "x")
-	_, err = OpenArchiveLimits(bytes.NewReader(data), int64(len(data)), lim)
-	if err == nil || err.Error() != `archive entries add up to more than the bound of 1572864 bytes (at "d.log")` {
+	// Honest headers: 64 MiB of zeros, declared.
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	raw(zw, "bomb.log", big)
+	zw.Close()
+	if b.Len() > 1<<20 {
+		t.Fatalf("the bomb is %d bytes", b.Len())
+	}
+	_, err := open(b.Bytes())
+	if err == nil || err.Error() != `archive entry "bomb.log" declares 67108864 bytes, more than the bound of 1048576` {
+		t.Errorf("declared: %v", err)
+	}
+
+	// Lying headers: the entry declares 10 bytes, or the bound exactly,
+	// and inflates to 64 MiB. The log is inflated as it is read: reading
+	// it is the error.
+	liar := func(name string, declares uint64) []byte {
+		var b bytes.Buffer
+		zw := zip.NewWriter(&b)
+		if name != "a.res" {
+			w, _ := zw.Create("a.res")
+			w.Write([]byte(smallRes))
+		}
+		raw(zw, name, declares)
+		zw.Close()
+		return b.Bytes()
+	}
+	for _, declares := range []uint64{10, 1 << 20} {
+		a, err := open(liar("liar.log", declares))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, text, err := readLog(a)
+		if err == nil || err.Error() != `x.tlv: archive entry "liar.log": zip: not a valid zip file` {
+			t.Errorf("a log declaring %d: %v", declares, err)
+		}
+		if len(text) > int(declares) {
+			t.Errorf("a log declaring %d: %d bytes read", declares, len(text))
+		}
+	}
+	// Even when the zip reader would not check the size, the bound holds.
+	a := &Archive{Name: "x.tlv", lim: lim}
+	e := &ArchiveEntry{Name: "liar.log", Size: 10}
+	n, err := io.Copy(io.Discard, &logLimit{r: bytes.NewReader(make([]byte, 2<<20)), a: a, e: e, left: lim.MaxLogSize})
+	if err == nil || err.Error() != `x.tlv: archive entry "liar.log" inflates to more than the bound of 1048576 bytes (it declares 10)` || n != 1<<20 {
+		t.Errorf("log limit: %d bytes, %v", n, err)
+	}
+	// The resource file is inflated when the archive is opened.
+	for _, declares := range []uint64{10, 3 << 19} {
+		if _, err := open(liar("a.res", declares)); err == nil || err.Error() != `archive entry "a.res": zip: not a valid zip file` {
+			t.Errorf("a resource file declaring %d: %v", declares, err)
+		}
+	}
+
+	// The resource file and headers, each under the bound, add up to more.
+	half := strings.Repeat("x", 1<<19)
+	data := makeZip(t, "a.res", half, "a.resh", half, "b.resh", half, "c.resh", "x", "a.log", "[]")
+	_, err = open(data)
+	if err == nil || err.Error() != `archive's resource file and headers (.res, .resh) add up to more than the bound of 1572864 bytes (at "c.resh")` {
 		t.Errorf("total: %v", err)
+	}
+	data = makeZip(t, "a.res", strings.Repeat("x", 2<<20))
+	_, err = open(data)
+	if err == nil || err.Error() != `archive entry "a.res" declares 2097152 bytes, more than the bound of 1572864` {
+		t.Errorf("held: %v", err)
 	}
 
 	// Too many entries.
@@ -241,23 +289,34 @@ func TestArchiveBomb(t *testing.T) {
 		many = append(many, string(rune('a'+i))+".viz", "{}")
 	}
 	data = makeZip(t, many...)
-	_, err = OpenArchiveLimits(bytes.NewReader(data), int64(len(data)), lim)
+	_, err = open(data)
 	if err == nil || err.Error() != "archive has 9 entries, more than the 8 a TLV archive may have" {
 		t.Errorf("entries: %v", err)
 	}
 
-	// The default bounds take the real archives (TestRealArchives) and a
-	// big .shp, which is never inflated.
+	// Entries traceduck has no use for are not inflated, whatever their
+	// size: TLV's shapes, display settings, a second log.
 	b.Reset()
 	zw = zip.NewWriter(&b)
-	w, _ = zw.Create("a.shp")
-	for i := 0; i < big/len(zeros); i++ {
-		w.Write(zeros)
+	for _, name := range []string{"a.shp", "a.viz", "a.setting", "other.log"} {
+		raw(zw, name, big)
 	}
+	w, _ := zw.Create("a.res")
+	w.Write([]byte(smallRes))
+	w, _ = zw.Create("a.log")
+	w.Write([]byte(`["[1]TASK1.state=RUNNING"]`))
 	zw.Close()
-	a, err := OpenArchiveLimits(bytes.NewReader(b.Bytes()), int64(b.Len()), lim)
-	if err != nil || a.Entries[0].Data != nil || a.Entries[0].Size != big {
-		t.Errorf("shp: %v", err)
+	a, err = open(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range a.Entries[:4] {
+		if e.Data != nil || e.Size != big {
+			t.Errorf("%s: %d bytes of data, declares %d", e.Name, len(e.Data), e.Size)
+		}
+	}
+	if _, text, err := readLog(a); err != nil || string(text) != "[1]TASK1.state=RUNNING\n" {
+		t.Errorf("log %q %v", text, err)
 	}
 }
 
@@ -290,7 +349,7 @@ func TestArchiveInsecurePaths(t *testing.T) {
 	if a.Entry("../../evil.res") == nil || a.Entry("/tmp/evil.log") == nil || a.Entry(`..\..\evil.viz`) == nil {
 		t.Errorf("entries: %+v", a.Entries)
 	}
-	if _, text, err := a.Log(); err != nil || string(text) != "[1]TASK1.state=RUNNING\n" {
+	if _, text, err := readLog(a); err != nil || string(text) != "[1]TASK1.state=RUNNING\n" {
 		t.Errorf("log: %q %v", text, err)
 	}
 	if _, err := a.Config(nil); err != nil {

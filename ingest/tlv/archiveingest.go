@@ -1,7 +1,6 @@
 package tlv
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -11,8 +10,8 @@ import (
 
 // ArchiveIngester reads TLV project archives (.tlv): a zip holding the
 // converted log, the resource file with its types, and TLV's display
-// settings. The archive is read in memory within ArchiveLimits; nothing is
-// written from its entry names.
+// settings. The archive is read in memory within ArchiveLimits, its log
+// inflated as it is read; nothing is written from its entry names.
 type ArchiveIngester struct {
 	headers []string
 }
@@ -46,7 +45,7 @@ func (a *ArchiveIngester) With(params map[string]string) (ingest.Ingester, error
 
 // Ingest reads the archive's log with its resource file.
 func (a *ArchiveIngester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
-	ar, err := ReadArchive(src, src.Name)
+	ar, err := ReadArchive(src, src.Size, src.Name)
 	if err != nil {
 		return err
 	}
@@ -54,10 +53,11 @@ func (a *ArchiveIngester) Ingest(ctx context.Context, src *ingest.Source, w *sch
 	if err != nil {
 		return err
 	}
-	name, text, err := ar.Log()
+	name, log, err := ar.OpenLog()
 	if err != nil {
 		return err
 	}
+	defer log.Close()
 	w.SetMeta("archive_log", name)
 	sink := newTableSink(w)
 	rd, err := NewReader(cfg.Setup(), sink, sink)
@@ -65,7 +65,8 @@ func (a *ArchiveIngester) Ingest(ctx context.Context, src *ingest.Source, w *sch
 		return err
 	}
 	sink.start(rd, false)
-	inner := ingest.NewSource(src.Name+"["+name+"]", bytes.NewReader(text), int64(len(text)))
+	inner := ingest.NewSource(src.Name+"["+name+"]", log, -1)
+	inner.NoHash() // the archive is hashed, not its log
 	if err := rd.ReadAll(ctx, inner, inner.Name, false); err != nil {
 		return err
 	}

@@ -40,20 +40,58 @@ import (
 // type no header declares or an attribute it does not have is an error
 // naming the file, the rule and the position, before any log line is read.
 
-// DefaultMatchTimeout bounds the time one rule may take on one line. A
-// pathological pattern takes seconds to years; a normal one microseconds.
-// The bound is wall-clock time, so it is generous: on a loaded machine a
-// match can be descheduled for tens of milliseconds, and 100 ms gave false
-// timeouts there.
-const DefaultMatchTimeout = time.Second
+// The regular expressions of the rules run on regexp2, a backtracking
+// engine: a pathological pattern takes seconds to years on a line, a
+// normal one microseconds. Their time is bounded (wall-clock time,
+// measured around every regexp2 call; Go's regexp, which matches most
+// rules (fastre.go), is linear in the line and not counted):
+//
+//   - per line: DefaultLineBudget for every match of every rule together
+//     (a template replaces every match of its rule in the line, so a rule
+//     can match many times there). A line that exceeds it is an error
+//     naming the rule that took most of it (--skip-bad: the line is
+//     skipped).
+//   - per rule, over the whole log: a rule that took most of a line's
+//     budget on MaxRuleTimeouts lines, or whose time adds up to more than
+//     RuleBudgetBase and RuleBudgetPerLine for each line it was tried on,
+//     is not tried on the lines after (one warning names it, the lines
+//     and the lines it was not tried on).
+//
+// So a rule costs at most MaxRuleTimeouts seconds of lines that time out,
+// and at most about RuleBudgetBase and RuleBudgetPerLine a line in all.
+// The bounds are generous because they are wall-clock time: a loaded
+// machine can deschedule a match, and 100 ms a line gave false timeouts.
+const (
+	DefaultLineBudget = time.Second
+	MaxRuleTimeouts   = 3
+	RuleBudgetBase    = time.Minute
+	RuleBudgetPerLine = 10 * time.Millisecond
+)
+
+// maxFalseTimeouts bounds the regexp2 timeouts a line may have that the
+// converter's own clock does not confirm: regexp2 checks its deadline
+// against a clock that a goroutine advances every 100 ms, which a loaded
+// machine can delay; such a timeout is retried with the time left.
+const maxFalseTimeouts = 3
 
 // Converter holds compiled rules.
 type Converter struct {
-	rules   []*crule
-	st      *State
-	timeout time.Duration
-	sel     []*Res
-	runes   []rune
+	rules []*crule
+	st    *State
+	sel   []*Res
+
+	// The bounds of regex time (DefaultLineBudget): the line's budget,
+	// the clock it is measured with (tests inject one), the time spent
+	// on the current line and the rules that spent it, and the regexp2
+	// calls made (tests count them).
+	budget    time.Duration
+	now       func() time.Time
+	lineSpent time.Duration
+	lineFalse int
+	lineRules []*crule
+	calls     int64
+
+	runes []rune
 
 	// A macro's argument and a condition are texts known only once the
 	// groups are expanded, but few distinct ones recur on every line
@@ -127,6 +165,24 @@ type crule struct {
 	index   int
 	prc     int    // the number of the group "prc" (the processor), -1 when none
 	lit     string // text every match contains (requiredLiteral): lines without it are not tried
+
+	// Regex time (DefaultLineBudget): on all lines, on the current one;
+	// the lines tried with regexp2; the lines on which it took most of
+	// the line's budget; off when it is no longer tried.
+	spent     time.Duration
+	lineSpent time.Duration
+	tried     int64
+	timeouts  []int64
+	off       *ruleOff
+}
+
+// ruleOff is why a rule is no longer tried, and the lines it was not
+// tried on since.
+type ruleOff struct {
+	line     int64  // the line after which it is not tried
+	why      string // what it took
+	notTried int64  // lines it would have been tried on (they hold its literal)
+	first    int64  // the first of them
 }
 
 // Name identifies the rule in messages.
@@ -205,11 +261,12 @@ func (e *RuleError) Error() string {
 }
 
 // Compile compiles rule sets against the state's resource types.
-func Compile(sets []RuleSet, st *State, timeout time.Duration) (*Converter, error) {
-	if timeout <= 0 {
-		timeout = DefaultMatchTimeout
+// budget is the regex time a line may take (DefaultLineBudget when 0).
+func Compile(sets []RuleSet, st *State, budget time.Duration) (*Converter, error) {
+	if budget <= 0 {
+		budget = DefaultLineBudget
 	}
-	c := &Converter{st: st, timeout: timeout, refs: map[string]parsedRef{}, conds: map[string]parsedCond{}}
+	c := &Converter{st: st, budget: budget, now: time.Now, refs: map[string]parsedRef{}, conds: map[string]parsedCond{}}
 	for _, set := range sets {
 		for i := range set.Rules {
 			r := &set.Rules[i]
@@ -229,7 +286,6 @@ func (c *Converter) compileRule(set string, r *Rule) (*crule, error) {
 	if err != nil {
 		return nil, &RuleError{Pos: r.Pos, Rule: r.Pattern, Message: "invalid regular expression: " + err.Error()}
 	}
-	re.MatchTimeout = c.timeout
 	cr := &crule{set: set, pattern: r.Pattern, pos: r.Pos, re: re, prc: re.GroupNumberFromName("prc"), lit: requiredLiteral(r.Pattern)}
 	for _, n := range re.GetGroupNumbers() {
 		cr.ngroups = max(cr.ngroups, n+1)
@@ -690,21 +746,33 @@ type Problem struct {
 	Msg  string
 }
 
-// Convert applies the rules to one log line: emit gets each output line,
-// problem each output that had to be skipped. matched reports whether
-// any rule matched. A rule that exceeds its match timeout is an error.
-func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matched bool, err error) {
+// Convert applies the rules to line n of the log: emit gets each output
+// line, problem each output that had to be skipped. matched reports
+// whether any rule matched. A line whose regular expressions exceed the
+// line's budget is a *TimeoutError (DefaultLineBudget).
+func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Problem)) (matched bool, err error) {
 	c.line, c.haveRunes, c.ascii = line, false, isASCII(line)
 	if !c.ascii && !utf8.ValidString(line) {
 		line = string(c.lineRunes()) // the text the patterns see: each bad byte is U+FFFD
 		c.line = line
 	}
+	c.lineSpent, c.lineFalse = 0, 0
+	for _, r := range c.lineRules {
+		r.lineSpent = 0
+	}
+	c.lineRules = c.lineRules[:0]
 	fast := c.ascii && strings.IndexByte(line, '\n') < 0
 	for _, r := range c.rules {
 		if r.lit != "" && !strings.Contains(line, r.lit) {
 			continue
 		}
-		ms, err := c.matches(r, fast)
+		if r.off != nil {
+			if r.off.notTried++; r.off.notTried == 1 {
+				r.off.first = n
+			}
+			continue
+		}
+		ms, err := c.matches(r, fast, n)
 		if err != nil {
 			return matched, err
 		}
@@ -715,8 +783,8 @@ func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matc
 		cpu := -1
 		if r.prc >= 0 {
 			if g, ok := c.group(ms[0], r.prc); ok {
-				if n, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && n >= 0 {
-					cpu = int(n)
+				if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
+					cpu = int(v)
 				}
 			}
 		}
@@ -727,14 +795,15 @@ func (c *Converter) Convert(line string, emit Emit, problem func(Problem)) (matc
 	return matched, nil
 }
 
-// TimeoutError is a rule that took longer than the match timeout.
+// TimeoutError is a line whose regular expressions took longer than the
+// line's budget; Rule is the rule that took most of it.
 type TimeoutError struct {
-	Rule    string
-	Timeout time.Duration
+	Rule   string
+	Budget time.Duration
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("rule %s: the regular expression took longer than %v on this line (a pathological pattern?)", e.Rule, e.Timeout)
+	return fmt.Sprintf("rule %s: the regular expressions took longer than %v on this line, most of it this rule's (a pathological pattern?)", e.Rule, e.Budget)
 }
 
 func isASCII(s string) bool {
@@ -746,9 +815,9 @@ func isASCII(s string) bool {
 	return true
 }
 
-// matches returns the matches of r in the line; fast: the line is one
+// matches returns the matches of r in line n; fast: the line is one
 // Go's regexp may read (fastre.go).
-func (c *Converter) matches(r *crule, fast bool) ([]match, error) {
+func (c *Converter) matches(r *crule, fast bool, n int64) ([]match, error) {
 	c.ms, c.locs = c.ms[:0], c.locs[:0]
 	if fast && r.fast != nil {
 		loc, ok := r.fast.match(c.line)
@@ -768,32 +837,38 @@ func (c *Converter) matches(r *crule, fast bool) ([]match, error) {
 		}
 	}
 	c.lineRunes()
-	// regexp2 checks its deadline against a clock that a goroutine
-	// advances, and a loaded machine can deschedule a match: a timeout
-	// counts only when the match really took that long twice in a row.
-	long := 0
-	for try := 0; ; try++ {
-		start := time.Now()
-		ms, err := c.matchAll(r)
-		if err == nil {
-			return ms, nil
-		}
-		if !strings.Contains(err.Error(), "timeout") {
-			return nil, fmt.Errorf("rule %s: %w", r.Name(), err)
-		}
-		if time.Since(start) >= c.timeout {
-			long++
-		}
-		if long >= 2 || try >= 4 {
-			return nil, &TimeoutError{Rule: r.Name(), Timeout: c.timeout}
-		}
+	c.lineRules = append(c.lineRules, r)
+	r.tried++
+	ms, err := c.matchAll(r)
+	if err == errLineBudget {
+		return nil, c.timeout(n)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("rule %s: %w", r.Name(), err)
+	}
+	if r.spent > RuleBudgetBase+RuleBudgetPerLine*time.Duration(r.tried) {
+		r.off = &ruleOff{line: n, why: fmt.Sprintf("its regular expression took %v on the %d lines it was tried on, more than the %v and %v a line a rule may take",
+			r.spent.Round(time.Millisecond), r.tried, RuleBudgetBase, RuleBudgetPerLine)}
+	}
+	return ms, nil
 }
 
+// errLineBudget is a line that took its budget (matchAll).
+var errLineBudget = errors.New("the line's budget of regex time is spent")
+
+// matchAll finds every match of r in the line with regexp2, within the
+// time the line has left.
 func (c *Converter) matchAll(r *crule) ([]match, error) {
 	c.ms, c.locs = c.ms[:0], c.locs[:0]
-	m, err := r.re.FindRunesMatch(c.runes)
-	for err == nil && m != nil {
+	var m *regexp2.Match
+	for first := true; first || m != nil; first = false {
+		var err error
+		if m, err = c.find(r, m, first); err != nil {
+			return nil, err
+		}
+		if m == nil {
+			break
+		}
 		start := len(c.locs)
 		for n := 0; n < r.ngroups; n++ {
 			if g := m.GroupByNumber(n); g != nil && len(g.Captures) > 0 {
@@ -805,9 +880,110 @@ func (c *Converter) matchAll(r *crule) ([]match, error) {
 		// When locs grows, the earlier matches keep its old array, which
 		// holds their offsets.
 		c.ms = append(c.ms, match{c.locs[start:len(c.locs):len(c.locs)]})
-		m, err = r.re.FindNextMatch(m)
 	}
-	return c.ms, err
+	return c.ms, nil
+}
+
+// find makes one regexp2 call (the first match, else the one after
+// prev) with the time the line has left, and counts the time it took.
+func (c *Converter) find(r *crule, prev *regexp2.Match, first bool) (*regexp2.Match, error) {
+	for {
+		left := c.budget - c.lineSpent
+		if left <= 0 {
+			return nil, errLineBudget
+		}
+		r.re.MatchTimeout = left
+		c.calls++
+		t0 := c.now()
+		var m *regexp2.Match
+		var err error
+		if first {
+			m, err = r.re.FindRunesMatch(c.runes)
+		} else {
+			m, err = r.re.FindNextMatch(prev)
+		}
+		d := c.now().Sub(t0)
+		c.lineSpent += d
+		r.lineSpent += d
+		r.spent += d
+		if err == nil {
+			return m, nil
+		}
+		if !strings.Contains(err.Error(), "timeout") {
+			return nil, err
+		}
+		// regexp2's deadline passed. When the clock here says the line
+		// has time left, regexp2's clock was late: try again.
+		if c.lineSpent < c.budget {
+			if c.lineFalse++; c.lineFalse > maxFalseTimeouts {
+				return nil, errLineBudget
+			}
+		}
+	}
+}
+
+// timeout is line n taking its budget: the rule that took most of it
+// gets the blame, and after MaxRuleTimeouts such lines it is not tried
+// any more.
+func (c *Converter) timeout(n int64) error {
+	var worst *crule
+	for _, r := range c.lineRules {
+		if worst == nil || r.lineSpent > worst.lineSpent {
+			worst = r
+		}
+	}
+	worst.timeouts = append(worst.timeouts, n)
+	if len(worst.timeouts) >= MaxRuleTimeouts && worst.off == nil {
+		worst.off = &ruleOff{line: n, why: fmt.Sprintf("the regular expressions took longer than %v on %s, most of it this rule's (those lines were skipped)",
+			c.budget, lineList(worst.timeouts))}
+	}
+	return &TimeoutError{Rule: worst.Name(), Budget: c.budget}
+}
+
+// lineList is "line 3", "lines 3 and 7", "lines 3, 7 and 9".
+func lineList(ns []int64) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("line %d", ns[0])
+	}
+	var b strings.Builder
+	b.WriteString("lines ")
+	for i, n := range ns {
+		switch {
+		case i == len(ns)-1:
+			b.WriteString(" and ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatInt(n, 10))
+	}
+	return b.String()
+}
+
+// Disabled is a rule the converter stopped trying (DefaultLineBudget).
+type Disabled struct {
+	Rule string
+	Line int64  // the line after which it was not tried
+	Msg  string // the whole finding, naming the rule
+}
+
+// Disabled returns the rules no longer tried, in rule order.
+func (c *Converter) Disabled() []Disabled {
+	var out []Disabled
+	for _, r := range c.rules {
+		if r.off == nil {
+			continue
+		}
+		after := "no line came after"
+		switch r.off.notTried {
+		case 0:
+		case 1:
+			after = fmt.Sprintf("it was not tried on the 1 line after (line %d)", r.off.first)
+		default:
+			after = fmt.Sprintf("it was not tried on the %d lines after (the first, line %d)", r.off.notTried, r.off.first)
+		}
+		out = append(out, Disabled{Rule: r.Name(), Line: r.off.line, Msg: fmt.Sprintf("rule %s: not tried after line %d: %s; %s", r.Name(), r.off.line, r.off.why, after)})
+	}
+	return out
 }
 
 func (c *Converter) outputs(r *crule, outs []cout, ms []match, cpu int, emit Emit, problem func(Problem)) error {

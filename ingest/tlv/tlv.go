@@ -338,7 +338,7 @@ func NewReader(s *Setup, sink Sink, rep Reporter) (*Reader, error) {
 	st.SetTimeBase(radix, u)
 	r := &Reader{St: st, Radix: radix, Unit: u, sink: sink, rep: rep, warnings: s.Warnings, cpu: schema.NoCPU, unmatched: map[string]bool{}}
 	if len(s.Rules) > 0 {
-		if r.Conv, err = Compile(s.Rules, st, DefaultMatchTimeout); err != nil {
+		if r.Conv, err = Compile(s.Rules, st, DefaultLineBudget); err != nil {
 			return nil, err
 		}
 	}
@@ -424,7 +424,7 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 	if r.Conv == nil {
 		return r.std(text, nil, -1)
 	}
-	matched, err := r.Conv.Convert(text, r.std, r.problem)
+	matched, err := r.Conv.Convert(text, n, r.std, r.problem)
 	if err != nil {
 		return r.rep.Bad(n, "%v", err)
 	}
@@ -547,6 +547,11 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 
 // Finish reports what the reader counted.
 func (r *Reader) Finish() {
+	if r.Conv != nil {
+		for _, d := range r.Conv.Disabled() {
+			r.rep.Note(schema.Warning, "ruleoff\x00"+d.Rule, d.Line, d.Msg)
+		}
+	}
 	if r.St.HistoryMisses > 0 {
 		r.rep.Count(schema.Warning, 0, fmt.Sprintf("conditions that asked for a time older than the last %d changes of an attribute: they read the oldest change kept (count = such queries)", historyLen), r.St.HistoryMisses)
 	}
