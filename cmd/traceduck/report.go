@@ -153,7 +153,8 @@ func runReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// writeOutput writes one output to its file ("-": w; "": none).
+// writeOutput writes one output to its file ("-": w; "": none), whole or
+// not at all (writeFileAtomic).
 func writeOutput(path string, w io.Writer, write func(io.Writer) error) error {
 	switch path {
 	case "":
@@ -161,15 +162,7 @@ func writeOutput(path string, w io.Writer, write func(io.Writer) error) error {
 	case "-":
 		return write(w)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return writeFileAtomic(path, write)
 }
 
 // crossingsMessage names the first crossings for standard error.
