@@ -116,7 +116,7 @@ func runExportParquet(ctx context.Context, out io.Writer, dbPath, dir, selector 
 		return err
 	}
 	fmt.Fprintf(out, "%d runs written to %s: %d Parquet files, %d bytes; read them with %s\n",
-		len(runs), dir, res.Files, res.Bytes, filepath.Join(dir, export.ViewsFile))
+		len(runs), cellText(dir), res.Files, res.Bytes, cellText(filepath.Join(dir, export.ViewsFile)))
 	return nil
 }
 
@@ -152,6 +152,6 @@ func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path strin
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values on %d tracks\n",
-		opt.Run, path, res.Slices, res.Instants, res.Counters, res.Tracks)
+		opt.Run, cellText(path), res.Slices, res.Instants, res.Counters, res.Tracks)
 	return nil
 }

@@ -336,13 +336,13 @@ func stateHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.
 	case a.pool:
 		names := make([]string, len(runs))
 		for i, r := range runs {
-			names[i] = fmt.Sprintf("%d (%s)", r.id, r.name)
+			names[i] = fmt.Sprintf("%d (%s)", r.id, cellText(r.name))
 		}
 		note := fmt.Sprintf("pooled %d %s: %s", len(runs), oneOrMany(len(runs), "run", "runs"), strings.Join(names, ", "))
 		if a.output == outDTrace {
 			fmt.Fprintf(w, "%s\n\n", note)
 		} else {
-			fmt.Fprintf(stderr, "traceduck: %s\n", note)
+			writeMessage(stderr, note)
 		}
 		return writeHists(ctx, conn, a, spec, stateSource(a, 0), w)
 	}
@@ -355,7 +355,7 @@ func stateHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.
 		return queryTo(ctx, conn, "SELECT * FROM ("+strings.Join(parts, "\nUNION ALL\n")+") ORDER BY run_id, key NULLS FIRST, bucket", newResultWriter(a.output, w))
 	}
 	for _, r := range runs {
-		fmt.Fprintf(w, "run %d: %s\n\n", r.id, r.name)
+		fmt.Fprintf(w, "run %d: %s\n\n", r.id, cellText(r.name))
 		src := withUnit(stateSource(a, r.id), a.unit)
 		s := spec // --linear: its own bounds per run
 		text := histQuery(s, src.query)
@@ -664,6 +664,13 @@ func readHists(ctx context.Context, conn *sql.Conn, text string, src histSource,
 			hists = append(hists, dtracefmt.Hist{Key: k, Counts: map[int64]int64{}})
 		}
 		hists[i].Counts[bucket] += count
+	}
+	// The layout is for reading: a key is shown on one line, escaped
+	// (after the grouping, so that two keys stay two).
+	for i := range hists {
+		if k := &hists[i].Key; !k.None && k.Size == 0 {
+			k.Str = cellText(k.Str)
+		}
 	}
 	return hists, rows.Err()
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/marcboeker/go-duckdb"
 	"github.com/rivo/uniseg"
+
+	"github.com/traceduck/traceduck/internal/safetext"
 )
 
 // The --output formats of query.
@@ -180,22 +182,14 @@ func (g *gridWriter) end() error {
 	return bw.Flush()
 }
 
-// tableEscape keeps a cell on one line.
-func tableEscape(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t") {
-		return s
-	}
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
-}
+// tableEscape keeps a cell on one line, with nothing a terminal acts on
+// (cellText).
+func tableEscape(s string) string { return cellText(s) }
 
-// markdownEscape keeps a cell inside its table cell.
-func markdownEscape(s string) string {
-	if !strings.ContainsAny(s, "|\n\r\\") {
-		return s
-	}
-	s = strings.NewReplacer(`\`, `\\`, "|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>").Replace(s)
-	return s
-}
+// markdownEscape keeps a cell inside its table cell and shows it as text:
+// Markdown's characters escaped, line breaks as <br>, control characters
+// as cellText shows them.
+func markdownEscape(s string) string { return safetext.Markdown(s, "<br>") }
 
 // csvWriter is RFC 4180: a header line, CRLF line ends, a field quoted
 // when it holds a comma, a quote, a line break or leading or trailing
