@@ -23,7 +23,7 @@ func newEventsCmd() *cobra.Command {
 		includes, excludes []string
 		from, to           string
 		limit              int64
-		output             = outTable
+		output             = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
 		Use:   "events --db FILE [--include MARK]... [--exclude MARK]... [--from TS] [--to TS] [--limit N] [--run N]",
@@ -93,7 +93,7 @@ trace's time base, or a number with a unit (s, ms, us, ns: 10ms, 1.5ms).
 	cmd.Flags().StringVar(&from, "from", "", "only events at or after this time (ns, or with a unit: 10ms)")
 	cmd.Flags().StringVar(&to, "to", "", "only events before this time")
 	cmd.Flags().Int64Var(&limit, "limit", 0, "at most N events (0: all)")
-	cmd.Flags().VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
+	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
 
@@ -135,7 +135,7 @@ func (q eventsQuery) sql() string {
 	return text
 }
 
-func runEvents(ctx context.Context, dbPath string, q eventsQuery, output string, w io.Writer) error {
+func runEvents(ctx context.Context, dbPath string, q eventsQuery, output outputFlags, w io.Writer) error {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return err

