@@ -216,3 +216,23 @@ func TestSafeCSV(t *testing.T) {
 		t.Errorf("--safe-csv without csv: %s, want exit 2 and %q", r, want)
 	}
 }
+
+// A message of 2 MB (DuckDB echoes the value it could not convert) is
+// one line of at most maxMessage bytes before its escapes: its start and
+// its end, and how much was left out.
+func TestMessageCut(t *testing.T) {
+	var b bytes.Buffer
+	writeMessage(&b, "Conversion Error: Could not convert string '"+strings.Repeat("\x00", 2_000_000)+"' to INT32")
+	got := b.String()
+	if strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, "\n") {
+		t.Fatalf("not one line: %d line breaks", strings.Count(got, "\n"))
+	}
+	if a := acting(got, false); a != "" {
+		t.Errorf("the message shows %s", a)
+	}
+	head := "traceduck: Conversion Error: Could not convert string '" + strings.Repeat(`\x00`, 3072-len("traceduck: Conversion Error: Could not convert string '")) + " [... "
+	tail := " bytes left out ...] " + strings.Repeat(`\x00`, 1024-len("' to INT32")) + "' to INT32\n"
+	if !strings.HasPrefix(got, head) || !strings.HasSuffix(got, tail) {
+		t.Errorf("a message of 2 MB is shown as %d bytes: %.200q ... %.200q", len(got), got, got[max(0, len(got)-200):])
+	}
+}
