@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -69,24 +70,46 @@ func SelectRuns(ctx context.Context, db *sql.DB, selector string) ([]Run, error)
 }
 
 // runMatcher compiles one selector item.
+// Digits are a run_id (a run named 3 is selected by its tags or run_id),
+// and a run_id too large for one is an error that says so, not a name
+// that selects no run.
 func runMatcher(item string) (func(Run) bool, error) {
-	if id, err := strconv.ParseInt(item, 10, 32); err == nil {
+	if allDigits(item) {
+		id, err := strconv.ParseInt(item, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("run_id %s: expected a run_id of at most %d, found %s", item, math.MaxInt32, item)
+		}
 		return func(r Run) bool { return int64(r.ID) == id }, nil
 	}
-	if lo, hi, ok := strings.Cut(item, "-"); ok {
-		a, errA := strconv.ParseInt(lo, 10, 32)
-		b, errB := strconv.ParseInt(hi, 10, 32)
-		if errA == nil && errB == nil {
-			if a > b {
-				return nil, fmt.Errorf("range %q: expected FIRST-LAST with FIRST <= LAST", item)
+	if lo, hi, ok := strings.Cut(item, "-"); ok && allDigits(lo) && allDigits(hi) {
+		var ends [2]int64
+		for i, s := range []string{lo, hi} {
+			n, err := strconv.ParseInt(s, 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("range %q: expected run_ids of at most %d, found %s", item, math.MaxInt32, s)
 			}
-			return func(r Run) bool { return int64(r.ID) >= a && int64(r.ID) <= b }, nil
+			ends[i] = n
 		}
+		a, b := ends[0], ends[1]
+		if a > b {
+			return nil, fmt.Errorf("range %q: expected FIRST-LAST with FIRST <= LAST", item)
+		}
+		return func(r Run) bool { return int64(r.ID) >= a && int64(r.ID) <= b }, nil
 	}
 	if k, v, ok := strings.Cut(item, "="); ok {
 		return func(r Run) bool { tv, has := r.Tags[k]; return has && tv == v }, nil
 	}
 	return func(r Run) bool { return r.Name == item }, nil
+}
+
+// allDigits reports whether s is one or more ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ListRuns returns every run in run_id order.

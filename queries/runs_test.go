@@ -56,6 +56,9 @@ func TestSelectRuns(t *testing.T) {
 		{"v9", `error: runs selector "v9": "v9" selects no run (see 'SELECT run_id, name, tags FROM runs')`},
 		{"3-2", `error: runs selector "3-2": range "3-2": expected FIRST-LAST with FIRST <= LAST`},
 		{"1,,2", `error: runs selector "1,,2": item 2 is empty`},
+		{"1-2147483648", `error: runs selector "1-2147483648": range "1-2147483648": expected run_ids of at most 2147483647, found 2147483648`},
+		{"99999999999", `error: runs selector "99999999999": run_id 99999999999: expected a run_id of at most 2147483647, found 99999999999`},
+		{"1-2147483647", "1,2,3,4"},
 	} {
 		if got := ids(c.sel); got != c.want {
 			t.Errorf("SelectRuns(%q) = %s, want %s", c.sel, got, c.want)

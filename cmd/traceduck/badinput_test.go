@@ -545,7 +545,12 @@ another one has open fails at once with
 fails with ` + "`FILE: disk full, nothing of it was written: ...`" + ` and the database
 opens with its earlier runs (` + "`diskfull_test.go`" + `); names, tags and selectors
 holding quotes, semicolons or ` + "`--`" + ` are data in every command
-(` + "`sqlsafe_test.go`" + `).
+(` + "`sqlsafe_test.go`" + `). Output on a terminal (a pseudo-terminal in the test)
+shows whatever a terminal acts on escaped, in every format, and a message of
+2 MB is one line of at most 4096 bytes (` + "`terminal_test.go`" + `); ` + "`report --html`" + `
+and ` + "`--json`" + ` on a full disk fail with
+` + "`FILE: disk full, nothing of it was written: ...`" + ` and leave the report that was
+there (` + "`files_test.go`" + `).
 
 Bounds (each an error past it; see the formats' READMEs): text lines 1 MiB
 (every text format); BTF header lines 4096 and entity tables 16 MiB;

@@ -82,7 +82,7 @@ standard error (unless --quiet).`,
 				if n.Count > 1 {
 					times = fmt.Sprintf(" (%d times)", n.Count)
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s%s: %s%s\n", at, n.Severity, n.Message, times)
+				writeLine(cmd.ErrOrStderr(), fmt.Sprintf("%s%s: %s%s", at, n.Severity, n.Message, times))
 			}
 		}
 		return err

@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"strconv"
+	"math"
+	"math/big"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/safetext"
 	"github.com/traceduck/traceduck/queries"
 )
 
@@ -21,7 +23,7 @@ func newEventsCmd() *cobra.Command {
 		includes, excludes []string
 		from, to           string
 		limit              int64
-		output             = outTable
+		output             = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
 		Use:   "events --db FILE [--include MARK]... [--exclude MARK]... [--from TS] [--to TS] [--limit N] [--run N]",
@@ -55,8 +57,8 @@ mark matches is selected when no --include is given (only excludes:
 everything else), not selected otherwise; 'all' sets that explicitly.
 
 --from and --to keep the events with from <= ts < to: nanoseconds on the
-trace's time base, or a number with a unit (s, ms, us, ns). --limit N stops
-after N events (0: all).`,
+trace's time base, or a number with a unit (s, ms, us, ns: 10ms, 1.5ms).
+--limit N stops after N events (0: all).`,
 		Example: `  traceduck events --db t.duckdb --include 'event=T:start' --exclude 'context=Core_1'
   traceduck events --db t.duckdb --run 1 --include 'object=Task_2ms_*' --from 10ms --to 20ms
   traceduck events --db t.duckdb --include all --exclude class=INT --include 'event=INT:INT_ENTR&context=(none)' --limit 20
@@ -91,7 +93,7 @@ after N events (0: all).`,
 	cmd.Flags().StringVar(&from, "from", "", "only events at or after this time (ns, or with a unit: 10ms)")
 	cmd.Flags().StringVar(&to, "to", "", "only events before this time")
 	cmd.Flags().Int64Var(&limit, "limit", 0, "at most N events (0: all)")
-	cmd.Flags().VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
+	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
 
@@ -133,7 +135,7 @@ func (q eventsQuery) sql() string {
 	return text
 }
 
-func runEvents(ctx context.Context, dbPath string, q eventsQuery, output string, w io.Writer) error {
+func runEvents(ctx context.Context, dbPath string, q eventsQuery, output outputFlags, w io.Writer) error {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return err
@@ -175,34 +177,74 @@ func markError(err error) error {
 	return err
 }
 
-// parseEventsTime reads a time: an integer of nanoseconds, or an integer
-// followed by a unit (s, ms, us, ns, ...).
+// parseEventsTime reads a time: a whole number of nanoseconds, or a
+// number with a unit (s, ms, us, ns, ...): 10ms, 1.5ms, 2.25us, read
+// exactly, as long as it is a whole number of ns.
 func parseEventsTime(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	i := 0
+	neg := false
 	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
 		i++
 	}
+	start := i
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
 	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("expected an integer of ns or an integer with a unit (s, ms, us, ns)")
+	digits := s[start:i]
+	frac := ""
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		frac, i = s[i+1:j], j
 	}
-	if i == len(s) {
-		return n, nil
+	if digits == "" && frac == "" {
+		return 0, fmt.Errorf("expected a whole number of ns, or a number with a unit (s, ms, us, ns), found %s", safetext.Quote(s))
 	}
-	u, ok := ingest.LookupTimeUnit(s[i:])
+	unit, mul := s[i:], uint64(1)
+	if unit != "" {
+		u, ok := ingest.LookupTimeUnit(unit)
+		if !ok {
+			return 0, fmt.Errorf("unknown unit %s (s, ms, us, ns)", safetext.Quote(unit))
+		}
+		if u.Div != 1 {
+			return 0, fmt.Errorf("unit %q is finer than the ns of the events table", unit)
+		}
+		mul = u.Mul
+	}
+	// ns = digits.frac * mul, exactly: (digits frac) * mul / 10^len(frac).
+	n, ok := new(big.Int).SetString(digits+frac, 10)
 	if !ok {
-		return 0, fmt.Errorf("unknown unit %q (s, ms, us, ns)", s[i:])
+		n = new(big.Int)
 	}
-	if u.Div != 1 {
-		return 0, fmt.Errorf("unit %q is finer than the ns of the events table", s[i:])
+	n.Mul(n, new(big.Int).SetUint64(mul))
+	if neg {
+		n.Neg(n)
 	}
-	m := int64(u.Mul)
-	if n > 0 && n > (1<<63-1)/m || n < 0 && n < -(1<<63-1)/m {
-		return 0, fmt.Errorf("out of range")
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(len(frac))), nil)
+	q, r := new(big.Int).QuoRem(n, scale, new(big.Int))
+	if r.Sign() != 0 {
+		return 0, fmt.Errorf("expected a whole number of ns, found %s ns", decimalText(n, len(frac)))
 	}
-	return n * m, nil
+	if !q.IsInt64() {
+		return 0, fmt.Errorf("out of range: expected at most %d ns (about 292 years) either way, found %s ns", int64(math.MaxInt64), q)
+	}
+	return q.Int64(), nil
+}
+
+// decimalText is n / 10^scale in decimal, without trailing zeros.
+func decimalText(n *big.Int, scale int) string {
+	s := new(big.Int).Abs(n).String()
+	if len(s) <= scale {
+		s = strings.Repeat("0", scale-len(s)+1) + s
+	}
+	s = strings.TrimRight(s[:len(s)-scale]+"."+s[len(s)-scale:], "0")
+	s = strings.TrimSuffix(s, ".")
+	if n.Sign() < 0 {
+		s = "-" + s
+	}
+	return s
 }

@@ -63,6 +63,8 @@ func TestEventsRangeAndLimit(t *testing.T) {
 		{[]string{"--run", "2", "--exclude", "class=INT", "--exclude", "class=THREAD"},
 			`SELECT count(*) FROM events WHERE run_id = 2 AND class NOT IN ('INT', 'THREAD')`},
 		{[]string{"--from", "1s"}, `SELECT count(*) FROM events WHERE ts >= 1000000000`},
+		// A number with a fraction and a unit, read exactly.
+		{[]string{"--from", "1.5ms", "--to", "0.0025s"}, `SELECT count(*) FROM events WHERE ts >= 1500000 AND ts < 2500000`},
 	} {
 		want := scalar(t, dir, db, tc.sql)
 		if got := count(tc.args...); want == "0" || want != strconv.Itoa(got) {
@@ -94,9 +96,13 @@ func TestEventsErrors(t *testing.T) {
 		{[]string{"--include", "eco=x"}, 2, `mark "eco=x": eco= takes an eco_id, found "x"`},
 		{[]string{"--include", "it's"}, 2, `mark "it's": expected all`},
 		{[]string{"--from", "10xs"}, 2, `--from 10xs: unknown unit "xs" (s, ms, us, ns)`},
-		{[]string{"--to", "later"}, 2, `--to later: expected an integer of ns or an integer with a unit (s, ms, us, ns)`},
+		{[]string{"--to", "later"}, 2, `--to later: expected a whole number of ns, or a number with a unit (s, ms, us, ns), found "later"`},
 		{[]string{"--to", "5ps"}, 2, `--to 5ps: unit "ps" is finer than the ns of the events table`},
-		{[]string{"--from", "99999999999s"}, 2, `--from 99999999999s: out of range`},
+		{[]string{"--from", "99999999999s"}, 2, `--from 99999999999s: out of range: expected at most 9223372036854775807 ns (about 292 years) either way, found 99999999999000000000 ns`},
+		{[]string{"--from", "1.2345678ms"}, 2, `--from 1.2345678ms: expected a whole number of ns, found 1234567.8 ns`},
+		{[]string{"--from", "1.5"}, 2, `--from 1.5: expected a whole number of ns, found 1.5 ns`},
+		{[]string{"--from", "-0.5ns"}, 2, `--from -0.5ns: expected a whole number of ns, found -0.5 ns`},
+		{[]string{"--from", ".ms"}, 2, `--from .ms: expected a whole number of ns, or a number with a unit (s, ms, us, ns), found ".ms"`},
 		{[]string{"--limit", "-1"}, 2, `--limit -1: want 0 (all) or more`},
 		{[]string{"--run", "3"}, 1, `--run 3: no such run`},
 		{[]string{"x"}, 2, `unknown command "x"`},

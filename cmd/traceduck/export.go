@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -118,7 +117,7 @@ func runExportParquet(ctx context.Context, out io.Writer, dbPath, dir, selector 
 		return err
 	}
 	fmt.Fprintf(out, "%d runs written to %s: %d Parquet files, %d bytes; read them with %s\n",
-		len(runs), dir, res.Files, res.Bytes, filepath.Join(dir, export.ViewsFile))
+		len(runs), cellText(dir), res.Files, res.Bytes, cellText(filepath.Join(dir, export.ViewsFile)))
 	return nil
 }
 
@@ -144,26 +143,16 @@ func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path strin
 	}
 	// Written beside the target and renamed: a failed export leaves no
 	// half file under the name a viewer would open.
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	var res export.ChromeResult
+	err = writeFileAtomic(path, func(w io.Writer) error {
+		var err error
+		res, err = export.Chrome(ctx, db.SQL(), w, opt)
+		return err
+	})
 	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	res, err := export.Chrome(ctx, db.SQL(), tmp, opt)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values on %d tracks\n",
-		opt.Run, path, res.Slices, res.Instants, res.Counters, res.Tracks)
+		opt.Run, cellText(path), res.Slices, res.Instants, res.Counters, res.Tracks)
 	return nil
 }

@@ -28,14 +28,14 @@ type histArgs struct {
 	linear                int64
 	buckets               string
 	unit                  string
-	output                string
+	output                outputFlags
 }
 
 // outDTrace is hist's default output: DTrace's text layout.
 const outDTrace = "dtrace"
 
 func newHistCmd() *cobra.Command {
-	a := histArgs{output: outDTrace, unit: "ns"}
+	a := histArgs{output: outputFlags{format: outDTrace}, unit: "ns"}
 	cmd := &cobra.Command{
 		Use:   "hist [--db FILE] (--state STATE [--level L] [--kind K] [--object NAME] [--run N | --pool] | --sql QUERY) [--quantize | --lquantize L,U[,S] | --llquantize F,L,H,N | --linear N | --buckets EDGES] [--unit U]",
 		Short: "Histograms of durations or of any query's values, printed as DTrace prints them",
@@ -125,7 +125,7 @@ hist_lquantize('query', L, U, S), ...; see queries/hist_tables.sql).`,
 	f.StringVar(&a.buckets, "buckets", "", "buckets between these ascending edges, e.g. 0,10us,100us,1ms")
 	f.Var(enumValue{&a.unit, []string{"ns", "us", "ms", "s"}}, "unit", "divide the values (ns) by this unit first: ns, us, ms, s")
 	outputs := append([]string{outDTrace}, outputFormats...)
-	f.VarP(enumValue{&a.output, outputs}, "output", "o", "output format: "+strings.Join(outputs, ", "))
+	addOutputFlags(cmd, &a.output, outputs)
 	return cmd
 }
 
@@ -288,7 +288,7 @@ func runHist(ctx context.Context, a histArgs, changed func(string) bool, w, stde
 func writeHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.Spec, src histSource, w io.Writer) error {
 	src = withUnit(src, a.unit)
 	text := histQuery(spec, src.query)
-	if a.output != outDTrace {
+	if a.output.format != outDTrace {
 		return queryTo(ctx, conn, "SELECT key, bucket, label, count FROM ("+text+")", newResultWriter(a.output, w))
 	}
 	hists, err := readHists(ctx, conn, text, src, &spec)
@@ -344,17 +344,17 @@ func stateHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.
 	case a.pool:
 		names := make([]string, len(runs))
 		for i, r := range runs {
-			names[i] = fmt.Sprintf("%d (%s)", r.id, r.name)
+			names[i] = fmt.Sprintf("%d (%s)", r.id, cellText(r.name))
 		}
 		note := fmt.Sprintf("pooled %d %s: %s", len(runs), oneOrMany(len(runs), "run", "runs"), strings.Join(names, ", "))
-		if a.output == outDTrace {
+		if a.output.format == outDTrace {
 			fmt.Fprintf(w, "%s\n\n", note)
 		} else {
-			fmt.Fprintf(stderr, "traceduck: %s\n", note)
+			writeMessage(stderr, note)
 		}
 		return writeHists(ctx, conn, a, spec, stateSource(a, 0), w)
 	}
-	if a.output != outDTrace {
+	if a.output.format != outDTrace {
 		parts := make([]string, len(runs))
 		for i, r := range runs {
 			src := withUnit(stateSource(a, r.id), a.unit)
@@ -363,7 +363,7 @@ func stateHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.
 		return queryTo(ctx, conn, "SELECT * FROM ("+strings.Join(parts, "\nUNION ALL\n")+") ORDER BY run_id, key NULLS FIRST, bucket", newResultWriter(a.output, w))
 	}
 	for _, r := range runs {
-		fmt.Fprintf(w, "run %d: %s\n\n", r.id, r.name)
+		fmt.Fprintf(w, "run %d: %s\n\n", r.id, cellText(r.name))
 		src := withUnit(stateSource(a, r.id), a.unit)
 		s := spec // --linear: its own bounds per run
 		text := histQuery(s, src.query)
@@ -672,6 +672,13 @@ func readHists(ctx context.Context, conn *sql.Conn, text string, src histSource,
 			hists = append(hists, dtracefmt.Hist{Key: k, Counts: map[int64]int64{}})
 		}
 		hists[i].Counts[bucket] += count
+	}
+	// The layout is for reading: a key is shown on one line, escaped
+	// (after the grouping, so that two keys stay two).
+	for i := range hists {
+		if k := &hists[i].Key; !k.None && k.Size == 0 {
+			k.Str = cellText(k.Str)
+		}
 	}
 	return hists, rows.Err()
 }

@@ -200,7 +200,7 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 	}
 	defer db.Close()
 	return ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
-		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events)\n", res.RunID, path, res.Format, res.Events)
+		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events)\n", res.RunID, cellText(path), res.Format, res.Events)
 		return nil
 	})
 }
@@ -243,7 +243,7 @@ func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths
 			export.RemoveRun(dir, id)
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events) -> %s\n", id, path, res.Format, res.Events, dir)
+		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events) -> %s\n", id, cellText(path), res.Format, res.Events, cellText(dir))
 		return nil
 	})
 }
@@ -315,7 +315,7 @@ func newProgress(w io.Writer, name string) *progress {
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
-	return &progress{w: w, name: name, tty: tty}
+	return &progress{w: w, name: cellText(name), tty: tty}
 }
 
 // start is ingest.Options.Progress: it polls how much of the source has

@@ -62,28 +62,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stop()
 	}()
 
-	root := newRoot(stdin, stdout, stderr)
+	out := terminalOut(stdout)
+	defer flushOut(out)
+	root := newRoot(stdin, out, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
+	flushOut(out)
 	var rg *regressionError
 	if errors.As(err, &rg) {
-		fmt.Fprintf(stderr, "traceduck: %s\n", err)
+		writeError(stderr, err)
 		return exitRegression
 	}
 	var re *runError
 	var ue *usageError
 	if errors.As(err, &re) && !errors.As(err, &ue) {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "traceduck: interrupted\n")
+			writeMessage(stderr, "interrupted")
 		} else {
-			fmt.Fprintf(stderr, "traceduck: %s\n", err)
+			writeError(stderr, err)
 		}
 		return exitError
 	}
-	fmt.Fprintf(stderr, "traceduck: %s\n", err)
+	writeError(stderr, err)
 	if cmd != nil {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

@@ -16,6 +16,9 @@ import (
 
 	"github.com/marcboeker/go-duckdb"
 	"github.com/rivo/uniseg"
+	"github.com/spf13/cobra"
+
+	"github.com/traceduck/traceduck/internal/safetext"
 )
 
 // The --output formats of query.
@@ -65,10 +68,32 @@ type resultWriter interface {
 	end() error
 }
 
-func newResultWriter(format string, w io.Writer) resultWriter {
-	switch format {
+// outputFlags are a command's --output and --safe-csv.
+type outputFlags struct {
+	format  string
+	safeCSV bool
+}
+
+// addOutputFlags adds --output (one of formats) and --safe-csv.
+func addOutputFlags(cmd *cobra.Command, o *outputFlags, formats []string) {
+	cmd.Flags().VarP(enumValue{&o.format, formats}, "output", "o", "output format: "+strings.Join(formats, ", "))
+	cmd.Flags().BoolVar(&o.safeCSV, "safe-csv", false, "with --output csv: a text cell that begins with = + - @, a tab or a carriage return gets a leading ' (a spreadsheet shows it instead of running it as a formula)")
+	inner := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if o.safeCSV && o.format != outCSV {
+			return usagef("--safe-csv is for --output csv (the output is %s)", o.format)
+		}
+		if inner != nil {
+			return inner(c, args)
+		}
+		return nil
+	}
+}
+
+func newResultWriter(o outputFlags, w io.Writer) resultWriter {
+	switch o.format {
 	case outCSV:
-		return &csvWriter{w: bufio.NewWriter(w)}
+		return &csvWriter{w: bufio.NewWriter(w), safe: o.safeCSV}
 	case outJSON:
 		return &jsonWriter{w: bufio.NewWriter(w)}
 	case outMarkdown:
@@ -180,30 +205,25 @@ func (g *gridWriter) end() error {
 	return bw.Flush()
 }
 
-// tableEscape keeps a cell on one line.
-func tableEscape(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t") {
-		return s
-	}
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
-}
+// tableEscape keeps a cell on one line, with nothing a terminal acts on
+// (cellText).
+func tableEscape(s string) string { return cellText(s) }
 
-// markdownEscape keeps a cell inside its table cell.
-func markdownEscape(s string) string {
-	if !strings.ContainsAny(s, "|\n\r\\") {
-		return s
-	}
-	s = strings.NewReplacer(`\`, `\\`, "|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>").Replace(s)
-	return s
-}
+// markdownEscape keeps a cell inside its table cell and shows it as text:
+// Markdown's characters escaped, line breaks as <br>, control characters
+// as cellText shows them.
+func markdownEscape(s string) string { return safetext.Markdown(s, "<br>") }
 
 // csvWriter is RFC 4180: a header line, CRLF line ends, a field quoted
 // when it holds a comma, a quote, a line break or leading or trailing
 // space, quotes doubled; NULL is an empty field. Line breaks inside a
 // field are kept as they are (encoding/csv would turn LF into CRLF there).
+// The fields are the data, byte for byte, unless safe is set (--safe-csv):
+// see formulaSafe.
 type csvWriter struct {
 	w    *bufio.Writer
 	cols []column
+	safe bool
 }
 
 func (c *csvWriter) begin(cols []column) error {
@@ -212,7 +232,11 @@ func (c *csvWriter) begin(cols []column) error {
 		return nil
 	}
 	for i, col := range cols {
-		c.field(i, col.Name)
+		if c.safe {
+			c.field(i, formulaSafe(col.Name))
+		} else {
+			c.field(i, col.Name)
+		}
 	}
 	_, err := c.w.WriteString("\r\n")
 	return err
@@ -236,11 +260,27 @@ func (c *csvWriter) row(vals []any) error {
 		s := ""
 		if v != nil {
 			s = formatValue(v, c.cols[i])
+			if c.safe && !c.cols[i].numeric() {
+				s = formulaSafe(s)
+			}
 		}
 		c.field(i, s)
 	}
 	_, err := c.w.WriteString("\r\n")
 	return err
+}
+
+// formulaSafe is a text cell a spreadsheet shows instead of evaluating:
+// Excel, LibreOffice and Google Sheets run a cell that begins with =, +,
+// -, @ (or a tab or carriage return before one) as a formula, which can
+// fetch URLs or run commands (CSV injection); a leading ' makes it text,
+// shown without the '. Numbers are numeric columns' cells, left as they
+// are (-5 stays a number).
+func formulaSafe(s string) string {
+	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
 }
 
 func (c *csvWriter) end() error { return c.w.Flush() }

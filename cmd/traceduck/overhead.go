@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +21,7 @@ func newOverheadCmd() *cobra.Command {
 		runID                       int32
 		cpuHz                       = queries.PaperCPUHz
 		perProbe, keepParams        bool
-		output                      = outTable
+		output                      = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
 		Use:   "overhead (--db FILE [--run N] | --spec FILE) [flags]",
@@ -85,7 +84,7 @@ database holds them (after editing them with SQL).`,
 	f.BoolVar(&keepParams, "keep-params", false, "use the parameter tables the database holds")
 	f.Float64Var(&cpuHz, "cpu-hz", cpuHz, "clock rate that turns cycles into time (the paper's machine: 1.7 GHz)")
 	f.BoolVar(&perProbe, "probes", false, "one row per probe instead of per session")
-	f.VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
+	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
 
@@ -94,7 +93,7 @@ type overheadRun struct {
 	runID                       int32
 	cpuHz                       float64
 	perProbe, keepParams        bool
-	output                      string
+	output                      outputFlags
 }
 
 func runOverhead(ctx context.Context, o overheadRun, stdin io.Reader, w io.Writer) error {

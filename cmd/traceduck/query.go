@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +15,7 @@ func newQueryCmd() *cobra.Command {
 	var (
 		dbPath  string
 		dataset string
-		output  = outTable
+		output  = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
 		Use:   "query (--db FILE | --parquet DIR) [--output table|csv|json|markdown] [flags] [SQL | -]",
@@ -72,11 +71,11 @@ DuckDB's errors are printed as DuckDB words them; the exit code is then 1.`,
 	}
 	addDBFlag(cmd, &dbPath, false, `database file (must exist; ":memory:" for an empty one)`)
 	cmd.Flags().StringVar(&dataset, "parquet", "", "query this Parquet dataset instead of a database")
-	cmd.Flags().VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
+	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
 
-func runQuery(ctx context.Context, dbPath, text, output string, w io.Writer) error {
+func runQuery(ctx context.Context, dbPath, text string, output outputFlags, w io.Writer) error {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return err
@@ -91,7 +90,7 @@ func runQuery(ctx context.Context, dbPath, text, output string, w io.Writer) err
 }
 
 // runDatasetQuery is runQuery over a Parquet dataset.
-func runDatasetQuery(ctx context.Context, dir, text, output string, w io.Writer) error {
+func runDatasetQuery(ctx context.Context, dir, text string, output outputFlags, w io.Writer) error {
 	db, err := export.OpenDataset(ctx, dir)
 	if err != nil {
 		return err

@@ -14,10 +14,11 @@ import (
 )
 
 // regressionError is a report that found values beyond a threshold: exit
-// code 3, after every output was written.
-type regressionError struct{ msg string }
+// code 3, after every output was written. Its message has several lines:
+// the count, then one per crossing (writeError indents them).
+type regressionError struct{ lines []string }
 
-func (e *regressionError) Error() string { return e.msg }
+func (e *regressionError) Error() string { return strings.Join(e.lines, "\n  ") }
 
 type reportArgs struct {
 	dbPath, runs, order, baseline string
@@ -153,7 +154,8 @@ func runReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// writeOutput writes one output to its file ("-": w; "": none).
+// writeOutput writes one output to its file ("-": w; "": none), whole or
+// not at all (writeFileAtomic).
 func writeOutput(path string, w io.Writer, write func(io.Writer) error) error {
 	switch path {
 	case "":
@@ -161,27 +163,19 @@ func writeOutput(path string, w io.Writer, write func(io.Writer) error) error {
 	case "-":
 		return write(w)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return writeFileAtomic(path, write)
 }
 
-// crossingsMessage names the first crossings for standard error.
-func crossingsMessage(rep *report.Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s beyond a threshold:", plural(int64(len(rep.Crossings)), "value"))
+// crossingsMessage names the first crossings for standard error, a line
+// each.
+func crossingsMessage(rep *report.Report) []string {
+	lines := []string{fmt.Sprintf("%s beyond a threshold:", plural(int64(len(rep.Crossings)), "value"))}
 	for i, c := range rep.Crossings {
 		if i == 5 {
-			fmt.Fprintf(&b, "\n  ... and %d more (see the report)", len(rep.Crossings)-5)
+			lines = append(lines, fmt.Sprintf("... and %d more (see the report)", len(rep.Crossings)-5))
 			break
 		}
-		fmt.Fprintf(&b, "\n  %s: %s", c.Threshold, rep.Describe(c))
+		lines = append(lines, fmt.Sprintf("%s: %s", c.Threshold, rep.Describe(c)))
 	}
-	return b.String()
+	return lines
 }

@@ -86,6 +86,13 @@ func skipQuoted(s string, i int, q byte, escapes bool) int {
 // skipBlockComment returns the index after the /* ... */ comment at s[i];
 // block comments nest.
 func skipBlockComment(s string, i int) int {
+	end, _ := blockComment(s, i)
+	return end
+}
+
+// blockComment returns the index after the /* ... */ comment at s[i], and
+// whether it is closed (else the index is len(s)).
+func blockComment(s string, i int) (int, bool) {
 	depth := 0
 	for i < len(s) {
 		switch {
@@ -96,13 +103,13 @@ func skipBlockComment(s string, i int) int {
 			depth--
 			i += 2
 			if depth == 0 {
-				return i
+				return i, true
 			}
 		default:
 			i++
 		}
 	}
-	return len(s)
+	return len(s), false
 }
 
 // skipDollarQuoted returns the index after a $tag$ ... $tag$ string at
@@ -126,6 +133,8 @@ func skipDollarQuoted(s string, i int) int {
 }
 
 // onlyComments reports whether a statement holds nothing but comments.
+// A /* comment that is not closed is not one: DuckDB refuses it ("unterminated
+// /* comment"), and the script must reach DuckDB to say so.
 func onlyComments(s string) bool {
 	for i := 0; i < len(s); {
 		switch {
@@ -138,7 +147,11 @@ func onlyComments(s string) bool {
 				return true
 			}
 		case strings.HasPrefix(s[i:], "/*"):
-			i = skipBlockComment(s, i)
+			end, closed := blockComment(s, i)
+			if !closed {
+				return false
+			}
+			i = end
 		default:
 			return false
 		}

@@ -22,6 +22,10 @@ func TestLastStatement(t *testing.T) {
 		{"SELECT $$a;b$$; SELECT $tag$ ; $$ ; $tag$ AS y", "SELECT $tag$ ; $$ ; $tag$ AS y"},
 		{"SELECT $1; SELECT 5", "SELECT 5"},
 		{"  \n -- only a comment\n", ""},
+		{"/* closed */ -- and a line comment", ""},
+		// A comment never closed is for DuckDB to refuse.
+		{"/* unterminated ; SELECT 2", "/* unterminated ; SELECT 2"},
+		{"SELECT 1; /* unterminated", "/* unterminated"},
 		{"", ""},
 	} {
 		if got := lastStatement(tc.in); got != tc.want {

@@ -20,7 +20,7 @@ func newStatesCmd() *cobra.Command {
 		object string
 		state  string
 		level  = "0"
-		output = outTable
+		output = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
 		Use:   "states --db FILE [--run N] [--kind K] [--object NAME] [--state S] [--level L|all]",
@@ -64,7 +64,7 @@ Rows are sorted by run, kind, object, level, then the longest total first.`,
 	cmd.Flags().StringVar(&object, "object", "", "only the objects of this name")
 	cmd.Flags().StringVar(&state, "state", "", "only this state (a name at the chosen level)")
 	cmd.Flags().StringVar(&level, "level", "0", "aggregation level: 0 atomic, 1, 2, ... coarser; -1 the top; all")
-	cmd.Flags().VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
+	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
 
@@ -114,7 +114,7 @@ LEFT JOIN state_level_depth d ON d.run_id = s.run_id AND d.kind = s.kind` + cond
 ORDER BY s.run_id, s.kind, s.object, s.object_id, s.level, s.total_ns DESC, s.state`
 }
 
-func runStates(ctx context.Context, dbPath, text string, run int32, output string, w io.Writer) error {
+func runStates(ctx context.Context, dbPath, text string, run int32, output outputFlags, w io.Writer) error {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ func newStatsCmd() *cobra.Command {
 		order  = "eco"
 		sortBy = "name"
 		depth  int
-		output = outTable
+		output = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
 		Use:   "stats --db FILE [--run N] [--order eco|eoc|ceo|coe|oec|oce] [--depth K] [--sort name|count]",
@@ -67,7 +67,7 @@ coordinates).`,
 	cmd.Flags().Var(enumValue{&order, ecoOrders}, "order", "hierarchy: "+strings.Join(ecoOrders, ", "))
 	cmd.Flags().IntVar(&depth, "depth", 4, "deepest level shown: 0 runs, 1 groups, 2 events/contexts/objects, 3 pairs, 4 triples")
 	cmd.Flags().Var(enumValue{&sortBy, []string{"name", "count"}}, "sort", "siblings by name, or by count largest first")
-	cmd.Flags().VarP(enumValue{&output, outputFormats}, "output", "o", "output format: "+strings.Join(outputFormats, ", "))
+	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
 
@@ -82,7 +82,7 @@ func statsSQL(run int32, order, sortBy string, depth int) string {
 	return fmt.Sprintf("SELECT * FROM eco_tree('%s', sort_by := '%s') WHERE %s ORDER BY run_id, pos", order, sortBy, where)
 }
 
-func runStats(ctx context.Context, dbPath string, run int32, order, sortBy string, depth int, output string, w io.Writer) error {
+func runStats(ctx context.Context, dbPath string, run int32, order, sortBy string, depth int, output outputFlags, w io.Writer) error {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return err
@@ -97,10 +97,10 @@ func runStats(ctx context.Context, dbPath string, run int32, order, sortBy strin
 		return err
 	}
 	text := statsSQL(run, order, sortBy, depth)
-	if output == outCSV || output == outJSON {
+	if output.format == outCSV || output.format == outJSON {
 		return queryTo(ctx, conn, text, newResultWriter(output, w))
 	}
-	return printTree(ctx, conn, text, output == outMarkdown, newResultWriter(output, w))
+	return printTree(ctx, conn, text, output.format == outMarkdown, newResultWriter(output, w))
 }
 
 // printTree writes the tree as rows of (node, level, count, %, eco_id),

@@ -102,6 +102,19 @@ func TestMicrosToNS(t *testing.T) {
 	}
 }
 
+// A number microsToNS refuses is out of range when isDecimal says it is
+// a number: the message says which.
+func TestIsDecimal(t *testing.T) {
+	for in, want := range map[string]bool{
+		"9223372036854775.808": true, "1e999999999": true, "-1e400": true, "99999999999999999999999": true, "1.5E+3": true,
+		"": false, "-": false, "1.": false, ".5": false, "1e": false, "1x": false, "+1": false, " 1": false, "0x10": false,
+	} {
+		if got := isDecimal([]byte(in)); got != want {
+			t.Errorf("isDecimal(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
 func TestUnquoteAndSurrogates(t *testing.T) {
 	for in, want := range map[string]string{
 		`a\"b\\c\/d\b\f\n\r\t`: "a\"b\\c/d\b\f\n\r\t",

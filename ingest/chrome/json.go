@@ -410,6 +410,42 @@ func fixSurrogates(b []byte) {
 	}
 }
 
+// isDecimal reports whether b is a number as microsToNS reads them
+// ([-]digits[.digits][(e|E)[+|-]digits]), whatever its size: a number
+// microsToNS refuses is then one out of range.
+func isDecimal(b []byte) bool {
+	i := 0
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if !digits() {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
 // microsToNS converts a decimal number of microseconds, written as a JSON
 // number ([-]digits[.digits][(e|E)[+|-]digits]), to nanoseconds exactly:
 // 3.011 is 3011 ns, where a conversion through float64 would give 3010.99...

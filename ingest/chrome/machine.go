@@ -355,11 +355,14 @@ func (m *machine) readFields(v []byte, off int64) (ok bool, err error) {
 				return false, m.bad(at, "\"cat\": expected a string, found %s", kindNames[mb.kind])
 			}
 		case "ts", "dur":
-			t, ok := m.micros(mb.kind, val, at)
+			t, ok, outOfRange := m.micros(mb.kind, val, at)
 			if !ok {
 				what := "the event's time"
 				if key[0] == 'd' {
 					what = "the slice's duration"
+				}
+				if outOfRange {
+					return false, m.bad(at, "%q: expected %s in microseconds, at most 9223372036854775.807 either way (the events table's int64 ns), found %s", key, what, found(val, 0))
 				}
 				return false, m.bad(at, "%q: expected %s in microseconds (a number or a numeric string), found %s", key, what, found(val, 0))
 			}
@@ -457,20 +460,25 @@ func (m *machine) readFields(v []byte, off int64) (ok bool, err error) {
 }
 
 // micros reads ts or dur: a JSON number, or a string holding one.
-func (m *machine) micros(kind int, val []byte, at int64) (int64, bool) {
-	var t int64
-	var sub, ok bool
+func (m *machine) micros(kind int, val []byte, at int64) (t int64, ok, outOfRange bool) {
+	var text []byte
 	switch kind {
 	case kNumber:
-		t, sub, ok = microsToNS(val)
+		text = val
 	case kString:
 		m.tmp = unquote(m.tmp[:0], val[1:len(val)-1])
-		t, sub, ok = microsToNS(m.tmp)
+		text = m.tmp
+	default:
+		return 0, false, false
+	}
+	t, sub, ok := microsToNS(text)
+	if !ok {
+		return 0, false, isDecimal(text)
 	}
 	if sub {
 		m.once(findSubNS, schema.Info, at, "a time or duration with digits below 1 ns (more than three decimals of microseconds): the digits below 1 ns are dropped")
 	}
-	return t, ok
+	return t, true, false
 }
 
 // ident reads a pid or tid: an integer is a number; a string that holds

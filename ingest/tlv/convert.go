@@ -11,6 +11,7 @@ import (
 
 	"github.com/dlclark/regexp2"
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/safetext"
 )
 
 // Conversion rules (.cnv) turn each line of any text log into
@@ -189,8 +190,10 @@ type ruleOff struct {
 func (r *crule) Name() string { return r.set + " rule " + quote(r.pattern) }
 
 // quote puts s in double quotes as it is written in the rule file's
-// meaning: backslashes of regular expressions stay single.
-func quote(s string) string { return `"` + s + `"` }
+// meaning: backslashes of regular expressions stay single. A pattern or a
+// template is input: safetext.Quote escapes what a terminal would act on
+// and cuts a long one (a template of 2 MB is not echoed whole).
+func quote(s string) string { return safetext.Quote(s) }
 
 type cout struct {
 	tmpl  *template // nil for a conditional block

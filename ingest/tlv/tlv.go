@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -425,6 +426,10 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 		return r.std(text, nil, -1)
 	}
 	matched, err := r.Conv.Convert(text, n, r.std, r.problem)
+	var located *schema.InputError
+	if errors.As(err, &located) {
+		return err // r.std's: it names the file and line already
+	}
 	if err != nil {
 		return r.rep.Bad(n, "%v", err)
 	}

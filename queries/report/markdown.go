@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/traceduck/traceduck/internal/safetext"
 )
 
 // Limits of the Markdown summary, which is meant for a CI comment.
@@ -36,8 +38,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				break
 			}
 			m := r.metric(c.Metric)
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", strings.ReplaceAll(c.Threshold, "|", `\|`),
-				mdCell(c.Run), c.Metric, mdCell(keyLabel(c.Key)), optValue(m.Unit, c.Baseline), fmtValue(m.Unit, c.Value), changeText(m.Unit, c.Change, c.ChangePct))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", safetext.MarkdownCode(c.Threshold, true),
+				mdCell(c.Run), mdCell(c.Metric), mdCell(keyLabel(c.Key)), optValue(m.Unit, c.Baseline), fmtValue(m.Unit, c.Value), changeText(m.Unit, c.Change, c.ChangePct))
 		}
 		b.WriteString("\n")
 	}
@@ -56,7 +58,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for _, c := range changes {
 			m := r.metric(c.metric)
 			bv, _ := r.Value(c.metric, c.key, base.ID)
-			fmt.Fprintf(&b, "| %s | %s | %s |", c.metric, mdCell(keyLabel(c.key)), fmtValue(m.Unit, bv.Value))
+			fmt.Fprintf(&b, "| %s | %s | %s |", mdCell(c.metric), mdCell(keyLabel(c.key)), fmtValue(m.Unit, bv.Value))
 			for _, run := range cols {
 				v, ok := r.Value(c.metric, c.key, run.ID)
 				switch {
@@ -81,11 +83,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	var others []string
 	for _, run := range r.Runs {
 		if !run.Baseline && !run.Compared {
-			others = append(others, mdCell(run.label())+" ("+run.Format+")")
+			others = append(others, mdCell(run.label())+" ("+mdCell(run.Format)+")")
 		}
 	}
 	if len(others) > 0 {
-		fmt.Fprintf(&b, "\nNot compared, another format than the baseline's %s: %s.\n", base.Format, strings.Join(others, ", "))
+		fmt.Fprintf(&b, "\nNot compared, another format than the baseline's %s: %s.\n", mdCell(base.Format), strings.Join(others, ", "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -159,7 +161,7 @@ func (r *Report) largestChanges(n int) []change {
 func (r *Report) thresholdList() string {
 	var parts []string
 	for _, t := range r.Thresholds {
-		parts = append(parts, "`"+strings.ReplaceAll(t.Spec, "|", `\|`)+"`")
+		parts = append(parts, safetext.MarkdownCode(t.Spec, false))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -182,10 +184,10 @@ func changeText(unit string, d, pct *float64) string {
 	return fmtChange(unit, *d) + " (" + fmtPct(*pct) + ")"
 }
 
-// mdCell escapes text for a Markdown table cell.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "`", "\\`").Replace(s)
-}
+// mdCell is text (a run's name, an object's, a metric's) as Markdown that
+// shows it and nothing else, on one line: in a table cell, a heading or
+// a sentence, a name is never a link, an image, an HTML tag or a heading.
+func mdCell(s string) string { return safetext.Markdown(s, " ") }
 
 func plural(n int, word string) string {
 	if n == 1 {
