@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -54,7 +53,7 @@ windows). "-" writes to standard output.`,
 						return usagef("--%s is a flag of --chrome; --parquet takes --runs", f)
 					}
 				}
-				return runExportParquet(cmd.Context(), cmd.OutOrStdout(), dbPath, parquetDir, runsSel)
+				return runExportParquet(cmd.Context(), cmd, dbPath, parquetDir, runsSel)
 			}
 			if cmd.Flags().Changed("runs") {
 				return usagef("--runs is a flag of --parquet; --chrome writes one run (--run N)")
@@ -95,7 +94,7 @@ windows). "-" writes to standard output.`,
 	return cmd
 }
 
-func runExportParquet(ctx context.Context, out io.Writer, dbPath, dir, selector string) error {
+func runExportParquet(ctx context.Context, cmd *cobra.Command, dbPath, dir, selector string) error {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return err
@@ -108,16 +107,35 @@ func runExportParquet(ctx context.Context, out io.Writer, dbPath, dir, selector 
 	if len(runs) == 0 {
 		return fmt.Errorf("%s: no run to export", dbPath)
 	}
-	var maps []export.Mapping
+	var ids []int32
 	for _, r := range runs {
-		maps = append(maps, export.Mapping{From: r.ID, To: r.ID})
+		ids = append(ids, r.ID)
 	}
-	res, err := export.Parquet(ctx, db.SQL(), dir, maps)
+	w, err := export.NewWriter(dir)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d runs written to %s: %d Parquet files, %d bytes; read them with %s\n",
-		len(runs), dir, res.Files, res.Bytes, filepath.Join(dir, export.ViewsFile))
+	defer w.Close()
+	w.Step = testStopSteps(cmd.ErrOrStderr(), "parquet-step-")
+	placed, res, err := w.Export(ctx, db.SQL(), ids)
+	out := cmd.OutOrStdout()
+	for _, p := range placed {
+		switch {
+		case p.To == p.From:
+		case p.Replaced:
+			fmt.Fprintf(out, "run %d (%s) written as run %d, which held the same trace (same sha256)\n", p.From, p.Name, p.To)
+		case p.Over != nil:
+			fmt.Fprintf(out, "run %d (%s) written as run %d: run %d of %s is another trace (%s, sha256 %.12s)\n",
+				p.From, p.Name, p.To, p.Over.ID, dir, p.Over.Name, p.Over.SHA256)
+		default:
+			fmt.Fprintf(out, "run %d (%s) written as run %d\n", p.From, p.Name, p.To)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s written to %s: %s, %d bytes; read them with %s\n",
+		plural(int64(len(placed)), "run"), dir, plural(int64(res.Files), "Parquet file"), res.Bytes, filepath.Join(dir, export.ViewsFile))
 	return nil
 }
 

@@ -206,7 +206,9 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 }
 
 // runIngestParquet ingests each path into a scratch database and moves
-// the run into the dataset at dir under a run_id claimed there.
+// the run into the dataset at dir under a run_id claimed there
+// (export.Writer: a job of the dataset, which first clears what dead jobs
+// left).
 func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths []string, opt ingest.Options) error {
 	if opt.Format != "" {
 		if _, err := ingest.Lookup(opt.Format); err != nil {
@@ -223,24 +225,30 @@ func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths
 		return err
 	}
 	defer db.Close()
+	// The job of the dataset starts with the first run to write, so that a
+	// trace that cannot be read leaves no folder behind.
+	var w *export.Writer
+	defer func() {
+		if w != nil {
+			w.Close()
+		}
+	}()
 	force := opt.Force
 	opt.Force = true // the scratch database is empty; the dataset is what may hold the file
 	return ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
-		if !force {
-			id, err := export.DatasetHolds(ctx, db.SQL(), dir, res.RunID)
-			if err != nil {
+		if w == nil {
+			if w, err = export.NewWriter(dir); err != nil {
 				return err
 			}
-			if id != 0 {
-				return fmt.Errorf("%s: already in %s as run %d (same sha256); --force ingests it again", path, dir, id)
-			}
+			w.Step = testStopSteps(cmd.ErrOrStderr(), "parquet-step-")
 		}
-		id, err := export.ClaimRunID(dir)
+		id, _, err := w.AddRun(ctx, db.SQL(), res.RunID, force)
+		var dup *export.DuplicateError
+		var busy *export.BusyError
+		if errors.As(err, &dup) || errors.As(err, &busy) {
+			return fmt.Errorf("%s: %v; --force ingests it again", path, err)
+		}
 		if err != nil {
-			return err
-		}
-		if _, err := export.Parquet(ctx, db.SQL(), dir, []export.Mapping{{From: res.RunID, To: id}}); err != nil {
-			export.RemoveRun(dir, id)
 			return err
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events) -> %s\n", id, path, res.Format, res.Events, dir)
