@@ -26,8 +26,10 @@ func newExportCmd() *cobra.Command {
 table and one per run (DIR/events/run_id=3/part-0.parquet), and DIR/views.sql,
 which recreates the tables as views over the files and installs every
 traceduck view and macro. DuckDB, Spark, Trino or any Parquet engine read
-the dataset in place (docs/export.md). A run already in DIR is replaced;
---runs picks the runs (default all): ids (3), ranges (2-5), names (v1) or
+the dataset in place (docs/export.md). A run keeps its run_id; a run of a
+trace DIR holds (same sha256) replaces that run; a run whose run_id DIR
+holds with another trace is written under a new run_id, and export says so
+(a run of another trace is never replaced). --runs picks the runs (default all): ids (3), ranges (2-5), names (v1) or
 tags (build=42), comma-separated.
 
 --chrome FILE writes run --run (required when the database holds several)
@@ -111,12 +113,11 @@ func runExportParquet(ctx context.Context, cmd *cobra.Command, dbPath, dir, sele
 	for _, r := range runs {
 		ids = append(ids, r.ID)
 	}
-	w, err := export.NewWriter(dir)
+	w, err := export.NewWriter(dir, testStopSteps(cmd.ErrOrStderr(), "parquet-step-"))
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	w.Step = testStopSteps(cmd.ErrOrStderr(), "parquet-step-")
 	placed, res, err := w.Export(ctx, db.SQL(), ids)
 	out := cmd.OutOrStdout()
 	for _, p := range placed {

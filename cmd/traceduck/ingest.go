@@ -61,9 +61,12 @@ A file already in the database (same sha256) is refused unless --force.
 --parquet DIR writes each run into a Parquet dataset instead of a database
 (the layout of 'traceduck export --parquet'), with no database file: a
 batch scheduler runs one such job per trace, all into one DIR at once. Each
-run takes the next free run_id of the dataset (a job claims it by creating
-its folder, so parallel jobs never share one); a file the dataset already
-holds is refused unless --force.
+run takes the next free run_id of the dataset (a job claims it in
+DIR/.claims, so parallel jobs never share one); a file the dataset already
+holds, or that another job is writing into it, is refused unless --force.
+A run is in the dataset once its runs file, written last, is there: a job
+that is killed leaves nothing a reader sees, and the next job clears what
+it left.
 
 --idle-task PATTERN names the idle tasks of the traced system: a task,
 thread or ISR that holds a CPU and whose name matches is the RTOS's idle
@@ -237,10 +240,9 @@ func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths
 	opt.Force = true // the scratch database is empty; the dataset is what may hold the file
 	return ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
 		if w == nil {
-			if w, err = export.NewWriter(dir); err != nil {
+			if w, err = export.NewWriter(dir, testStopSteps(cmd.ErrOrStderr(), "parquet-step-")); err != nil {
 				return err
 			}
-			w.Step = testStopSteps(cmd.ErrOrStderr(), "parquet-step-")
 		}
 		id, _, err := w.AddRun(ctx, db.SQL(), res.RunID, force)
 		var dup *export.DuplicateError

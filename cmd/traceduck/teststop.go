@@ -19,8 +19,9 @@ import (
 //	before-commit  the run is written and checked, its transaction not committed
 //	after-commit   the run is committed, the database not closed (not checkpointed)
 //	parquet-step-N the N-th step of a job writing into a Parquet dataset
-//	               (export.Writer.Step: a claim taken, a file written,
-//	               renamed or removed), counted from 1
+//	               (the step hook of export.NewWriter: a claim taken, a
+//	               file written, renamed or removed, as the job writes or
+//	               clears what dead jobs left), counted from 1
 const testStopEnv = "TRACEDUCK_TEST_STOP"
 
 // testStopAt stops the process when testStopEnv names point.

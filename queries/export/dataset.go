@@ -67,19 +67,22 @@ type Writer struct {
 	jobFI  os.FileInfo
 	claims map[string]bool
 
-	// Step, when set, is called at each point of the writer's work where a
-	// process may die (each file written, renamed or removed, each claim
-	// taken): the crash tests kill the process there.
-	Step func(point string)
+	// step, when not nil, is called at each point of the writer's work
+	// where a process may die (each file written, renamed or removed, each
+	// claim taken), its clearing of what dead jobs left included: the
+	// crash tests kill the process there.
+	step func(point string)
 }
 
 // NewWriter starts a job writing into the dataset at dir (created when
-// missing): it takes its job file, then clears what dead jobs left.
-func NewWriter(dir string) (*Writer, error) {
+// missing): it takes its job file, then clears what dead jobs left. step,
+// when not nil, is called at each point where the process may die (see
+// Writer); nil but in crash tests.
+func NewWriter(dir string, step func(point string)) (*Writer, error) {
 	if err := os.MkdirAll(filepath.Join(dir, claimsDir), 0o777); err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, claims: map[string]bool{}}
+	w := &Writer{dir: dir, claims: map[string]bool{}, step: step}
 	for attempt := 0; w.job == nil; attempt++ {
 		if attempt == 100 {
 			return nil, fmt.Errorf("%s: could not take a job file", filepath.Join(dir, claimsDir))
@@ -143,9 +146,9 @@ func (w *Writer) Close() error {
 
 func (w *Writer) claimPath(name string) string { return filepath.Join(w.dir, claimsDir, name) }
 
-func (w *Writer) step(format string, args ...any) {
-	if w.Step != nil {
-		w.Step(fmt.Sprintf(format, args...))
+func (w *Writer) stepAt(format string, args ...any) {
+	if w.step != nil {
+		w.step(fmt.Sprintf(format, args...))
 	}
 }
 
@@ -276,7 +279,7 @@ func (w *Writer) reap(name string, f *os.File) error {
 	if err := os.Remove(w.claimPath(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	w.step("removed the dead claim %s", name)
+	w.stepAt("removed the dead claim %s", name)
 	return nil
 }
 
@@ -325,7 +328,7 @@ func (w *Writer) clearRun(id int32) error {
 			if err := os.RemoveAll(part); err != nil {
 				return err
 			}
-			w.step("removed %s", filepath.Join(t, runClaim(id)))
+			w.stepAt("removed %s", filepath.Join(t, runClaim(id)))
 			continue
 		}
 		entries, err := os.ReadDir(part)
@@ -396,7 +399,7 @@ func (w *Writer) removeTemps(token string) error {
 			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			w.step("removed %s", f)
+			w.stepAt("removed %s", f)
 		}
 	}
 	return nil
@@ -454,7 +457,7 @@ func (w *Writer) Cleanup() error {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			w.step("removed %s", path)
+			w.stepAt("removed %s", path)
 		}
 	}
 
@@ -611,7 +614,7 @@ func (w *Writer) writeShared(ctx context.Context, db *sql.DB, tables []table, re
 		os.Remove(tmp)
 		return err
 	}
-	w.step("wrote %s", ViewsFile)
+	w.stepAt("wrote %s", ViewsFile)
 	for _, t := range tables {
 		if t.perRun {
 			continue
@@ -624,7 +627,7 @@ func (w *Writer) writeShared(ctx context.Context, db *sql.DB, tables []table, re
 		if err := w.rename(tmp, target, res); err != nil {
 			return err
 		}
-		w.step("wrote %s", filepath.Join(t.folder, partFile))
+		w.stepAt("wrote %s", filepath.Join(t.folder, partFile))
 	}
 	return nil
 }
@@ -666,20 +669,20 @@ func (w *Writer) writeRun(ctx context.Context, db *sql.DB, tables []table, from,
 			return err
 		}
 		tmps, targets = append(tmps, tmp), append(targets, target)
-		w.step("wrote %s of run %d", t.name, to)
+		w.stepAt("wrote %s of run %d", t.name, to)
 	}
 	if replace {
 		oldIntact = false
 		if err := os.Remove(targets[len(targets)-1]); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		w.step("took out run %d", to)
+		w.stepAt("took out run %d", to)
 	}
 	for i := range tmps {
 		if err := w.rename(tmps[i], targets[i], res); err != nil {
 			return err
 		}
-		w.step("renamed %s", targets[i])
+		w.stepAt("renamed %s", targets[i])
 	}
 	return nil
 }
@@ -756,7 +759,7 @@ func (w *Writer) AddRun(ctx context.Context, db *sql.DB, run int32, force bool) 
 			return 0, res, &BusyError{What: "another job is writing the same trace (same sha256) into " + w.dir + " now", Holder: busy}
 		}
 		defer w.release(sha)
-		w.step("claimed %s", sha)
+		w.stepAt("claimed %s", sha)
 		have, err := datasetRuns(ctx, db, w.dir)
 		if err != nil {
 			return 0, res, err
@@ -770,7 +773,7 @@ func (w *Writer) AddRun(ctx context.Context, db *sql.DB, run int32, force bool) 
 		return 0, res, err
 	}
 	defer w.release(runClaim(id))
-	w.step("claimed run_id=%d", id)
+	w.stepAt("claimed run_id=%d", id)
 	if err := w.writeShared(ctx, db, tables, &res); err != nil {
 		return 0, res, err
 	}
@@ -839,7 +842,7 @@ func (w *Writer) Export(ctx context.Context, db *sql.DB, runs []int32) ([]Placed
 			if p.To, err = w.claimNewRun(); err != nil {
 				return placed, res, err
 			}
-			w.step("claimed run_id=%d", p.To)
+			w.stepAt("claimed run_id=%d", p.To)
 		}
 		if err := w.exportRun(ctx, db, tables, info, p, &res); err != nil {
 			return placed, res, err
@@ -864,7 +867,7 @@ func (w *Writer) exportRun(ctx context.Context, db *sql.DB, tables []table, info
 			return &BusyError{What: fmt.Sprintf("another job is writing the trace of run %d (%s, same sha256) into %s now", info.id, info.name, w.dir), Holder: busy}
 		}
 		defer w.release(sha)
-		w.step("claimed %s", sha)
+		w.stepAt("claimed %s", sha)
 	}
 	return w.writeRun(ctx, db, tables, info.id, p.To, p.Replaced, res)
 }

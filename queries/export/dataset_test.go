@@ -84,7 +84,7 @@ func TestCleanup(t *testing.T) {
 	}
 	dir := t.TempDir()
 	put(t, dir, "runs/run_id=1/part-0.parquet", "events/run_id=1/part-0.parquet")
-	live, err := NewWriter(dir)
+	live, err := NewWriter(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestCleanup(t *testing.T) {
 	)
 	deadJob(t, dir, "dead0000dead0000", "run_id=1", "run_id=3", "sha256=aaaa")
 
-	w, err := NewWriter(dir)
+	w, err := NewWriter(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestCleanup(t *testing.T) {
 	// The live job ends without its files (as if killed after Close): a
 	// later writer clears them.
 	live.Close()
-	w, err = NewWriter(dir)
+	w, err = NewWriter(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestClaimNewRunConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			w, err := NewWriter(dir)
+			w, err := NewWriter(dir, nil)
 			if err != nil {
 				errs[i] = err
 				return

@@ -160,7 +160,7 @@ func TestParquetRoundTrip(t *testing.T) {
 // each kept its run_id.
 func exportRuns(t *testing.T, db *sql.DB, dir string, runs ...int32) export.ParquetResult {
 	t.Helper()
-	w, err := export.NewWriter(dir)
+	w, err := export.NewWriter(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestParquetKeepAndRenumber(t *testing.T) {
 	for _, p := range []string{"../../samples/qnx/neutrino-2cpu.txt", "../../samples/baget/minirtos-2cpu.blog", "../../samples/btf/rtos-2core.btf"} {
 		dbtest.Ingest(t, b, p, ingest.Options{})
 	}
-	w, err := export.NewWriter(dir)
+	w, err := export.NewWriter(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
