@@ -26,8 +26,8 @@ type datasetCheck struct {
 	ds   string
 	ref  map[int32]map[string]string // run -> table -> fingerprint it must have
 	seen map[int32]bool              // runs known committed
-	// rowsOnly: check leaves out checkViewsAnswer.
-	rowsOnly bool
+	// views: check also runs every view and macro (checkAll).
+	views bool
 }
 
 // datasetTables lists the tables of a dataset that have a run_id: the
@@ -177,19 +177,21 @@ func (c *datasetCheck) check(when string, content map[string]string) []int32 {
 			}
 		}
 	}
-	if !c.rowsOnly {
+	if c.views {
 		checkViewsAnswer(c.t, db, when)
 	}
 	return ids
 }
 
-// checkRows is check without running every view and macro: after a job
-// that was not killed (views.sql is replaced by a rename, whole, and the
-// check after the kill before it ran every view).
-func (c *datasetCheck) checkRows(when string, content map[string]string) []int32 {
+// checkAll is check, then every view and macro answers (a few seconds
+// once the dataset holds tens of runs: done where the files on disk are
+// the most mixed, every time with TRACEDUCK_CRASH_LONG=1; the rows of
+// every table are checked at every kill, and views.sql is replaced whole,
+// by a rename).
+func (c *datasetCheck) checkAll(when string, content map[string]string) []int32 {
 	c.t.Helper()
-	c.rowsOnly = true
-	defer func() { c.rowsOnly = false }()
+	c.views = true
+	defer func() { c.views = false }()
 	return c.check(when, content)
 }
 
@@ -246,7 +248,9 @@ func (c *datasetCheck) clean(when string) {
 // ingest, and as it clears what a dead one left. After each kill, readers
 // (views.sql, as query --parquet reads it) see exactly the runs
 // committed, each whole, and no row of another; runs committed before
-// stay. The next ingest clears what the dead one left (temporary files,
+// stay; at the kills where the files are the most mixed (the run's first
+// file renamed, its last but the runs file, the commit, a dead job's run
+// half cleared) every view and macro answers. The next ingest clears what the dead one left (temporary files,
 // claims, partitions of runs not committed) and ingests the same file,
 // unless the dead one had committed it whole.
 func TestCrashSafeIngestParquet(t *testing.T) {
@@ -257,7 +261,7 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 	db := openDS(t, ds)
 	seedPrint := runPrint(t, db, 1)
 	db.Close()
-	c.check("after the first run", seedPrint)
+	c.checkAll("after the first run", seedPrint)
 	c.clean("after the first run")
 
 	phase := time.Now()
@@ -308,7 +312,11 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 		p.kill()
 		when := "killed at " + strings.TrimSpace(strings.TrimPrefix(point, "traceduck: stopped at "))
 		before := len(c.seen)
-		c.check(when, seedPrint)
+		if long || step == 3+shared+perRun+1 || step >= last-1 {
+			c.checkAll(when, seedPrint)
+		} else {
+			c.check(when, seedPrint)
+		}
 		done := len(c.seen) > before // the dead job had committed its run
 		if done != (step == last) {
 			t.Errorf("%s: committed %v; a job commits at its last step (%d)", when, done, last)
@@ -319,7 +327,7 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 		} else if r.code != 0 {
 			t.Fatalf("%s: the same ingest again: %s", when, r)
 		}
-		c.checkRows(when+", then the same ingest again", seedPrint)
+		c.check(when+", then the same ingest again", seedPrint)
 		c.clean(when + ", then the same ingest again")
 	}
 	if perRun < 9 {
@@ -369,7 +377,11 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 		f := rng.Float64()
 		time.Sleep(time.Duration(f * float64(write)))
 		p.killOrDone()
-		c.check(fmt.Sprintf("killed at %.0f%% of the write", 100*f), bigPrint)
+		if long {
+			c.checkAll(fmt.Sprintf("killed at %.0f%% of the write", 100*f), bigPrint)
+		} else {
+			c.check(fmt.Sprintf("killed at %.0f%% of the write", 100*f), bigPrint)
+		}
 		// A refused ingest (the seed sample is there) still clears what
 		// the dead one left first.
 		expectExit(t, td(t, dir, "ingest", "--parquet", ds, seedSample), 1, "already in "+ds+" as run 1")
@@ -388,7 +400,7 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 		t.Errorf("the second job did not stop in its cleanup: %s", s)
 	}
 	p.kill()
-	c.check("killed as it cleared a dead job's run", bigPrint)
+	c.checkAll("killed as it cleared a dead job's run", bigPrint)
 	expectExit(t, td(t, dir, "ingest", "--parquet", ds, seedSample), 1, "already in "+ds+" as run 1")
 	c.clean("after a job killed in its cleanup, then a refused ingest")
 }
