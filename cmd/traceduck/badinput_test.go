@@ -475,9 +475,10 @@ func badInputDoc(cases []*badCase) string {
 }
 
 // outcome is the exit code and the messages of a case, from its want
-// section: the error line, or the diagnostics.
+// section: the error line, or the diagnostics; for a command that
+// succeeded without either, its standard output when the case records it.
 func (c *badCase) outcome() (code, msgs string) {
-	var lines []string
+	var lines, stdout []string
 	section := ""
 	for _, l := range strings.Split(c.want, "\n") {
 		switch {
@@ -485,11 +486,16 @@ func (c *badCase) outcome() (code, msgs string) {
 			code = strings.TrimPrefix(l, "exit ")
 		case strings.HasPrefix(l, "stderr: "):
 			lines = append(lines, code1(strings.TrimPrefix(l, "stderr: ")))
+		case strings.HasPrefix(l, "stdout: "):
+			stdout = append(stdout, code1(strings.TrimPrefix(l, "stdout: ")))
 		case l == "diagnostics:" || l == "query:":
 			section = l
 		case strings.HasPrefix(l, "  ") && section == "diagnostics:":
 			lines = append(lines, code1(strings.TrimSpace(l)))
 		}
+	}
+	if len(lines) == 0 && code == "0" {
+		lines = stdout
 	}
 	if len(lines) == 0 {
 		return code, "(none)"
@@ -551,6 +557,17 @@ shows whatever a terminal acts on escaped, in every format, and a message of
 and ` + "`--json`" + ` on a full disk fail with
 ` + "`FILE: disk full, nothing of it was written: ...`" + ` and leave the report that was
 there (` + "`files_test.go`" + `).
+Parquet datasets (` + "`parquet_crash_test.go`" + `): an
+` + "`ingest --parquet`" + ` killed with SIGKILL at steps of its write (a claim, a file
+written, renamed or removed; every step with ` + "`TRACEDUCK_CRASH_LONG=1`" + `), at
+random moments of a large one, and as it clears what a dead one left, leaves readers (` + "`views.sql`" + `, ` + "`query --parquet`" + `)
+exactly the runs committed before, each whole, and the next ingest clears what
+it left (temporary files, claims, partitions of runs not committed) and
+ingests the file again; jobs ingesting one file into one dataset at once write
+it once, the others refused with
+` + "`FILE: already in DIR as run N (same sha256); --force ingests it again`" + ` or
+` + "`FILE: another job is writing the same trace (same sha256) into DIR now (pid N ...); --force ingests it again`" + `;
+what a live job holds is never cleared.
 
 Bounds (each an error past it; see the formats' READMEs): text lines 1 MiB
 (every text format); BTF header lines 4096 and entity tables 16 MiB;

@@ -26,8 +26,10 @@ func newExportCmd() *cobra.Command {
 table and one per run (DIR/events/run_id=3/part-0.parquet), and DIR/views.sql,
 which recreates the tables as views over the files and installs every
 traceduck view and macro. DuckDB, Spark, Trino or any Parquet engine read
-the dataset in place (docs/export.md). A run already in DIR is replaced;
---runs picks the runs (default all): ids (3), ranges (2-5), names (v1) or
+the dataset in place (docs/export.md). A run keeps its run_id; a run of a
+trace DIR holds (same sha256) replaces that run; a run whose run_id DIR
+holds with another trace is written under a new run_id, and export says so
+(a run of another trace is never replaced). --runs picks the runs (default all): ids (3), ranges (2-5), names (v1) or
 tags (build=42), comma-separated.
 
 --chrome FILE writes run --run (required when the database holds several)
@@ -54,7 +56,7 @@ is refused. "-" writes to standard output.`,
 						return usagef("--%s is a flag of --chrome; --parquet takes --runs", f)
 					}
 				}
-				return runExportParquet(cmd.Context(), cmd.OutOrStdout(), dbPath, parquetDir, runsSel)
+				return runExportParquet(cmd.Context(), cmd, dbPath, parquetDir, runsSel)
 			}
 			if cmd.Flags().Changed("runs") {
 				return usagef("--runs is a flag of --parquet; --chrome writes one run (--run N)")
@@ -95,7 +97,7 @@ is refused. "-" writes to standard output.`,
 	return cmd
 }
 
-func runExportParquet(ctx context.Context, out io.Writer, dbPath, dir, selector string) error {
+func runExportParquet(ctx context.Context, cmd *cobra.Command, dbPath, dir, selector string) error {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return err
@@ -108,16 +110,34 @@ func runExportParquet(ctx context.Context, out io.Writer, dbPath, dir, selector 
 	if len(runs) == 0 {
 		return fmt.Errorf("%s: no run to export", dbPath)
 	}
-	var maps []export.Mapping
+	var ids []int32
 	for _, r := range runs {
-		maps = append(maps, export.Mapping{From: r.ID, To: r.ID})
+		ids = append(ids, r.ID)
 	}
-	res, err := export.Parquet(ctx, db.SQL(), dir, maps)
+	w, err := export.NewWriter(dir, testStopSteps(cmd.ErrOrStderr(), "parquet-step-"))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d runs written to %s: %d Parquet files, %d bytes; read them with %s\n",
-		len(runs), cellText(dir), res.Files, res.Bytes, cellText(filepath.Join(dir, export.ViewsFile)))
+	defer w.Close()
+	placed, res, err := w.Export(ctx, db.SQL(), ids)
+	out := cmd.OutOrStdout()
+	for _, p := range placed {
+		switch {
+		case p.To == p.From:
+		case p.Replaced:
+			fmt.Fprintf(out, "run %d (%s) written as run %d, which held the same trace (same sha256)\n", p.From, cellText(p.Name), p.To)
+		case p.Over != nil:
+			fmt.Fprintf(out, "run %d (%s) written as run %d: run %d of %s is another trace (%s, sha256 %.12s)\n",
+				p.From, cellText(p.Name), p.To, p.Over.ID, cellText(dir), cellText(p.Over.Name), p.Over.SHA256)
+		default:
+			fmt.Fprintf(out, "run %d (%s) written as run %d\n", p.From, cellText(p.Name), p.To)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s written to %s: %s, %d bytes; read them with %s\n",
+		plural(int64(len(placed)), "run"), cellText(dir), plural(int64(res.Files), "Parquet file"), res.Bytes, cellText(filepath.Join(dir, export.ViewsFile)))
 	return nil
 }
 

@@ -80,6 +80,40 @@ func TestExportParquet(t *testing.T) {
 	expectExit(t, td(t, dir, "export", "--db", filepath.Join(dir, "none.duckdb"), "--parquet", dataset), 1, "no such database")
 }
 
+// TestExportParquetOtherDatabase: a second database's run 1 (another
+// trace) exported into a dataset that holds run 1 goes to run 2, and
+// export says so; the dataset's run 1 is kept. Exported again, it replaces
+// its own run 2 (the same sha256); the first database's run still replaces
+// run 1 only.
+func TestExportParquetOtherDatabase(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.duckdb"), filepath.Join(dir, "b.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", a, "--name", "first", seedSample)
+	mustRun(t, dir, nil, "ingest", "--db", b, "--name", "second", sampleCopy(t, dir, "b.btf", "second"))
+	ds := filepath.Join(dir, "ds")
+	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 17 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
+	expectOut := func(out, want string) {
+		t.Helper()
+		if !regexp.MustCompile("^" + want).MatchString(out) {
+			t.Errorf("export printed:\n%s\nwant (regexp):\n%s", out, want)
+		}
+	}
+	expectOut(mustRun(t, dir, nil, "export", "--db", a, "--parquet", ds), summary)
+	sha := strings.TrimSpace(dbQuery(t, a, "SELECT sha256[:12] FROM runs"))
+	expectOut(mustRun(t, dir, nil, "export", "--db", b, "--parquet", ds),
+		regexp.QuoteMeta("run 1 (second) written as run 2: run 1 of "+ds+" is another trace (first, sha256 "+sha+")\n")+summary)
+	const q = "SELECT run_id, name FROM runs ORDER BY run_id"
+	if got := datasetQuery(t, ds, q); got != "1 | first\n2 | second\n" {
+		t.Errorf("the dataset's runs:\n%s", got)
+	}
+	expectOut(mustRun(t, dir, nil, "export", "--db", b, "--parquet", ds),
+		regexp.QuoteMeta("run 1 (second) written as run 2, which held the same trace (same sha256)\n")+summary)
+	expectOut(mustRun(t, dir, nil, "export", "--db", a, "--parquet", ds), summary)
+	if got := datasetQuery(t, ds, q); got != "1 | first\n2 | second\n" {
+		t.Errorf("the dataset's runs after both exports again:\n%s", got)
+	}
+}
+
 // TestIngestParquetParallel: jobs that ingest into one dataset at once,
 // with no database, each get their own run_id; the dataset then holds
 // every run with the rows a database ingest gives; a file the dataset

@@ -61,9 +61,12 @@ A file already in the database (same sha256) is refused unless --force.
 --parquet DIR writes each run into a Parquet dataset instead of a database
 (the layout of 'traceduck export --parquet'), with no database file: a
 batch scheduler runs one such job per trace, all into one DIR at once. Each
-run takes the next free run_id of the dataset (a job claims it by creating
-its folder, so parallel jobs never share one); a file the dataset already
-holds is refused unless --force.
+run takes the next free run_id of the dataset (a job claims it in
+DIR/.claims, so parallel jobs never share one); a file the dataset already
+holds, or that another job is writing into it, is refused unless --force.
+A run is in the dataset once its runs file, written last, is there: a job
+that is killed leaves nothing a reader sees, and the next job clears what
+it left.
 
 --idle-task PATTERN names the idle tasks of the traced system: a task,
 thread or ISR that holds a CPU and whose name matches is the RTOS's idle
@@ -206,7 +209,9 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 }
 
 // runIngestParquet ingests each path into a scratch database and moves
-// the run into the dataset at dir under a run_id claimed there.
+// the run into the dataset at dir under a run_id claimed there
+// (export.Writer: a job of the dataset, which first clears what dead jobs
+// left).
 func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths []string, opt ingest.Options) error {
 	if opt.Format != "" {
 		if _, err := ingest.Lookup(opt.Format); err != nil {
@@ -223,24 +228,29 @@ func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths
 		return err
 	}
 	defer db.Close()
+	// The job of the dataset starts with the first run to write, so that a
+	// trace that cannot be read leaves no folder behind.
+	var w *export.Writer
+	defer func() {
+		if w != nil {
+			w.Close()
+		}
+	}()
 	force := opt.Force
 	opt.Force = true // the scratch database is empty; the dataset is what may hold the file
 	return ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
-		if !force {
-			id, err := export.DatasetHolds(ctx, db.SQL(), dir, res.RunID)
-			if err != nil {
+		if w == nil {
+			if w, err = export.NewWriter(dir, testStopSteps(cmd.ErrOrStderr(), "parquet-step-")); err != nil {
 				return err
 			}
-			if id != 0 {
-				return fmt.Errorf("%s: already in %s as run %d (same sha256); --force ingests it again", path, dir, id)
-			}
 		}
-		id, err := export.ClaimRunID(dir)
+		id, _, err := w.AddRun(ctx, db.SQL(), res.RunID, force)
+		var dup *export.DuplicateError
+		var busy *export.BusyError
+		if errors.As(err, &dup) || errors.As(err, &busy) {
+			return fmt.Errorf("%s: %v; --force ingests it again", path, err)
+		}
 		if err != nil {
-			return err
-		}
-		if _, err := export.Parquet(ctx, db.SQL(), dir, []export.Mapping{{From: res.RunID, To: id}}); err != nil {
-			export.RemoveRun(dir, id)
 			return err
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events) -> %s\n", id, cellText(path), res.Format, res.Events, cellText(dir))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -16,6 +18,10 @@ import (
 //
 //	before-commit  the run is written and checked, its transaction not committed
 //	after-commit   the run is committed, the database not closed (not checkpointed)
+//	parquet-step-N the N-th step of a job writing into a Parquet dataset
+//	               (the step hook of export.NewWriter: a claim taken, a
+//	               file written, renamed or removed, as the job writes or
+//	               clears what dead jobs left), counted from 1
 const testStopEnv = "TRACEDUCK_TEST_STOP"
 
 // testStopAt stops the process when testStopEnv names point.
@@ -36,4 +42,27 @@ func testStopHook(stderr io.Writer, point string) func() {
 		return nil
 	}
 	return func() { testStopAt(stderr, point) }
+}
+
+// testStopSteps is a hook that stops the process at the N-th of the
+// points it is called at, when the environment names prefix+N; nil when
+// it names no such point.
+func testStopSteps(stderr io.Writer, prefix string) func(string) {
+	v, ok := strings.CutPrefix(os.Getenv(testStopEnv), prefix)
+	if !ok {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return nil
+	}
+	calls := 0
+	return func(point string) {
+		if calls++; calls == n {
+			fmt.Fprintf(stderr, "traceduck: stopped at %s%d (%s)\n", prefix, n, point)
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
+	}
 }

@@ -32,19 +32,20 @@ const ViewsFile = "views.sql"
 // glob (*.parquet) never sees half a file.
 const partFile = "part-0.parquet"
 
+// fileColumn is the column read_parquet(filename = true) adds with each
+// row's file name, which views.sql reads the run_id from. DuckDB 1.1
+// prunes the files a filter on it rules out only under this name (not
+// under a name given as filename = 'NAME'); fileColumnFor gives a table
+// that has a column of this name another one.
+const fileColumn = "filename"
+
 // table is a base table of the database and its columns in order.
 type table struct {
 	name    string
+	folder  string // its folder in the dataset (tableFolder)
 	columns []string
 	types   []string
 	perRun  bool // has a run_id column: partitioned by run
-}
-
-// Mapping says which run of the database goes to which run_id of the
-// dataset: export keeps the ids, ingest --parquet gives each new run an
-// id no other job took.
-type Mapping struct {
-	From, To int32
 }
 
 // ParquetResult is what one export wrote.
@@ -53,80 +54,11 @@ type ParquetResult struct {
 	Bytes int64 // their total size
 }
 
-// Parquet writes the runs of db named by runs (database run_id -> dataset
-// run_id) into the dataset at dir: one folder per table, one partition
-// folder per run (dir/events/run_id=3/part-0.parquet; the run_id column
-// lives in the folder name, Hive style), the tables without a run_id (the
-// DTrace overhead model's parameters) as dir/<table>/part-0.parquet, and
-// dir/views.sql. A run already in the dataset is replaced file by file.
-func Parquet(ctx context.Context, db *sql.DB, dir string, runs []Mapping) (ParquetResult, error) {
-	var res ParquetResult
-	if len(runs) == 0 {
-		return res, errors.New("no run to export")
-	}
-	tables, err := baseTables(ctx, db)
-	if err != nil {
-		return res, err
-	}
-	write := func(target, query string) error {
-		if err := os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
-			return err
-		}
-		// A name of this process's own: jobs writing into one dataset at
-		// once all rewrite the tables without a run_id.
-		tmp := fmt.Sprintf("%s.%d-%d.tmp", target, os.Getpid(), res.Files)
-		if _, err := db.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", query, queries.Literal(tmp))); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("%s: %w", target, err)
-		}
-		if err := os.Rename(tmp, target); err != nil {
-			return err
-		}
-		st, err := os.Stat(target)
-		if err != nil {
-			return err
-		}
-		res.Files++
-		res.Bytes += st.Size()
-		return nil
-	}
-	for _, t := range tables {
-		if !t.perRun {
-			if err := write(filepath.Join(dir, t.name, partFile), "SELECT * FROM "+queries.Ident(t.name)); err != nil {
-				return res, err
-			}
-			continue
-		}
-		var cols []string
-		for _, c := range t.columns {
-			if c != "run_id" {
-				cols = append(cols, queries.Ident(c))
-			}
-		}
-		for _, m := range runs {
-			q := fmt.Sprintf("SELECT %s FROM %s WHERE run_id = %d", strings.Join(cols, ", "), queries.Ident(t.name), m.From)
-			target := filepath.Join(dir, t.name, fmt.Sprintf("run_id=%d", m.To), partFile)
-			if err := write(target, q); err != nil {
-				return res, err
-			}
-		}
-	}
-	text, err := viewsSQL(tables)
-	if err != nil {
-		return res, err
-	}
-	views := filepath.Join(dir, ViewsFile)
-	tmp := fmt.Sprintf("%s.%d.tmp", views, os.Getpid())
-	if err := os.WriteFile(tmp, []byte(text), 0o666); err != nil {
-		return res, err
-	}
-	return res, os.Rename(tmp, views)
-}
-
 // baseTables lists the database's tables with their columns: the tables
 // of the contract (events and state_intervals are views over the tables
 // that store their strings as symbol ids, which are left out) and any
-// other base table, not the views of queries/.
+// other base table, not the views of queries/. The runs table comes last:
+// its partition is what commits a run (see Writer).
 func baseTables(ctx context.Context, db *sql.DB) ([]table, error) {
 	rows, err := db.QueryContext(ctx, `
 		SELECT c.table_name, c.column_name, c.data_type
@@ -135,7 +67,7 @@ func baseTables(ctx context.Context, db *sql.DB) ([]table, error) {
 		WHERE c.table_schema = 'main' AND c.table_catalog = current_database()
 		  AND (list_contains(`+queries.LiteralList(schema.TableNames())+`, c.table_name)
 		       OR (t.table_type = 'BASE TABLE' AND NOT list_contains(`+queries.LiteralList(schema.StorageTables())+`, c.table_name)))
-		ORDER BY c.table_name, c.ordinal_position`)
+		ORDER BY c.table_name = 'runs', c.table_name, c.ordinal_position`)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +79,7 @@ func baseTables(ctx context.Context, db *sql.DB) ([]table, error) {
 			return nil, err
 		}
 		if len(out) == 0 || out[len(out)-1].name != name {
-			out = append(out, table{name: name})
+			out = append(out, table{name: name, folder: tableFolder(name)})
 		}
 		t := &out[len(out)-1]
 		t.columns = append(t.columns, col)
@@ -156,11 +88,75 @@ func baseTables(ctx context.Context, db *sql.DB) ([]table, error) {
 			t.perRun = true
 		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 || out[len(out)-1].name != "runs" || !out[len(out)-1].perRun {
+		return nil, errors.New("the database has no runs table")
+	}
+	return out, nil
+}
+
+// tableFolder is the name of a table's folder in a dataset: the table's
+// name when it is a plain identifier (letters, digits, _), which every
+// table of traceduck's is; in any other name (a user's table "../x",
+// "/abs", "a b") every other byte is written %XX, so that a folder never
+// leaves the dataset, never starts with a dot and never holds a character
+// a glob or a Hive partition reads.
+func tableFolder(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	if b.Len() == 0 {
+		return "%"
+	}
+	return b.String()
+}
+
+// fileColumnFor is the name of the file name column of t's view:
+// fileColumn, or for a table that has a column of that name (a user's),
+// one no column of t has.
+func fileColumnFor(t table) string {
+	name := fileColumn
+	for taken := true; taken; {
+		taken = false
+		for _, c := range t.columns {
+			if strings.EqualFold(c, name) {
+				name = "traceduck_" + name
+				taken = true
+			}
+		}
+	}
+	return name
+}
+
+// fileOption is read_parquet's option that adds the file name column.
+func fileOption(col string) string {
+	if col == fileColumn {
+		return "filename = true"
+	}
+	return "filename = " + queries.Literal(col)
+}
+
+// runIDExpr reads the run_id of a row from the name of its file
+// (.../run_id=N/part-0.parquet): the last folder of the path only, so
+// that a folder above the dataset named like a partition (format=btf,
+// run_id=9) is not read as one, as read_parquet's hive_partitioning
+// would.
+func runIDExpr(fileCol, typ string) string {
+	return fmt.Sprintf(`CAST(regexp_extract(%s, '[/\\]run_id=([0-9]+)[/\\][^/\\]*$', 1) AS %s)`, queries.Ident(fileCol), typ)
 }
 
 // viewsSQL is the text of views.sql: the tables over the dataset's files,
-// then the .sql files of queries/ as traceduck installs them.
+// then the .sql files of queries/ as traceduck installs them. Every path
+// is a literal right after "read_parquet(", relative to the dataset's
+// folder (OpenDataset makes them absolute).
 func viewsSQL(tables []table) (string, error) {
 	var b strings.Builder
 	b.WriteString(`-- traceduck dataset: the tables of a traceduck database as Parquet files,
@@ -171,27 +167,44 @@ func viewsSQL(tables []table) (string, error) {
 -- Paths are relative to the dataset's folder. In DuckDB:
 --   SET file_search_path = '/path/to/dataset';
 --   .read /path/to/dataset/views.sql        (the duckdb CLI; or execute this text)
+-- (DuckDB splits file_search_path at commas: for a folder whose path holds
+-- one, cd into the folder instead.)
+--
+-- A run is in the dataset once its partition of runs is there: writers
+-- write it last, so the other tables keep only the rows of the runs that
+-- runs lists, and a run being written, or left half written by a writer
+-- that died, is not seen. The run_id of a row is read from its folder's
+-- name (run_id=N), the last folder of its path.
 -- The overhead model's parameter tables are small and are copied into
 -- tables instead (CREATE TABLE IF NOT EXISTS, as traceduck's queries
 -- expect them).
 
 `)
-	for _, t := range tables {
+	// runs first: the other views read it.
+	ordered := append([]table{tables[len(tables)-1]}, tables[:len(tables)-1]...)
+	for _, t := range ordered {
 		if !t.perRun {
 			fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s AS SELECT * FROM read_parquet(%s);\n",
-				queries.Ident(t.name), queries.Literal(t.name+"/"+partFile))
+				queries.Ident(t.name), queries.Literal(t.folder+"/"+partFile))
 			continue
 		}
-		runIDType := "INTEGER"
+		fileCol := fileColumnFor(t)
 		var cols []string
 		for i, c := range t.columns {
-			cols = append(cols, queries.Ident(c))
 			if c == "run_id" {
-				runIDType = t.types[i]
+				cols = append(cols, runIDExpr(fileCol, t.types[i])+" AS run_id")
+				continue
 			}
+			cols = append(cols, queries.Ident(c))
 		}
-		fmt.Fprintf(&b, "CREATE OR REPLACE VIEW %s AS SELECT %s\nFROM read_parquet(%s, hive_partitioning = true, hive_types = {'run_id': %s});\n",
-			queries.Ident(t.name), strings.Join(cols, ", "), queries.Literal(t.name+"/*/*.parquet"), runIDType)
+		fmt.Fprintf(&b, "CREATE OR REPLACE VIEW %s AS SELECT %s\nFROM read_parquet(%s, hive_partitioning = false, %s)",
+			queries.Ident(t.name), strings.Join(cols, ", "), queries.Literal(t.folder+"/*/*.parquet"), fileOption(fileCol))
+		if t.name == "runs" {
+			b.WriteString(";\n")
+			continue
+		}
+		// Only the rows of committed runs.
+		fmt.Fprintf(&b, "\nWHERE run_id IN (SELECT run_id FROM runs);\n")
 	}
 	for _, name := range queries.Files() {
 		text, err := queries.Source(name)
@@ -203,8 +216,24 @@ func viewsSQL(tables []table) (string, error) {
 	return b.String(), nil
 }
 
-// DatasetRuns returns the run_ids the dataset at dir holds (the partition
-// folders of its runs table), in order.
+// duckPath is dir as an absolute path that DuckDB's read_parquet reads
+// as it is: its glob characters (* ? [) are each written as a class of
+// one character ([*]), DuckDB's only way to escape them. DuckDB takes a
+// backslash for a path separator, so a Unix path that holds one cannot be
+// given to it.
+func duckPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if filepath.Separator == '/' && strings.Contains(abs, `\`) {
+		return "", fmt.Errorf("%s: DuckDB cannot read a path that holds a backslash (it takes it for a separator); rename the folder", dir)
+	}
+	return strings.NewReplacer("[", "[[]", "*", "[*]", "?", "[?]").Replace(abs), nil
+}
+
+// DatasetRuns returns the run_ids the dataset at dir holds: the runs
+// whose partition of the runs table is there (a run's commit), in order.
 func DatasetRuns(dir string) ([]int32, error) {
 	entries, err := os.ReadDir(filepath.Join(dir, "runs"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -215,7 +244,11 @@ func DatasetRuns(dir string) ([]int32, error) {
 	}
 	var ids []int32
 	for _, e := range entries {
-		if id, ok := partitionID(e.Name()); ok && e.IsDir() {
+		id, ok := partitionID(e.Name())
+		if !ok || !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "runs", e.Name(), partFile)); err == nil {
 			ids = append(ids, id)
 		}
 	}
@@ -223,100 +256,77 @@ func DatasetRuns(dir string) ([]int32, error) {
 	return ids, nil
 }
 
-// ClaimRunID reserves the next free run_id of the dataset at dir by
-// creating its partition folder of the runs table: mkdir either creates a
-// folder or fails because it exists, on every filesystem, so jobs that
-// ingest into one dataset at once never take the same id.
-func ClaimRunID(dir string) (int32, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o777); err != nil {
-		return 0, err
-	}
-	ids, err := DatasetRuns(dir)
-	if err != nil {
-		return 0, err
-	}
-	next := int32(1)
-	if len(ids) > 0 {
-		next = ids[len(ids)-1] + 1
-	}
-	for ; next > 0; next++ {
-		err := os.Mkdir(filepath.Join(dir, "runs", fmt.Sprintf("run_id=%d", next)), 0o777)
-		if err == nil {
-			return next, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return 0, err
-		}
-	}
-	return 0, fmt.Errorf("%s: no run_id left", dir)
-}
-
 // partitionID reads "run_id=N".
 func partitionID(name string) (int32, bool) {
 	v, ok := strings.CutPrefix(name, "run_id=")
-	if !ok {
+	if !ok || v == "" || v[0] == '+' || v[0] == '-' {
 		return 0, false
 	}
 	id, err := strconv.ParseInt(v, 10, 32)
 	return int32(id), err == nil && id > 0
 }
 
-// DatasetHolds returns the dataset run_id of a run of the dataset at dir
-// whose file has the sha256 of run in db, or 0 when it holds none.
-func DatasetHolds(ctx context.Context, db *sql.DB, dir string, run int32) (int32, error) {
-	files, err := filepath.Glob(filepath.Join(globEscape(dir), "runs", "run_id=*", partFile))
-	if err != nil || len(files) == 0 {
-		return 0, err
-	}
-	var id sql.NullInt32
-	err = db.QueryRowContext(ctx, fmt.Sprintf(`
-		SELECT min(d.run_id) FROM read_parquet(%s, hive_partitioning = true) d
-		JOIN runs r ON r.sha256 = d.sha256 WHERE r.run_id = ?`,
-		queries.Literal(filepath.Join(dir, "runs", "*", partFile))), run).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", dir, err)
-	}
-	return id.Int32, nil
+// DatasetRun is a run the dataset holds.
+type DatasetRun struct {
+	ID     int32
+	Name   string
+	SHA256 string
 }
 
-// RemoveRun removes every partition of run id from the dataset at dir:
-// what a failed ingest into the dataset leaves behind.
-func RemoveRun(dir string, id int32) error {
-	entries, err := os.ReadDir(dir)
+// datasetRuns reads the committed runs of the dataset at dir through db,
+// by id.
+func datasetRuns(ctx context.Context, db *sql.DB, dir string) (map[int32]DatasetRun, error) {
+	out := map[int32]DatasetRun{}
+	ids, err := DatasetRuns(dir)
+	if err != nil || len(ids) == 0 {
+		return out, err
+	}
+	base, err := duckPath(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var first error
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(dir, e.Name(), fmt.Sprintf("run_id=%d", id))); err != nil && first == nil {
-			first = err
-		}
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT %s, name, sha256
+		FROM read_parquet(%s, hive_partitioning = false, filename = true)`,
+		runIDExpr(fileColumn, "INTEGER"), queries.Literal(base+"/runs/*/"+partFile)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	return first
-}
-
-// globEscape quotes the characters filepath.Glob treats as patterns.
-func globEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
-	return r.Replace(s)
+	defer rows.Close()
+	for rows.Next() {
+		var r DatasetRun
+		var name, sha sql.NullString
+		if err := rows.Scan(&r.ID, &name, &sha); err != nil {
+			return nil, err
+		}
+		r.Name, r.SHA256 = name.String, sha.String
+		out[r.ID] = r
+	}
+	return out, rows.Err()
 }
 
 // OpenDataset opens the dataset at dir as views.sql tells a DuckDB user
-// to: an empty in-memory database on one connection (file_search_path is
-// the connection's), file_search_path set to dir, views.sql run. The
-// caller closes it.
+// to, in an empty in-memory database on one connection, with the paths of
+// views.sql made absolute (DuckDB's glob characters escaped) instead of
+// setting file_search_path, which DuckDB splits at commas. The caller
+// closes it.
 func OpenDataset(ctx context.Context, dir string) (*sql.DB, error) {
 	text, err := os.ReadFile(filepath.Join(dir, ViewsFile))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a traceduck dataset (no %s; write one with 'traceduck export --parquet %s')", dir, ViewsFile, dir)
 	}
-	abs, err := filepath.Abs(dir)
+	ids, err := DatasetRuns(dir)
 	if err != nil {
 		return nil, err
 	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%s: the dataset holds no run (none is complete)", dir)
+	}
+	base, err := duckPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	sqlText := strings.ReplaceAll(string(text), "read_parquet('",
+		"read_parquet('"+strings.ReplaceAll(base, "'", "''")+string(filepath.Separator))
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		return nil, err
@@ -324,11 +334,7 @@ func OpenDataset(ctx context.Context, dir string) (*sql.DB, error) {
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetMaxIdleConns(1)
-	if _, err := db.ExecContext(ctx, "SET file_search_path = "+queries.Literal(abs)); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if _, err := db.ExecContext(ctx, string(text)); err != nil {
+	if _, err := db.ExecContext(ctx, sqlText); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ViewsFile), err)
 	}

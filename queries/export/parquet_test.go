@@ -117,17 +117,9 @@ func contents(t *testing.T, db *sql.DB, rel string, runs string) string {
 // DuckDB through views.sql: every table and every view has the rows it has
 // in the database.
 func TestParquetRoundTrip(t *testing.T) {
-	ctx := context.Background()
 	db := sampleDB(t)
 	dir := filepath.Join(t.TempDir(), "dataset")
-	var maps []export.Mapping
-	for id := int32(1); id <= 5; id++ {
-		maps = append(maps, export.Mapping{From: id, To: id})
-	}
-	res, err := export.Parquet(ctx, db.SQL(), dir, maps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := exportRuns(t, db.SQL(), dir, 1, 2, 3, 4, 5)
 	if res.Files == 0 || res.Bytes == 0 {
 		t.Fatalf("wrote %d files, %d bytes", res.Files, res.Bytes)
 	}
@@ -164,70 +156,109 @@ func TestParquetRoundTrip(t *testing.T) {
 	}
 }
 
-// TestParquetSubsetAndRenumber exports two runs under new ids, then a
-// third into the same dataset: the dataset holds the three, renumbered,
-// with the database's rows.
-func TestParquetSubsetAndRenumber(t *testing.T) {
-	ctx := context.Background()
-	db := sampleDB(t)
-	dir := t.TempDir()
-	if _, err := export.Parquet(ctx, db.SQL(), dir, []export.Mapping{{From: 1, To: 10}, {From: 3, To: 11}}); err != nil {
+// exportRuns exports runs of db into the dataset at dir and checks that
+// each kept its run_id.
+func exportRuns(t *testing.T, db *sql.DB, dir string, runs ...int32) export.ParquetResult {
+	t.Helper()
+	w, err := export.NewWriter(dir, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := export.ClaimRunID(dir)
-	if err != nil || id != 12 {
-		t.Fatalf("ClaimRunID = %d, %v; want 12", id, err)
-	}
-	if _, err := export.Parquet(ctx, db.SQL(), dir, []export.Mapping{{From: 2, To: id}}); err != nil {
+	defer w.Close()
+	placed, res, err := w.Export(context.Background(), db, runs)
+	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := export.DatasetRuns(dir)
-	if err != nil || fmt.Sprint(ids) != "[10 11 12]" {
-		t.Fatalf("DatasetRuns = %v, %v", ids, err)
-	}
-	pq := readDataset(t, dir)
-	for _, c := range []struct{ from, to int }{{1, 10}, {3, 11}, {2, 12}} {
-		for _, table := range []string{"runs", "objects", "events", "state_intervals", "eco_triples"} {
-			q := fmt.Sprintf("SELECT * EXCLUDE (run_id) FROM %s WHERE run_id = %%d ORDER BY ALL", table)
-			w, g := dbtest.Query(t, db.SQL(), fmt.Sprintf(q, c.from)), dbtest.Query(t, pq, fmt.Sprintf(q, c.to))
-			if w != g || w == "" {
-				t.Errorf("%s of run %d (dataset run %d) differs or is empty:\n%s", table, c.from, c.to, dbtest.Diff(w, g))
-			}
+	for _, p := range placed {
+		if p.From != p.To {
+			t.Fatalf("run %d written as run %d", p.From, p.To)
 		}
 	}
-	// A view reads across the renumbered runs.
-	if got := dbtest.Query(t, pq, "SELECT list(DISTINCT run_id ORDER BY run_id) FROM state_summary"); got != "[10 11 12]\n" {
-		t.Errorf("state_summary's runs = %s", got)
+	return res
+}
+
+// TestParquetUserWay reads a dataset as docs/export.md tells a DuckDB
+// user to (file_search_path, then the text of views.sql), and as
+// OpenDataset does: the same runs.
+func TestParquetUserWay(t *testing.T) {
+	db := sampleDB(t)
+	dir := filepath.Join(t.TempDir(), "dataset")
+	exportRuns(t, db.SQL(), dir, 1, 3)
+	text, err := os.ReadFile(filepath.Join(dir, export.ViewsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer user.Close()
+	user.SetMaxOpenConns(1)
+	if _, err := user.Exec("SET file_search_path = " + queries.Literal(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := user.Exec(string(text)); err != nil {
+		t.Fatal(err)
+	}
+	const q = "SELECT run_id, count(*) FROM state_summary GROUP BY run_id ORDER BY run_id"
+	got, want := dbtest.Query(t, user, q), dbtest.Query(t, readDataset(t, dir), q)
+	if got != want || !strings.HasPrefix(got, "1 | ") || !strings.Contains(got, "\n3 | ") {
+		t.Errorf("the user's way:\n%s\nOpenDataset:\n%s", got, want)
 	}
 }
 
-// TestClaimRunIDConcurrent: jobs claiming ids at once never share one.
-func TestClaimRunIDConcurrent(t *testing.T) {
+// TestParquetKeepAndRenumber: runs keep their ids; a second database's
+// runs that the dataset holds under their ids as other traces go to new
+// ids, its runs of traces the dataset holds replace those (the same
+// sha256); exporting the first database again replaces its own runs and
+// touches no other.
+func TestParquetKeepAndRenumber(t *testing.T) {
+	ctx := context.Background()
+	a := sampleDB(t)
 	dir := t.TempDir()
-	const jobs = 16
-	ids := make(chan int32, jobs)
-	errs := make(chan error, jobs)
-	for i := 0; i < jobs; i++ {
-		go func() {
-			id, err := export.ClaimRunID(dir)
-			ids <- id
-			errs <- err
-		}()
+	exportRuns(t, a.SQL(), dir, 1, 3)
+
+	// b: run 1 the trace of a's run 2, run 2 the trace of a's run 3, run
+	// 3 the trace of a's run 1 again.
+	b := dbtest.Open(t)
+	for _, p := range []string{"../../samples/qnx/neutrino-2cpu.txt", "../../samples/baget/minirtos-2cpu.blog", "../../samples/btf/rtos-2core.btf"} {
+		dbtest.Ingest(t, b, p, ingest.Options{})
 	}
-	seen := map[int32]bool{}
-	for i := 0; i < jobs; i++ {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-		id := <-ids
-		if seen[id] {
-			t.Errorf("run_id %d claimed twice", id)
-		}
-		seen[id] = true
+	w, err := export.NewWriter(dir, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for id := int32(1); id <= jobs; id++ {
-		if !seen[id] {
-			t.Errorf("run_id %d not claimed; claimed %v", id, seen)
+	placed, _, err := w.Export(ctx, b.SQL(), []int32{1, 2, 3})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range placed {
+		s := fmt.Sprintf("%d->%d", p.From, p.To)
+		if p.Replaced {
+			s += " replaced"
 		}
+		if p.Over != nil {
+			s += fmt.Sprintf(" over %d (%s)", p.Over.ID, p.Over.Name)
+		}
+		got = append(got, s)
+	}
+	// b's run 1 (neutrino) finds another trace under its id (a's run 1):
+	// a new id, one above the dataset's and the ones the others take; b's
+	// run 2 (minirtos) replaces the dataset's run 3, the same trace; b's
+	// run 3 (rtos-2core) finds another trace under its id and replaces the
+	// dataset's run 1, the same trace.
+	if want := "1->4 over 1 (rtos-2core), 2->3 replaced, 3->1 replaced over 3 (minirtos-2cpu)"; strings.Join(got, ", ") != want {
+		t.Errorf("placed %s\nwant   %s", strings.Join(got, ", "), want)
+	}
+	const q = "SELECT run_id, name, format FROM runs ORDER BY run_id"
+	if got := dbtest.Query(t, readDataset(t, dir), q); got != "1 | rtos-2core | btf\n3 | minirtos-2cpu | baget\n4 | neutrino-2cpu | qnx\n" {
+		t.Errorf("dataset's runs:\n%s", got)
+	}
+	// a again: its runs keep their ids, replacing themselves.
+	exportRuns(t, a.SQL(), dir, 1, 3)
+	if got := dbtest.Query(t, readDataset(t, dir), q); got != "1 | rtos-2core | btf\n3 | minirtos-2cpu | baget\n4 | neutrino-2cpu | qnx\n" {
+		t.Errorf("dataset's runs after a again:\n%s", got)
 	}
 }
