@@ -545,7 +545,13 @@ another one has open fails at once with
 fails with ` + "`FILE: disk full, nothing of it was written: ...`" + ` and the database
 opens with its earlier runs (` + "`diskfull_test.go`" + `); names, tags and selectors
 holding quotes, semicolons or ` + "`--`" + ` are data in every command
-(` + "`sqlsafe_test.go`" + `).
+(` + "`sqlsafe_test.go`" + `). A named pipe given as the trace is read once,
+as standard input is, and Ctrl-C ends the wait for its writer; one given as
+` + "`--db`" + ` is refused at once with ` + "`DB: is a named pipe, not a database file`" + `
+(` + "`special_test.go`" + `). ` + "`demo --db`" + ` refuses every file it cannot prove
+it made and leaves it byte for byte as it was, and an interrupted demo
+leaves the old file in place (` + "`TestDemoRefusesUserData`" + `,
+` + "`TestDemoInterrupted`" + `).
 
 Bounds (each an error past it; see the formats' READMEs): text lines 1 MiB
 (every text format); BTF header lines 4096 and entity tables 16 MiB;
