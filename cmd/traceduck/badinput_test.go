@@ -551,7 +551,9 @@ as standard input is, and Ctrl-C ends the wait for its writer; one given as
 (` + "`special_test.go`" + `). ` + "`demo --db`" + ` refuses every file it cannot prove
 it made and leaves it byte for byte as it was, and an interrupted demo
 leaves the old file in place (` + "`TestDemoRefusesUserData`" + `,
-` + "`TestDemoInterrupted`" + `).
+` + "`TestDemoInterrupted`" + `). Ctrl-C or SIGTERM interrupts a query DuckDB is
+running (` + "`TestLongQueryInterrupted`" + `), and glob patterns are matched in
+time linear in the name (` + "`TestManyStarPatterns`" + `, queries' ` + "`TestGlobRegexIsGlob`" + `).
 
 Bounds (each an error past it; see the formats' READMEs): text lines 1 MiB
 (every text format); BTF header lines 4096 and entity tables 16 MiB;
