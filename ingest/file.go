@@ -44,13 +44,17 @@ type Result struct {
 // 567 MB BTF file took 0.5 s, all before the first event): a duplicate is
 // refused as soon as its hash is known, which stops the ingest, and the
 // hash is checked again inside the transaction (schema).
+//
+// A path that is not a regular file (standard input, a named pipe, a
+// device) is a stream: it is read once, hashed as it is read, and its
+// format is detected from its first bytes like any other's.
 func Path(ctx context.Context, db *schema.DB, path string, opt Options) (Result, error) {
-	src, err := Open(path)
+	src, err := OpenContext(ctx, path)
 	if err != nil {
 		return Result{}, err
 	}
 	defer src.Close()
-	if path == "-" {
+	if !src.File() {
 		return Opened(ctx, db, src, opt)
 	}
 	ctx, stop := context.WithCancelCause(ctx)

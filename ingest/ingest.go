@@ -130,8 +130,10 @@ func Detect(src *Source) (Ingester, error) {
 	return nil, fmt.Errorf("%s: not a trace format traceduck recognizes (tried %s); name one with --format", src.Name, strings.Join(names, ", "))
 }
 
-// Source is a trace being read: a file or standard input. Reading through
-// it computes the sha256 of the bytes and counts them (for progress).
+// Source is a trace being read: a file, a stream (standard input, a named
+// pipe, a device such as a serial line) or bytes a caller opened. Reading
+// through it computes the sha256 of the bytes and counts them (for
+// progress).
 type Source struct {
 	Name string // path as given, "-" for standard input
 	Size int64  // bytes, -1 when unknown
@@ -140,9 +142,17 @@ type Source struct {
 	closer io.Closer
 	h      hash.Hash // nil once NoHash was called
 	n      atomic.Int64
+	// file: a regular file, which can be opened and read again (to hash
+	// it beside the ingest); anything else is read once.
+	file bool
 }
 
-// Open opens a path, or standard input for "-".
+// Open opens a path, or standard input for "-". A path that is not a
+// regular file (a named pipe, a character device) is a stream, read once
+// as standard input is: its size is unknown and its bytes are hashed as
+// they are read, never by opening it a second time (a second reader of a
+// pipe takes bytes away from the first; a device such as /dev/zero never
+// ends).
 func Open(path string) (*Source, error) {
 	if path == "-" {
 		return NewSource("-", os.Stdin, -1), nil
@@ -160,17 +170,52 @@ func Open(path string) (*Source, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: is a directory", path)
 	}
-	s := NewSource(path, f, st.Size())
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		size = -1
+	}
+	s := NewSource(path, f, size)
 	s.closer = f
+	s.file = st.Mode().IsRegular()
 	return s, nil
 }
 
-// NewSource reads a trace from r; name is used in messages.
+// OpenContext is Open that gives up when ctx is done: opening a named
+// pipe waits for a writer, and Ctrl-C must not wait with it. The file, if
+// it opens later, is closed.
+func OpenContext(ctx context.Context, path string) (*Source, error) {
+	type opened struct {
+		src *Source
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		src, err := Open(path)
+		ch <- opened{src, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.src, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.src != nil {
+				o.src.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// NewSource reads a trace from r, once; name is used in messages.
 func NewSource(name string, r io.Reader, size int64) *Source {
 	s := &Source{Name: name, Size: size, h: sha256.New()}
 	s.br = bufio.NewReaderSize(&hashingReader{r: r, s: s}, 256<<10)
 	return s
 }
+
+// File reports whether the source is a regular file, which can be opened
+// again; otherwise it is a stream, read once.
+func (s *Source) File() bool { return s.file }
 
 type hashingReader struct {
 	r io.Reader

@@ -12,10 +12,10 @@
 --   eco=5                one triple by its eco_id (eco_ids are per run: in
 --                        every run unless the query keeps one run_id)
 --   all                  the root: every triple
--- Values are exact, or glob patterns when they hold *, ? or [
--- (object=T_1MS_*); a name holding '&' is matched with ? in its place. A
--- missing class, event, context or object is named (none) (a Chrome event
--- without cat: class=(none), event=(none):name). Terms of
+-- Values are exact, or glob patterns when they hold *, ? or [ (matched through
+-- glob_regex, in time linear in the name: object=T_1MS_*); a name holding '&'
+-- is matched with ? in its place. A missing class, event, context or object is
+-- named (none) (a Chrome event without cat: class=(none), event=(none):name). Terms of
 -- one mark must name different dimensions (event: class or event;
 -- context: context.kind or context; object: object.kind or object; eco
 -- covers all three): 'event=T:start&context=Core_1' is the (event,
@@ -130,7 +130,9 @@ ORDER BY mark_no, level;
 --                               (SELECT list(mark) FROM my_marks WHERE NOT incl));
 CREATE OR REPLACE MACRO eco_selection(includes, excludes) AS TABLE
 WITH
-terms AS (SELECT * FROM eco_marks(includes, excludes)),
+-- a pattern's regular expression, made once per term (glob_regex: GLOB
+-- itself backtracks, exponentially in the stars)
+terms AS (SELECT *, CASE WHEN NOT exact THEN glob_regex(value) END AS re FROM eco_marks(includes, excludes)),
 triples AS (
     SELECT t.run_id, t.eco_id, t.count, coalesce(t.class, '(none)') AS class, coalesce(t.event, '(none)') AS event,
            coalesce(c.kind, '(none)') AS context_kind, coalesce(c.name, '(none)') AS context,
@@ -148,13 +150,13 @@ matched AS (
     HAVING bool_and(CASE m.level
         WHEN 'all' THEN true
         WHEN 'eco' THEN x.eco_id = TRY_CAST(m.value AS INTEGER)
-        WHEN 'class' THEN CASE WHEN m.exact THEN x.class = m.value ELSE x.class GLOB m.value END
+        WHEN 'class' THEN CASE WHEN m.exact THEN x.class = m.value ELSE regexp_full_match(x.class, m.re) END
         WHEN 'event' THEN CASE WHEN m.exact THEN x.class || ':' || x.event = m.value OR x.event = m.value
-                               ELSE x.class || ':' || x.event GLOB m.value OR x.event GLOB m.value END
-        WHEN 'context.kind' THEN CASE WHEN m.exact THEN x.context_kind = m.value ELSE x.context_kind GLOB m.value END
-        WHEN 'context' THEN CASE WHEN m.exact THEN x.context = m.value ELSE x.context GLOB m.value END
-        WHEN 'object.kind' THEN CASE WHEN m.exact THEN x.object_kind = m.value ELSE x.object_kind GLOB m.value END
-        WHEN 'object' THEN CASE WHEN m.exact THEN x.object = m.value ELSE x.object GLOB m.value END
+                               ELSE regexp_full_match(x.class || ':' || x.event, m.re) OR regexp_full_match(x.event, m.re) END
+        WHEN 'context.kind' THEN CASE WHEN m.exact THEN x.context_kind = m.value ELSE regexp_full_match(x.context_kind, m.re) END
+        WHEN 'context' THEN CASE WHEN m.exact THEN x.context = m.value ELSE regexp_full_match(x.context, m.re) END
+        WHEN 'object.kind' THEN CASE WHEN m.exact THEN x.object_kind = m.value ELSE regexp_full_match(x.object_kind, m.re) END
+        WHEN 'object' THEN CASE WHEN m.exact THEN x.object = m.value ELSE regexp_full_match(x.object, m.re) END
     END)
 ),
 -- per triple the deciding mark: most specific, exclude before include on

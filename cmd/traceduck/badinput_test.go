@@ -568,6 +568,15 @@ it once, the others refused with
 ` + "`FILE: already in DIR as run N (same sha256); --force ingests it again`" + ` or
 ` + "`FILE: another job is writing the same trace (same sha256) into DIR now (pid N ...); --force ingests it again`" + `;
 what a live job holds is never cleared.
+A named pipe given as the trace is read once,
+as standard input is, and Ctrl-C ends the wait for its writer; one given as
+` + "`--db`" + ` is refused at once with ` + "`DB: is a named pipe, not a database file`" + `
+(` + "`special_test.go`" + `). ` + "`demo --db`" + ` refuses every file it cannot prove
+it made and leaves it byte for byte as it was, and an interrupted demo
+leaves the old file in place (` + "`TestDemoRefusesUserData`" + `,
+` + "`TestDemoInterrupted`" + `). Ctrl-C or SIGTERM interrupts a query DuckDB is
+running (` + "`TestLongQueryInterrupted`" + `), and glob patterns are matched in
+time linear in the name (` + "`TestManyStarPatterns`" + `, queries' ` + "`TestGlobRegexIsGlob`" + `).
 
 Bounds (each an error past it; see the formats' READMEs): text lines 1 MiB
 (every text format); BTF header lines 4096 and entity tables 16 MiB;

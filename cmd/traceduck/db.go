@@ -20,10 +20,16 @@ const memoryDB = ":memory:"
 // they are missing, and installs the views and macros of queries/ (every
 // database traceduck writes gets them, so that any DuckDB client sees
 // them).
+//
+// A path that exists must be a regular file: DuckDB would open a named
+// pipe and wait for a writer forever, and read a device as if it were a
+// database.
 func openDB(ctx context.Context, path string) (*schema.DB, error) {
 	dsn := path
 	if path == memoryDB {
 		dsn = "" // go-duckdb's name of an in-memory database
+	} else if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: is %s, not a database file", path, fileKind(st.Mode()))
 	}
 	db, err := schema.Open(ctx, dsn)
 	if err != nil {
@@ -41,18 +47,32 @@ func openDB(ctx context.Context, path string) (*schema.DB, error) {
 // an empty database.
 func openExistingDB(ctx context.Context, path string) (*schema.DB, error) {
 	if path != memoryDB {
-		st, err := os.Stat(path)
+		_, err := os.Stat(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such database (create one with 'traceduck ingest --db %s TRACE' or 'traceduck demo --db %s')", path, path, path)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s: is a directory, not a database file", path)
-		}
 	}
 	return openDB(ctx, path)
+}
+
+// fileKind names what a path that is not a regular file is.
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // lockHolder finds the process that holds a database's lock in DuckDB's

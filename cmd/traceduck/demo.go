@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/samples"
 )
 
@@ -48,9 +51,12 @@ func newDemoCmd() *cobra.Command {
 (default: ` + defaultDemoDB + ` in the current directory), prints a short
 summary of what the database holds, and three example queries to try.
 
-Demo is meant to be run again: when the file exists and holds only runs that
-demo ingested, it is recreated. Any other existing file is left alone and
-demo stops with an error.`,
+Demo is meant to be run again: an existing file is recreated when demo made
+it (demo writes a table traceduck_demo into it, counting the rows it wrote)
+and it holds nothing else: no run, row, table, view or macro added since.
+Any other file is left as it is and demo stops with an error. The new
+database is built beside the file and takes its place at the end, so that
+an interrupted demo leaves the file as it was.`,
 		Example: `  traceduck demo
   traceduck demo --db /tmp/demo.duckdb`,
 		Args: cobra.NoArgs,
@@ -66,10 +72,23 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 	if dbPath == "" {
 		return usagef("--db: empty file name")
 	}
-	if err := clearDemoDB(ctx, dbPath); err != nil {
-		return err
+	// The database is built beside dbPath and renamed over it at the end:
+	// an interrupted demo leaves dbPath as it was, and an existing file
+	// is replaced only when demo made it (checked before and again just
+	// before the rename).
+	build := dbPath
+	if dbPath != memoryDB {
+		if err := checkDemoDB(ctx, dbPath); err != nil {
+			return err
+		}
+		tmp, err := os.MkdirTemp(filepath.Dir(dbPath), ".traceduck-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		build = filepath.Join(tmp, "demo.duckdb")
 	}
-	db, err := openDB(ctx, dbPath)
+	db, err := openDB(ctx, build)
 	if err != nil {
 		return err
 	}
@@ -110,13 +129,31 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 		}
 		fmt.Fprintf(out, "run %d: %s (%s, %d events)\n    %s\n", res.RunID, name, res.Format, res.Events, s.Description)
 	}
+	if err := writeDemoMarker(ctx, db.SQL()); err != nil {
+		return err
+	}
 
+	// The summary is printed once the file is in place (a reader that
+	// stops reading ends demo, and must not leave a half-made database).
 	conn, err := db.SQL().Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if err := demoSummary(ctx, conn, dbPath, out); err != nil {
+	var summary bytes.Buffer
+	err = demoSummary(ctx, conn, dbPath, &summary)
+	conn.Close()
+	if err != nil {
+		return err
+	}
+	if build != dbPath {
+		if err := db.Close(); err != nil { // checkpointed: no .wal is left
+			return err
+		}
+		if err := replaceDemoDB(ctx, build, dbPath); err != nil {
+			return err
+		}
+	}
+	if _, err := summary.WriteTo(out); err != nil {
 		return err
 	}
 
@@ -128,12 +165,40 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 	return nil
 }
 
-// clearDemoDB removes an earlier demo database at path, and refuses to
-// touch a file that holds anything else.
-func clearDemoDB(ctx context.Context, path string) error {
-	if path == memoryDB {
-		return nil
+// demoMarker is the table demo writes into every database it makes, and
+// nothing else writes: one row per table with the rows demo left in it.
+// A file is demo's to recreate only when it has the marker, nothing
+// besides what traceduck installs in every database, and the rows the
+// marker counts, no more and no fewer (a run, an overhead session or a
+// table of the user's added since is data demo must not delete).
+const demoMarker = "traceduck_demo"
+
+// writeDemoMarker records what demo wrote.
+func writeDemoMarker(ctx context.Context, db *sql.DB) error {
+	counts, err := tableRows(ctx, db)
+	if err != nil {
+		return err
 	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE "+demoMarker+" (table_name VARCHAR, row_count BIGINT); "+
+		"COMMENT ON TABLE "+demoMarker+" IS 'written by traceduck demo: the rows it wrote per table; demo recreates this database only while they are all it holds'"); err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(counts) {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO "+demoMarker+" VALUES (?, ?)", name, counts[name]); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// checkDemoDB refuses an existing path unless demo made it and it holds
+// nothing demo did not write (demoMarker). It does not change the file.
+func checkDemoDB(ctx context.Context, path string) error {
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -141,39 +206,162 @@ func clearDemoDB(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	if st.IsDir() {
-		return fmt.Errorf("%s: is a directory", path)
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: is %s, not a database file", path, fileKind(st.Mode()))
 	}
-	if st.Size() > 0 {
-		others, err := nonDemoRuns(ctx, path)
-		if err != nil {
-			return fmt.Errorf("%s exists and is not a traceduck demo database (%v); remove it or choose another --db", path, err)
+	refuse := func(found string) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if others > 0 {
-			return fmt.Errorf("%s exists and holds %s that demo did not ingest; remove it or choose another --db", path, plural(others, "run"))
-		}
+		return fmt.Errorf("%s: demo recreates only a database it made, and this file %s; remove it or choose another --db", path, found)
 	}
-	if err := os.Remove(path); err != nil {
+	if st.Size() == 0 {
+		return refuse("is empty")
+	}
+	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		return refuse(fmt.Sprintf("is not a DuckDB database it can read (%v)", strings.TrimPrefix(err.Error(), driverPrefix)))
+	}
+	file := sql.OpenDB(connector)
+	defer file.Close()
+	have, err := catalog(ctx, file)
+	if err != nil {
+		return refuse(fmt.Sprintf("is not a DuckDB database it can read (%v)", strings.TrimPrefix(err.Error(), driverPrefix)))
+	}
+	if !have["table main."+demoMarker] {
+		return refuse("has no " + demoMarker + " table (the marker demo writes)")
+	}
+	ref, err := openDB(ctx, memoryDB) // what traceduck puts in every database
+	if err != nil {
 		return err
 	}
-	if err := os.Remove(path + ".wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	defer ref.Close()
+	installed, err := catalog(ctx, ref.SQL())
+	if err != nil {
 		return err
+	}
+	for _, obj := range sortedKeys(have) {
+		if !installed[obj] && obj != "table main."+demoMarker {
+			return refuse("holds " + obj + ", which demo did not make")
+		}
+	}
+	wrote := map[string]int64{}
+	rows, err := file.QueryContext(ctx, "SELECT table_name, row_count FROM "+demoMarker)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		wrote[name] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	counts, err := tableRows(ctx, file)
+	if err != nil {
+		return err
+	}
+	// runs first: the table a user knows.
+	names := append([]string{"runs"}, sortedKeys(counts)...)
+	for _, name := range names {
+		n, w := counts[name], wrote[name]
+		switch {
+		case n == w:
+		case name == "runs" && n > w:
+			return refuse(fmt.Sprintf("holds %s that demo did not ingest", plural(n-w, "run")))
+		default:
+			return refuse(fmt.Sprintf("has %s in table %s where demo wrote %d", plural(n, "row"), name, w))
+		}
 	}
 	return nil
 }
 
-// nonDemoRuns counts the runs of the database at path that demo did not
-// ingest, without changing the file.
-func nonDemoRuns(ctx context.Context, path string) (int64, error) {
-	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
-	if err != nil {
-		return 0, err
+// replaceDemoDB renames the database demo built over path, once path is
+// checked again (it may have changed while demo ran).
+func replaceDemoDB(ctx context.Context, built, path string) error {
+	if err := checkDemoDB(ctx, path); err != nil {
+		return err
 	}
-	db := sql.OpenDB(connector)
-	defer db.Close()
-	var n int64
-	err = db.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE tags->>'"+demoTag+"' IS NULL").Scan(&n)
-	return n, err
+	// A write-ahead log beside the old file belongs to it; left there, it
+	// would be replayed into the new one.
+	if err := os.Remove(path + ".wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Rename(built, path)
+}
+
+// catalog lists the objects of the database a client made: "KIND
+// SCHEMA.NAME" for its tables, views, macros, sequences, types, indexes
+// and schemas.
+func catalog(ctx context.Context, db *sql.DB) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `
+		SELECT 'table ' || schema_name || '.' || table_name FROM duckdb_tables() WHERE NOT internal AND database_name = current_database()
+		UNION ALL SELECT 'view ' || schema_name || '.' || view_name FROM duckdb_views() WHERE NOT internal AND database_name = current_database()
+		UNION ALL SELECT 'macro ' || schema_name || '.' || function_name FROM duckdb_functions() WHERE function_type IN ('macro', 'table_macro') AND NOT internal AND database_name = current_database()
+		UNION ALL SELECT 'sequence ' || schema_name || '.' || sequence_name FROM duckdb_sequences() WHERE database_name = current_database()
+		UNION ALL SELECT 'type ' || schema_name || '.' || type_name FROM duckdb_types() WHERE NOT internal AND database_name = current_database()
+		UNION ALL SELECT 'index ' || schema_name || '.' || index_name FROM duckdb_indexes() WHERE database_name = current_database()
+		UNION ALL SELECT 'schema ' || schema_name FROM duckdb_schemas() WHERE NOT internal AND database_name = current_database() AND schema_name <> 'main'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	objs := map[string]bool{}
+	for rows.Next() {
+		var obj string
+		if err := rows.Scan(&obj); err != nil {
+			return nil, err
+		}
+		objs[obj] = true
+	}
+	return objs, rows.Err()
+}
+
+// tableRows counts the rows of every table of the main schema but the
+// demo marker.
+func tableRows(ctx context.Context, db *sql.DB) (map[string]int64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT table_name FROM duckdb_tables()
+		WHERE NOT internal AND database_name = current_database() AND schema_name = 'main' AND table_name <> '`+demoMarker+`'`)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	counts := map[string]int64{}
+	for _, name := range names {
+		var n int64
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+queries.Ident(name)).Scan(&n); err != nil {
+			return nil, err
+		}
+		counts[name] = n
+	}
+	return counts, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // demoSummary prints what the demo database holds.

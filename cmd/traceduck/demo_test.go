@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/traceduck/traceduck/samples"
 )
@@ -74,19 +77,115 @@ func TestDemoOtherFile(t *testing.T) {
 	if n := scalar(t, dir, db, "SELECT count(*) > 0 FROM events"); n != "true" {
 		t.Errorf("demo database has no events")
 	}
-	// demo does not overwrite a database it did not make.
-	mine := filepath.Join(dir, "mine.duckdb")
-	mustRun(t, dir, nil, "ingest", "--db", mine, seedSample)
-	r := td(t, dir, "demo", "--db", mine)
-	expectExit(t, r, 1, "holds 1 run that demo did not ingest")
-	if n := scalar(t, dir, mine, "SELECT count(*) FROM runs"); n != "1" {
-		t.Errorf("%s runs left in %s", n, mine)
+	// A database demo made takes its runs back out: rerun, it is
+	// recreated.
+	mustRun(t, dir, nil, "demo", "--db", db)
+	if n := scalar(t, dir, db, "SELECT count(*) FROM runs"); n != fmt.Sprint(len(samples.List())) {
+		t.Errorf("%s runs after the second demo, want %d", n, len(samples.List()))
 	}
-	// Nor a file that is no database.
-	text := writeFile(t, dir, "notes.txt", []byte("hello\n"))
-	r = td(t, dir, "demo", "--db", text)
-	expectExit(t, r, 1, "is not a traceduck demo database")
-	if b, _ := os.ReadFile(text); string(b) != "hello\n" {
-		t.Error("demo changed a file that is no database")
+}
+
+// Demo recreates only a file it can prove it made: its marker, and nothing
+// added since. Anything else is refused, exit 1, the file byte for byte as
+// it was (issue 20: a database of the user's with runs tagged sample=...,
+// or with no run but other data, was deleted).
+func TestDemoRefusesUserData(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, db string)
+		want  string
+	}{
+		{"a run tagged sample", func(t *testing.T, db string) {
+			mustRun(t, dir, nil, "ingest", "--db", db, "--tag", "sample=btf/rtos-2core.btf", seedSample)
+		}, "has no traceduck_demo table (the marker demo writes)"},
+		{"no run, a table of the user's", func(t *testing.T, db string) {
+			// Not even a traceduck database: a DuckDB file of the user's.
+			own, err := sql.Open("duckdb", filepath.Join(dir, db))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer own.Close()
+			if _, err := own.Exec("CREATE TABLE notes AS SELECT 'precious' AS note"); err != nil {
+				t.Fatal(err)
+			}
+		}, "has no traceduck_demo table (the marker demo writes)"},
+		{"no run, an overhead session", func(t *testing.T, db string) {
+			mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
+			mustRun(t, dir, nil, "query", "--db", db, "DELETE FROM runs; INSERT INTO overhead_spec_sessions VALUES ('mine', 1, 0, false, NULL, NULL)")
+		}, "has no traceduck_demo table (the marker demo writes)"},
+		{"a demo database with a run added", func(t *testing.T, db string) {
+			mustRun(t, dir, nil, "demo", "--db", db)
+			mustRun(t, dir, nil, "ingest", "--db", db, "--force", "--tag", "sample=mine", seedSample)
+		}, "holds 1 run that demo did not ingest"},
+		{"a demo database with the user's table", func(t *testing.T, db string) {
+			mustRun(t, dir, nil, "demo", "--db", db)
+			mustRun(t, dir, nil, "query", "--db", db, "CREATE TABLE notes AS SELECT 'precious' AS note")
+		}, "holds table main.notes, which demo did not make"},
+		{"a demo database with the user's macro", func(t *testing.T, db string) {
+			mustRun(t, dir, nil, "demo", "--db", db)
+			mustRun(t, dir, nil, "query", "--db", db, "CREATE MACRO twice(x) AS 2 * x")
+		}, "holds macro main.twice, which demo did not make"},
+		{"a demo database with the overhead parameters loaded", func(t *testing.T, db string) {
+			mustRun(t, dir, nil, "demo", "--db", db)
+			mustRun(t, dir, nil, "overhead", "--db", db)
+		}, "has 9 rows in table overhead_constants where demo wrote 0"},
+		{"a demo database with its runs deleted and the user's run", func(t *testing.T, db string) {
+			mustRun(t, dir, nil, "demo", "--db", db)
+			mustRun(t, dir, nil, "query", "--db", db, "DELETE FROM runs")
+			mustRun(t, dir, nil, "ingest", "--db", db, "--force", seedSample)
+		}, "has 1 row in table runs where demo wrote " + fmt.Sprint(len(samples.List()))},
+		{"an empty file", func(t *testing.T, db string) {
+			writeFile(t, dir, db, nil)
+		}, "is empty"},
+		{"a text file", func(t *testing.T, db string) {
+			writeFile(t, dir, db, []byte("hello\n"))
+		}, "is not a DuckDB database it can read (IO Error: The file \"$DB\" exists, but it is not a valid DuckDB database file!)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := strings.NewReplacer(" ", "-", ",", "", "'", "").Replace(c.name) + ".duckdb"
+			c.setup(t, db)
+			if _, err := os.Stat(filepath.Join(dir, db)); err != nil {
+				t.Fatalf("the setup made no file: %v", err)
+			}
+			before := readFile(t, filepath.Join(dir, db))
+			r := td(t, dir, "demo", "--db", db)
+			want := "traceduck: " + db + ": demo recreates only a database it made, and this file " +
+				strings.ReplaceAll(c.want, "$DB", db) + "; remove it or choose another --db\n"
+			expectExit(t, r, 1)
+			if r.stderr != want {
+				t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, want)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, db)); !bytes.Equal(after, before) {
+				t.Errorf("demo changed %s", db)
+			}
+			if r.stdout != "" {
+				t.Errorf("demo printed %q", r.stdout)
+			}
+		})
 	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".traceduck-demo-*")); len(left) > 0 {
+		t.Errorf("demo left %v", left)
+	}
+}
+
+// An interrupted demo leaves the file it would have replaced as it was,
+// and nothing beside it.
+func TestDemoInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, nil, "demo", "--db", "d.duckdb")
+	before := readFile(t, filepath.Join(dir, "d.duckdb"))
+	// Interrupted as soon as it has begun to ingest.
+	r := runBounded(t, dir, time.Minute, os.Interrupt, 1500*time.Millisecond, "demo", "--db", "d.duckdb")
+	if r.code == 0 {
+		t.Skip("demo ended before the signal")
+	}
+	expectExit(t, r, 1, "interrupted")
+	if after := readFile(t, filepath.Join(dir, "d.duckdb")); !bytes.Equal(after, before) {
+		t.Error("an interrupted demo changed the database")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".traceduck-demo-*")); len(left) > 0 {
+		t.Errorf("demo left %v", left)
+	}
+	mustRun(t, dir, nil, "demo", "--db", "d.duckdb")
 }

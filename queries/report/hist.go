@@ -76,7 +76,7 @@ func loadHist(ctx context.Context, conn *sql.Conn, h HistSpec, ids string) (Hist
 	}
 	where := ""
 	if h.Object != "" {
-		where = " AND object GLOB " + queries.Literal(h.Object)
+		where = " AND regexp_full_match(object, glob_regex(" + queries.Literal(h.Object) + "))" // linear, as GLOB is not
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT run_id, quantize_bucket_int(v) AS b, count(*)
 FROM (`+src+`) WHERE run_id IN `+ids+where+`
