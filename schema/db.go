@@ -153,12 +153,7 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		// computed at the end; the run row is written at Finish
 		info.SHA256 = ""
 	}
-	names, err := loadSymbols(ctx, conn)
-	if err != nil {
-		return 0, err
-	}
 	w := NewRunWriter(info, sink, db.mem)
-	w.loadSymbols(names)
 	if opt.BatchRows > 0 {
 		w.SetBatchRows(opt.BatchRows)
 	}
@@ -257,35 +252,6 @@ func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err er
 	return restore, nil
 }
 
-// maxSymbolGap bounds what loadSymbols allocates for ids that are not in
-// the table (the writer leaves none).
-const maxSymbolGap = 1 << 20
-
-// loadSymbols reads the database's symbols: names[i] is symbol i.
-func loadSymbols(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT sym, name FROM "+TableSymbols+" ORDER BY sym")
-	if err != nil {
-		return nil, fmt.Errorf("read symbols: %w", err)
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var id int32
-		var name sql.NullString
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, fmt.Errorf("read symbols: %w", err)
-		}
-		if id < 0 || int(id) < len(names) || int(id)-len(names) > maxSymbolGap {
-			return nil, fmt.Errorf("read symbols: symbol id %d after %d symbols", id, len(names))
-		}
-		for len(names) < int(id) {
-			names = append(names, "") // a gap: never looked up by name
-		}
-		names = append(names, name.String)
-	}
-	return names, rows.Err()
-}
-
 // parseByteSize reads a size as DuckDB prints its memory_limit ("19.2
 // GiB", "256.0 MiB", "1000 bytes").
 func parseByteSize(s string) (int64, bool) {
@@ -308,15 +274,20 @@ func parseByteSize(s string) (int64, bool) {
 // some columns of a registered Arrow view crashes the process
 // (go-duckdb issue 321); the Arrow schemas match the tables column for
 // column so that no projection is ever needed.
+//
+// The writer numbers a run's symbols from 0 (see TableSymbols); the sink
+// turns them into the database's (symbols.go, runSymbols).
 type duckSink struct {
 	ctx   context.Context
 	conn  *sql.Conn
 	arrow *duckdb.Arrow
 	views map[string]bool
+	syms  runSymbols
 }
 
 func newDuckSink(ctx context.Context, conn *sql.Conn) (*duckSink, error) {
 	s := &duckSink{ctx: ctx, conn: conn, views: map[string]bool{}}
+	s.syms.next = -1
 	err := conn.Raw(func(dc any) error {
 		var err error
 		s.arrow, err = duckdb.NewArrowFromConn(dc.(driver.Conn))
@@ -329,7 +300,21 @@ func newDuckSink(ctx context.Context, conn *sql.Conn) (*duckSink, error) {
 }
 
 func (s *duckSink) Put(table string, rec arrow.Record) error {
-	view := "traceduck_batch_" + table
+	if table == TableSymbols {
+		return s.putSymbols(rec)
+	}
+	if err := s.syms.translate(table, rec); err != nil {
+		return fmt.Errorf("load %s: %w", table, err)
+	}
+	if err := s.insert(stored(table), rec); err != nil {
+		return fmt.Errorf("load %s: %w", table, err)
+	}
+	return nil
+}
+
+// insert copies rec into the table target.
+func (s *duckSink) insert(target string, rec arrow.Record) error {
+	view := "traceduck_batch_" + strings.ReplaceAll(target, ".", "_")
 	rdr := newOneShotReader(rec)
 	defer rdr.Release()
 	// A statement interrupted (a cancelled ingest) stops reading before
@@ -338,16 +323,16 @@ func (s *duckSink) Put(table string, rec arrow.Record) error {
 	defer rdr.drop()
 	release, err := s.arrow.RegisterView(rdr, view)
 	if err != nil {
-		return fmt.Errorf("load %s: register batch: %w", table, err)
+		return fmt.Errorf("register batch: %w", err)
 	}
 	defer release()
 	s.views[view] = true
-	if _, err := s.conn.ExecContext(s.ctx, "INSERT INTO "+stored(table)+" SELECT * FROM "+view); err != nil {
-		return fmt.Errorf("load %s: %w", table, err)
+	if _, err := s.conn.ExecContext(s.ctx, "INSERT INTO "+target+" SELECT * FROM "+view); err != nil {
+		return err
 	}
 	// Drop the view at once: it points at a stream that is freed on return.
 	if _, err := s.conn.ExecContext(s.ctx, "DROP VIEW "+view); err != nil {
-		return fmt.Errorf("load %s: %w", table, err)
+		return err
 	}
 	delete(s.views, view)
 	return nil
@@ -356,6 +341,9 @@ func (s *duckSink) Put(table string, rec arrow.Record) error {
 func (s *duckSink) close() {
 	for v := range s.views {
 		s.conn.ExecContext(context.Background(), "DROP VIEW IF EXISTS "+v)
+	}
+	if s.syms.next >= 0 {
+		s.conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+newSymbolsTable)
 	}
 }
 

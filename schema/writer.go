@@ -128,7 +128,7 @@ type RunWriter struct {
 
 	finished bool
 	lateSHA  func() string
-	symsSent int // symbols already in TableSymbols, sent or loaded
+	symsSent int // symbols already sent to TableSymbols
 
 	// strings that were not UTF-8 and were repaired, and the first event
 	// line that brought one
@@ -394,13 +394,6 @@ func (w *RunWriter) flushEvents() error {
 		return w.out.err()
 	}
 	return w.putWithSymbols(TableEvents, w.ev.flushed())
-}
-
-// loadSymbols starts the run from the symbols its database holds
-// (names[i] is symbol i), so that its symbol ids are the database's.
-func (w *RunWriter) loadSymbols(names []string) {
-	w.syms.preload(names)
-	w.symsSent = len(w.syms.names)
 }
 
 // putWithSymbols sends a batch of a table with symbol columns, after the

@@ -557,4 +557,9 @@ rule, header and resource files 16 MiB each, JSON nesting 200, a rule's
 match 1 s per line, archives 256 MiB (256 entries, 256 MiB each, 512 MiB
 inflated); DTrace 32 columns, 64 key=value pairs per line, the aggregation
 bounds of its README; Chrome JSON one event 64 MiB, nesting 512.
+
+A database of many runs (tests in ` + "`schema`" + `): an ingest looks up only the names
+(classes, events, states) its own run uses, so a small ingest into a database of
+300,000 names allocates a few hundred KB, not the whole symbols table
+(` + "`TestIngestReadsOnlyItsSymbols`" + `; ` + "`TRACEDUCK_MANY_NAMES=N`" + ` measures it at any size).
 `
