@@ -11,13 +11,68 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
+// MaxName bounds a name: an object's name and every string kept as a
+// symbol (class, event, state, kind, ...), whatever the format. A longer
+// one is cut to its first MaxName bytes (at a character boundary; two
+// names that agree that far become one) and the run's diagnostics count
+// the names cut. Why a bound, and why 32 KiB: a name is held in memory
+// for the whole ingest, and DuckDB 1.1 keeps a transaction's strings
+// longer than about 50 KiB in memory until COMMIT, where they must all fit
+// under the memory limit of an ingest (see ingestMemoryLimit). Measured:
+// 64 KiB names made the COMMIT fail from about 120 MB of them (1900), and
+// where the table has a primary key (symbols, runs) DuckDB then aborts the
+// process while it rolls back (UndoBuffer::Rollback, std::terminate); 32
+// KiB names committed at every count tried, up to 30,000 (1 GB).
+const MaxName = 32 << 10
+
+// nameLen is how much of a name is kept: all of it when it is at most
+// MaxName bytes once repaired (a run of bytes that are not UTF-8 becomes
+// U+FFFD, 3 bytes), else the longest start of it that is, without
+// splitting a character. name[:nameLen(name)] shares the name's memory:
+// a lookup uses it as it is, what is kept is a copy (else the cut would
+// keep all of it in memory).
+func nameLen[T string | []byte](name T) int {
+	if len(name) <= MaxName/utf8.UTFMax {
+		return len(name) // even repaired, within the bound
+	}
+	size, bad := 0, false
+	for i := 0; i < len(name); {
+		var r rune
+		var w int
+		switch v := any(name).(type) {
+		case string:
+			r, w = utf8.DecodeRuneInString(v[i:])
+		case []byte:
+			r, w = utf8.DecodeRune(v[i:])
+		}
+		add := w
+		if r == utf8.RuneError && w == 1 {
+			add = 0
+			if !bad {
+				add = len("\uFFFD")
+			}
+			bad = true
+		} else {
+			bad = false
+		}
+		if size+add > MaxName {
+			return i
+		}
+		size += add
+		i += w
+	}
+	return len(name)
+}
+
 // symtab interns strings as Syms. Lookups by []byte do not allocate.
 // A string that is not UTF-8 is kept under its own bytes as the key and
-// stored repaired (U+FFFD), as strCol does for plain columns.
+// stored repaired (U+FFFD), as strCol does for plain columns. A name
+// longer than MaxName is kept cut.
 type symtab struct {
 	ids   map[string]Sym
 	names []string
 	bad   int64
+	cut   int64 // symbols made of a cut name
 }
 
 func newSymtab() *symtab { return &symtab{ids: make(map[string]Sym)} }
@@ -26,10 +81,17 @@ func (t *symtab) intern(s string) Sym {
 	if id, ok := t.ids[s]; ok {
 		return id
 	}
+	if n := nameLen(s); n < len(s) {
+		if id, ok := t.ids[s[:n]]; ok {
+			return id
+		}
+		t.cut++
+		return t.add(strings.Clone(s[:n]))
+	}
 	return t.add(s)
 }
 
-// add makes a new symbol of s (not in the table).
+// add makes a new symbol of s (not in the table, at most MaxName bytes).
 func (t *symtab) add(s string) Sym {
 	id := Sym(len(t.names))
 	t.ids[s] = id
@@ -44,6 +106,13 @@ func (t *symtab) add(s string) Sym {
 func (t *symtab) internBytes(b []byte) Sym {
 	if id, ok := t.ids[string(b)]; ok { // no allocation for the lookup
 		return id
+	}
+	if n := nameLen(b); n < len(b) {
+		if id, ok := t.ids[string(b[:n])]; ok {
+			return id
+		}
+		t.cut++
+		b = b[:n]
 	}
 	return t.add(string(b))
 }

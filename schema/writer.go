@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -137,6 +138,12 @@ type RunWriter struct {
 	badUTF8Seq  Seq
 	badName     bool
 	badMeta     int64
+
+	// object names longer than MaxName, kept cut (symbols count theirs),
+	// and the first event line after a name was cut
+	cutNames int64
+	cutLine  int64
+	cutSeq   Seq
 }
 
 type metaEntry struct {
@@ -225,6 +232,11 @@ func (w *RunWriter) Object(kind, name string) ObjectID {
 	if id, ok := m[name]; ok {
 		return id
 	}
+	if n := nameLen(name); n < len(name) {
+		if id, ok := m[name[:n]]; ok {
+			return id
+		}
+	}
 	return w.newObject(k, name)
 }
 
@@ -239,6 +251,12 @@ func (w *RunWriter) ObjectBytes(kind Sym, name []byte) ObjectID {
 	if id, ok := m[string(name)]; ok {
 		return id
 	}
+	if n := nameLen(name); n < len(name) {
+		if id, ok := m[string(name[:n])]; ok {
+			return id
+		}
+		name = name[:n]
+	}
 	return w.newObject(kind, string(name))
 }
 
@@ -246,6 +264,7 @@ func (w *RunWriter) ObjectBytes(kind Sym, name []byte) ObjectID {
 // for formats whose entities are identified by numbers (a QNX thread is a
 // pid and a tid) and whose names need not be unique.
 func (w *RunWriter) NewObject(kind, name string) ObjectID {
+	name = w.boundName(name)
 	if !utf8.ValidString(name) {
 		w.badName = true
 	}
@@ -257,13 +276,24 @@ func (w *RunWriter) NewObject(kind, name string) ObjectID {
 // appeared). Objects created by Object keep being found by their first
 // name.
 func (w *RunWriter) SetName(id ObjectID, name string) {
+	name = w.boundName(name)
 	if !utf8.ValidString(name) {
 		w.badName = true
 	}
 	w.obj(id).name = name
 }
 
+// boundName is name cut to MaxName (see nameLen), counted.
+func (w *RunWriter) boundName(name string) string {
+	if n := nameLen(name); n < len(name) {
+		w.cutNames++
+		return strings.Clone(name[:n])
+	}
+	return name
+}
+
 func (w *RunWriter) newObject(kind Sym, name string) ObjectID {
+	name = w.boundName(name)
 	if !utf8.ValidString(name) {
 		w.badName = true
 	}
@@ -376,6 +406,9 @@ func (w *RunWriter) Event(e *Event) (Seq, error) {
 	if w.badUTF8Line == 0 && (w.badUTF8 > 0 || w.syms.bad > 0 || w.badName) {
 		// the first event whose text needed repair (the columns count it)
 		w.badUTF8Line, w.badUTF8Seq = max(e.Line, 1), w.seq
+	}
+	if w.cutLine == 0 && (w.cutNames > 0 || w.syms.cut > 0) {
+		w.cutLine, w.cutSeq = max(e.Line, 1), w.seq
 	}
 	if b.rows >= w.batchRows {
 		return w.seq, w.flushEvents()
@@ -558,6 +591,10 @@ func (w *RunWriter) putDiagnostics() error {
 		line := w.badUTF8Line
 		w.diags = append(w.diags, diagRow{line: line, seq: w.badUTF8Seq, severity: Warning, count: n,
 			message: "text that is not UTF-8: the bytes that are not were replaced by U+FFFD (count = values repaired)"})
+	}
+	if n := w.cutNames + w.syms.cut; n > 0 {
+		w.diags = append(w.diags, diagRow{line: w.cutLine, seq: w.cutSeq, severity: Warning, count: n,
+			message: fmt.Sprintf("a name longer than %d bytes: kept cut to its first %d (count = names cut, as object names and as class, event or state names)", MaxName, MaxName)})
 	}
 	rows := w.diags
 	if w.diagOverflow > 0 {

@@ -343,3 +343,53 @@ func TestIngestRestoresSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestLongNamesCut: object names and symbols longer than 32 KiB are kept
+// cut to their first 32 KiB (not splitting a character; two names that
+// agree that far are one), and a warning counts them: a name of tens of
+// MB in the symbols table used to make every later ingest fail, and a
+// run of many 1 MB names made DuckDB abort the process at COMMIT.
+func TestLongNamesCut(t *testing.T) {
+	const bound = 32 << 10
+	db, mem := openTest(t)
+	long := strings.Repeat("n", 5*bound)
+	utf := strings.Repeat("é", bound) // 2 bytes each: cut at a character boundary
+	_, err := db.Ingest(context.Background(), RunInfo{Name: "long"}, IngestOptions{}, func(w *RunWriter) error {
+		a := w.Object("task", long+"a")
+		if b := w.ObjectBytes(w.Sym("task"), []byte(long+"b")); b != a {
+			t.Errorf("names that agree on their first %d bytes are objects %d and %d", bound, a, b)
+		}
+		c := w.NewObject("thread", utf)
+		w.SetName(c, utf+"x")
+		for i, st := range []string{long + "1", long + "2", "short"} {
+			seq, err := w.Event(&Event{TS: int64(i), CPU: NoCPU, Class: w.Sym("C"), Event: w.SymBytes([]byte("e" + long)), Context: a, Object: a,
+				SourceInstance: NoInstance, TargetInstance: NoInstance, Line: int64(7 + i)})
+			if err != nil {
+				return err
+			}
+			if err := w.Transition(a, 0, int64(i), w.Sym(st), seq, NoCPU); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem.AssertSize(t, 0)
+	if got, want := queryString(t, db.SQL(), "SELECT object_id, length(name), strlen(name) FROM objects ORDER BY 1"), fmt.Sprintf("1 %d %d\n2 %d %d", bound, bound, bound/2, bound); got != want {
+		t.Errorf("objects:\n%s\nwant\n%s", got, want)
+	}
+	if got, want := queryString(t, db.SQL(), "SELECT DISTINCT strlen(event) FROM events"), fmt.Sprint(bound); got != want {
+		t.Errorf("events: %s", got)
+	}
+	if got, want := queryString(t, db.SQL(), "SELECT strlen(state), count(*) FROM state_intervals GROUP BY 1 ORDER BY 1"), fmt.Sprintf("5 1\n%d 1", bound); got != want {
+		t.Errorf("states:\n%s\nwant\n%s", got, want)
+	}
+	// the two states are one once cut (one interval); cut: object a,
+	// object c (NewObject, then SetName), the event and the state
+	want := fmt.Sprintf("7 1 warning 5 a name longer than %d bytes: kept cut to its first %d (count = names cut, as object names and as class, event or state names)", bound, bound)
+	if got := queryString(t, db.SQL(), "SELECT src_line, seq, severity, count, message FROM diagnostics"); got != want {
+		t.Errorf("diagnostics:\n%s\nwant\n%s", got, want)
+	}
+}

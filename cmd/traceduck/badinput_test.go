@@ -562,4 +562,9 @@ A database of many runs (tests in ` + "`schema`" + `): an ingest looks up only t
 (classes, events, states) its own run uses, so a small ingest into a database of
 300,000 names allocates a few hundred KB, not the whole symbols table
 (` + "`TestIngestReadsOnlyItsSymbols`" + `; ` + "`TRACEDUCK_MANY_NAMES=N`" + ` measures it at any size).
+A name (of an object, class, event or state) longer than 32 KiB is kept cut to
+its first 32 KiB, with the warning ` + "`a name longer than 32768 bytes: kept cut to its first 32768`" + `
+(` + "`TestLongNamesCut`" + `): a 50 MB name no longer makes every later ingest into the
+database fail (` + "`TestHugeNameDoesNotPoisonDatabase`" + `), and 160 names of 1 MB commit
+instead of aborting the process at COMMIT (` + "`TestManyLongNamesCommit`" + `).
 `

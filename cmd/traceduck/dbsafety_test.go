@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHugeNameDoesNotPoisonDatabase: a 50 MB name (a Chrome event, under
+// its 64 MiB bound) is kept cut to 32 KiB with a warning, and later
+// ingests into the database work (they failed with "read symbols: Out of
+// Memory", the name having gone whole into the symbols table).
+func TestHugeNameDoesNotPoisonDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and ingests 50 MB")
+	}
+	dir := t.TempDir()
+	name := strings.Repeat("N", 50<<20)
+	writeFile(t, dir, "big.json", []byte(`{"traceEvents":[{"name":"`+name+`","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]}`))
+	name = ""
+	mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", "big.json")
+	mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", seedSample)
+	if got := scalar(t, dir, "t.duckdb", "SELECT max(strlen(name)) FROM symbols"); got != "32768" {
+		t.Errorf("longest symbol: %s bytes", got)
+	}
+	if got := scalar(t, dir, "t.duckdb", "SELECT message FROM diagnostics WHERE run_id = 1 AND message LIKE 'a name longer%'"); !strings.Contains(got, "a name longer than 32768 bytes: kept cut to its first 32768") {
+		t.Errorf("diagnostics of the run: %q", got)
+	}
+}
+
+// TestManyLongNamesCommit: 160 tasks of 1 MB names each (under the 1 MiB
+// line bound) ingest into a fresh database; DuckDB used to abort the
+// process at COMMIT (SIGABRT, std::terminate while it rolled back the
+// symbols it could not hold under the ingest's memory limit) and leave
+// hundreds of MB in FILE.tmp/.
+func TestManyLongNamesCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and ingests 160 MB")
+	}
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "long.btf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprint(w, "#version 2.1.4\n#timeScale ns\n")
+	pad := strings.Repeat("x", 1000_000)
+	for i := 0; i < 160; i++ {
+		fmt.Fprintf(w, "%d,Core_0,0,T,T%03d_%s,0,start\n", i*10, i, pad)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r := td(t, dir, "ingest", "--db", "t.duckdb", "long.btf")
+	expectExit(t, r, 0)
+	if got := scalar(t, dir, "t.duckdb", "SELECT count(*) || ' ' || max(strlen(name)) FROM objects WHERE kind = 'task'"); got != "160 32768" {
+		t.Errorf("tasks: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t.duckdb.tmp")); !os.IsNotExist(err) {
+		t.Errorf("t.duckdb.tmp is left: %v", err)
+	}
+}
