@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -32,6 +34,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	removeStaleTemp(path)
 	db := sql.OpenDB(connector)
 	if err := migrateToSymbols(ctx, db); err != nil {
 		db.Close()
@@ -42,6 +45,29 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("create tables in %s: %w", path, err)
 	}
 	return &DB{Path: path, sql: db, mem: DefaultAllocator}, nil
+}
+
+// removeStaleTemp removes what a process that died (killed, or DuckDB
+// aborting it) left in the database's temporary directory, FILE.tmp/:
+// DuckDB removes its own spilled blocks as it goes and at close, but not
+// those of an earlier process, which can be hundreds of MB. Called once
+// the database is open, so this process holds its lock: no other process
+// has it open.
+func removeStaleTemp(path string) {
+	if path == "" || path == ":memory:" {
+		return
+	}
+	dir := path + ".tmp"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "duckdb_temp_") && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	os.Remove(dir) // only when empty
 }
 
 // SQL is the database/sql handle, for queries.
@@ -110,6 +136,11 @@ type IngestOptions struct {
 // any error, cancellation included, the transaction is rolled back and the
 // database is left exactly as it was.
 func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill func(*RunWriter) error) (runID int32, err error) {
+	defer func() {
+		if err != nil && outOfMemory(err) {
+			err = fmt.Errorf("DuckDB ran out of memory (an ingest may use %d MiB), nothing of it was written: %w", ingestMemoryLimit>>20, err)
+		}
+	}()
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -195,6 +226,15 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 // at 1M, 3M and 10M events (25 MB more per million, the size of the rows
 // in the database); with 128 MiB, at 236, 322 and 354 MB.
 const ingestMemoryLimit = 128 << 20
+
+// outOfMemory tells DuckDB's refusal to go past its memory limit (a
+// batch, or the COMMIT of a run whose long strings it must hold until
+// then: DuckDB 1.1 keeps a transaction's strings longer than about 50
+// KiB in memory until COMMIT).
+func outOfMemory(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Out of Memory Error") || strings.Contains(msg, "failed to pin block")
+}
 
 // ingestGCPercent is Go's GOGC while a run is loaded. What the heap
 // holds then is mostly the buffer pool's batches, pointer-free bytes that

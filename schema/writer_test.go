@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -391,5 +392,42 @@ func TestLongNamesCut(t *testing.T) {
 	want := fmt.Sprintf("7 1 warning 5 a name longer than %d bytes: kept cut to its first %d (count = names cut, as object names and as class, event or state names)", bound, bound)
 	if got := queryString(t, db.SQL(), "SELECT src_line, seq, severity, count, message FROM diagnostics"); got != want {
 		t.Errorf("diagnostics:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestStaleTempRemoved: what a dead process left in FILE.tmp/ (DuckDB's
+// spilled blocks; an abort at COMMIT left 336 MB) is removed when the
+// database is next opened; other files there are kept.
+func TestStaleTempRemoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.duckdb")
+	for _, dirOnly := range []bool{true, false} {
+		if err := os.MkdirAll(path+".tmp", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		block := filepath.Join(path+".tmp", "duckdb_temp_block-4611686018427388141.block")
+		if err := os.WriteFile(block, make([]byte, 1<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(path+".tmp", "mine")
+		if !dirOnly {
+			if err := os.WriteFile(other, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if _, err := os.Stat(block); !os.IsNotExist(err) {
+			t.Errorf("the stale block is left: %v", err)
+		}
+		_, err = os.Stat(path + ".tmp")
+		if dirOnly && !os.IsNotExist(err) {
+			t.Errorf("the empty directory is left: %v", err)
+		}
+		if _, err := os.Stat(other); !dirOnly && err != nil {
+			t.Errorf("a file that is not DuckDB's: %v", err)
+		}
 	}
 }

@@ -567,4 +567,8 @@ its first 32 KiB, with the warning ` + "`a name longer than 32768 bytes: kept cu
 (` + "`TestLongNamesCut`" + `): a 50 MB name no longer makes every later ingest into the
 database fail (` + "`TestHugeNameDoesNotPoisonDatabase`" + `), and 160 names of 1 MB commit
 instead of aborting the process at COMMIT (` + "`TestManyLongNamesCommit`" + `).
+A run that DuckDB cannot hold under an ingest's memory limit (200 values of 1 MB)
+fails with ` + "`FILE: DuckDB ran out of memory (an ingest may use 128 MiB), nothing of it was written: ...`" + `
+(` + "`TestIngestOutOfMemoryIsClean`" + `); what a killed process left in ` + "`FILE.tmp/`" + ` is removed
+when the database is next opened (` + "`TestStaleTempRemoved`" + `).
 `

@@ -64,3 +64,37 @@ func TestManyLongNamesCommit(t *testing.T) {
 		t.Errorf("t.duckdb.tmp is left: %v", err)
 	}
 }
+
+// TestIngestOutOfMemoryIsClean: a run whose long values do not fit under
+// the ingest's memory limit at COMMIT (200 BTF notes of 1 MB: DuckDB 1.1
+// holds a transaction's long strings in memory until COMMIT) fails with
+// one line that says so, the database keeps its runs, and DuckDB's
+// temporary directory is gone.
+func TestIngestOutOfMemoryIsClean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and ingests 200 MB")
+	}
+	dir := t.TempDir()
+	mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", seedSample)
+	f, err := os.Create(filepath.Join(dir, "values.btf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprint(w, "#version 2.1.4\n#timeScale ns\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(w, "%d,Core_0,0,SIG,S,0,write,%d%s\n", i*10, i, strings.Repeat("v", 1000_000))
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r := td(t, dir, "ingest", "--db", "t.duckdb", "values.btf")
+	expectExit(t, r, 1, "traceduck: values.btf: DuckDB ran out of memory (an ingest may use 128 MiB), nothing of it was written: ")
+	if got := scalar(t, dir, "t.duckdb", "SELECT count(*) FROM runs"); got != "1" {
+		t.Errorf("runs after the failed ingest: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t.duckdb.tmp")); !os.IsNotExist(err) {
+		t.Errorf("t.duckdb.tmp is left: %v", err)
+	}
+}
