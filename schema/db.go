@@ -172,7 +172,7 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 			}
 		}
 	}()
-	if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(run_id), 0) + 1 FROM runs").Scan(&info.RunID); err != nil {
+	if err := conn.QueryRowContext(ctx, nextRunIDQuery()).Scan(&info.RunID); err != nil {
 		return 0, err
 	}
 	sink, err := newDuckSink(ctx, conn)
@@ -217,6 +217,24 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 	}
 	committed = true
 	return info.RunID, nil
+}
+
+// nextRunIDQuery gives the next run's id: one more than any run_id in any
+// table, not only in runs. A run id is never given twice: a user who
+// dropped or emptied runs (DROP TABLE runs CASCADE through query) left the
+// other tables' rows of those runs, and a new run under their id would mix
+// with them.
+func nextRunIDQuery() string {
+	var parts []string
+	for _, t := range tables {
+		for _, c := range t.columns {
+			if c.name == "run_id" {
+				parts = append(parts, "(SELECT max(run_id) FROM "+stored(t.name)+")")
+				break
+			}
+		}
+	}
+	return "SELECT coalesce(greatest(" + strings.Join(parts, ", ") + "), 0) + 1"
 }
 
 // ingestMemoryLimit bounds DuckDB's memory while a run is loaded. DuckDB

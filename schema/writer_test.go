@@ -431,3 +431,43 @@ func TestStaleTempRemoved(t *testing.T) {
 		}
 	}
 }
+
+// TestRunIDsNeverReused: a run id is one more than any in any table, so
+// that a new run never mixes with the rows of a run whose runs row is gone
+// (DROP TABLE runs CASCADE, DELETE FROM runs through query).
+func TestRunIDsNeverReused(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	ingest := func(sha string) int32 {
+		t.Helper()
+		id, err := db.Ingest(ctx, RunInfo{Name: sha, Source: sha, Format: "test", SHA256: sha}, IngestOptions{}, fillSmall(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	ingest("a")
+	ingest("b")
+	if _, err := db.SQL().Exec("DELETE FROM runs"); err != nil {
+		t.Fatal(err)
+	}
+	if id := ingest("c"); id != 3 {
+		t.Errorf("after DELETE FROM runs: run %d", id)
+	}
+	if _, err := db.SQL().Exec("DROP TABLE runs CASCADE"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err := Open(ctx, db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id, err := db.Ingest(ctx, RunInfo{Name: "d", Source: "d", Format: "test", SHA256: "d"}, IngestOptions{}, fillSmall(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != 4 {
+		t.Errorf("after DROP TABLE runs CASCADE: run %d", id)
+	}
+}

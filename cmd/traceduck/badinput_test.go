@@ -570,5 +570,7 @@ instead of aborting the process at COMMIT (` + "`TestManyLongNamesCommit`" + `).
 A run that DuckDB cannot hold under an ingest's memory limit (200 values of 1 MB)
 fails with ` + "`FILE: DuckDB ran out of memory (an ingest may use 128 MiB), nothing of it was written: ...`" + `
 (` + "`TestIngestOutOfMemoryIsClean`" + `); what a killed process left in ` + "`FILE.tmp/`" + ` is removed
-when the database is next opened (` + "`TestStaleTempRemoved`" + `).
+when the database is next opened (` + "`TestStaleTempRemoved`" + `). A run id is never given twice:
+after ` + "`DROP TABLE runs CASCADE`" + ` or ` + "`DELETE FROM runs`" + ` through ` + "`query`" + `, the next run takes one more
+than any run_id of any table, not 1 again among the rows left (` + "`TestRunIDsNeverReused`" + `).
 `
