@@ -573,4 +573,6 @@ fails with ` + "`FILE: DuckDB ran out of memory (an ingest may use 128 MiB), not
 when the database is next opened (` + "`TestStaleTempRemoved`" + `). A run id is never given twice:
 after ` + "`DROP TABLE runs CASCADE`" + ` or ` + "`DELETE FROM runs`" + ` through ` + "`query`" + `, the next run takes one more
 than any run_id of any table, not 1 again among the rows left (` + "`TestRunIDsNeverReused`" + `).
+An ingest that creates its ` + "`--db`" + ` and stores no run leaves no file behind
+(` + "`TestFailedIngestCreatesNoDatabase`" + `).
 `

@@ -98,3 +98,32 @@ func TestIngestOutOfMemoryIsClean(t *testing.T) {
 		t.Errorf("t.duckdb.tmp is left: %v", err)
 	}
 }
+
+// TestFailedIngestCreatesNoDatabase: an ingest into a --db that does not
+// exist and that stores no run leaves no file (it left an empty database
+// of 800 KB); one that stores a run before a later path fails keeps it,
+// and a database that existed is never removed.
+func TestFailedIngestCreatesNoDatabase(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "bad.btf", []byte("#version 2.1.4\n#timeScale ns\nnot,a,btf,line\n"))
+	r := td(t, dir, "ingest", "--db", "new.duckdb", "bad.btf")
+	expectExit(t, r, 1, "traceduck: bad.btf:3: ")
+	for _, f := range []string{"new.duckdb", "new.duckdb.wal", "new.duckdb.tmp"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+			t.Errorf("%s is left after a failed ingest: %v", f, err)
+		}
+	}
+	expectExit(t, td(t, dir, "ingest", "--db", "new.duckdb", "no-such.btf"), 1)
+	if _, err := os.Stat(filepath.Join(dir, "new.duckdb")); !os.IsNotExist(err) {
+		t.Errorf("new.duckdb is left after a missing file: %v", err)
+	}
+	expectExit(t, td(t, dir, "ingest", "--db", "two.duckdb", seedSample, "bad.btf"), 1)
+	if got := scalar(t, dir, "two.duckdb", "SELECT count(*) FROM runs"); got != "1" {
+		t.Errorf("the run before the failed path: %s runs", got)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", "old.duckdb", seedSample)
+	expectExit(t, td(t, dir, "ingest", "--db", "old.duckdb", "bad.btf"), 1)
+	if got := scalar(t, dir, "old.duckdb", "SELECT count(*) FROM runs"); got != "1" {
+		t.Errorf("the database that existed: %s runs", got)
+	}
+}
