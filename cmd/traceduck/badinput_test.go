@@ -252,6 +252,13 @@ func (c *badCase) run(t *testing.T) string {
 		}
 		return out.String()
 	}
+	if code != 0 && runsBefore == "0" {
+		// A failed ingest into a database it created leaves no file.
+		if _, err := os.Stat(db); !os.IsNotExist(err) {
+			t.Errorf("a failed ingest left the database it created: %v", err)
+		}
+		return out.String()
+	}
 	sqldb, err := sql.Open("duckdb", db)
 	if err != nil {
 		t.Fatal(err)
