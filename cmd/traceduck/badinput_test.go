@@ -581,5 +581,7 @@ when the database is next opened (` + "`TestStaleTempRemoved`" + `). A run id is
 after ` + "`DROP TABLE runs CASCADE`" + ` or ` + "`DELETE FROM runs`" + ` through ` + "`query`" + `, the next run takes one more
 than any run_id of any table, not 1 again among the rows left (` + "`TestRunIDsNeverReused`" + `).
 An ingest that creates its ` + "`--db`" + ` and stores no run leaves no file behind
-(` + "`TestFailedIngestCreatesNoDatabase`" + `).
+(` + "`TestFailedIngestCreatesNoDatabase`" + `). A view or macro of the library dropped through
+` + "`query`" + ` (` + "`DROP VIEW state_summary`" + `) is created again at the next open
+(` + "`queries.TestInstallRecreatesDroppedViews`" + `).
 `
