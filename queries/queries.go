@@ -40,12 +40,7 @@ func Source(name string) (string, error) {
 // that one on a full disk still opens, and a crash while installing
 // leaves no mark, so the next open installs again.
 func Install(ctx context.Context, db *sql.DB) error {
-	h := sha256.New()
-	for _, name := range Files() {
-		text, _ := files.ReadFile(name)
-		fmt.Fprintf(h, "%s %d\n%s", name, len(text), text)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
+	sum := librarySum()
 	var have string
 	if err := db.QueryRowContext(ctx, "SELECT "+libraryMarker+"()").Scan(&have); err == nil && have == sum {
 		// The files match; the objects must still be there (a user may
@@ -67,6 +62,26 @@ func Install(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("install queries: %w", err)
 	}
 	return nil
+}
+
+// Installed tells whether the database holds this library, every view,
+// macro and table of it, as Install would leave it (it writes nothing).
+func Installed(ctx context.Context, db *sql.DB) (bool, error) {
+	var have string
+	if err := db.QueryRowContext(ctx, "SELECT "+libraryMarker+"()").Scan(&have); err != nil || have != librarySum() {
+		return false, nil
+	}
+	return allInstalled(ctx, db)
+}
+
+// librarySum is the sha256 of the .sql files.
+func librarySum() string {
+	h := sha256.New()
+	for _, name := range Files() {
+		text, _ := files.ReadFile(name)
+		fmt.Fprintf(h, "%s %d\n%s", name, len(text), text)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // created matches what the .sql files create: views, macros and tables.

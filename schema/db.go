@@ -22,9 +22,10 @@ import (
 
 // DB is a traceduck database: a DuckDB file holding the tables.
 type DB struct {
-	Path string
-	sql  *sql.DB
-	mem  memory.Allocator
+	Path     string
+	ReadOnly bool // opened by OpenReadOnly
+	sql      *sql.DB
+	mem      memory.Allocator
 }
 
 // Open opens (creating when missing) the database at path and creates the
@@ -68,6 +69,17 @@ func removeStaleTemp(path string) {
 		}
 	}
 	os.Remove(dir) // only when empty
+}
+
+// OpenReadOnly opens an existing database without writing to it (a file
+// this process may not write): no table is created or migrated, and
+// nothing can be ingested.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &DB{Path: path, sql: sql.OpenDB(connector), mem: DefaultAllocator, ReadOnly: true}, nil
 }
 
 // SQL is the database/sql handle, for queries.

@@ -583,5 +583,7 @@ than any run_id of any table, not 1 again among the rows left (` + "`TestRunIDsN
 An ingest that creates its ` + "`--db`" + ` and stores no run leaves no file behind
 (` + "`TestFailedIngestCreatesNoDatabase`" + `). A view or macro of the library dropped through
 ` + "`query`" + ` (` + "`DROP VIEW state_summary`" + `) is created again at the next open
-(` + "`queries.TestInstallRecreatesDroppedViews`" + `).
+(` + "`queries.TestInstallRecreatesDroppedViews`" + `). A database this process may not write
+(another user's, mode 444) is queried read-only, with a warning when its views are not
+this traceduck's (` + "`TestQueryReadOnlyDatabase`" + `).
 `

@@ -1,11 +1,16 @@
+//go:build unix
+
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -125,5 +130,62 @@ func TestFailedIngestCreatesNoDatabase(t *testing.T) {
 	expectExit(t, td(t, dir, "ingest", "--db", "old.duckdb", "bad.btf"), 1)
 	if got := scalar(t, dir, "old.duckdb", "SELECT count(*) FROM runs"); got != "1" {
 		t.Errorf("the database that existed: %s runs", got)
+	}
+}
+
+// TestQueryReadOnlyDatabase: a database this process may not write
+// (another user's, mode 444) is queried read-only; when its views are not
+// this traceduck's, a warning says they may be stale. It failed with
+// "Cannot open file: Permission denied". Run as root only: the other user
+// is nobody (65534).
+func TestQueryReadOnlyDatabase(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run traceduck as another user")
+	}
+	dir := t.TempDir()
+	mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", seedSample)
+	for _, d := range []string{dir, filepath.Dir(dir), filepath.Dir(binary)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "t.duckdb")
+	if err := os.Chmod(db, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	asNobody := func(args ...string) result {
+		t.Helper()
+		cmd := exec.Command(binary, args...)
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		code := 0
+		if err := cmd.Run(); err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatal(err)
+			}
+			code = ee.ExitCode()
+		}
+		return result{out.String(), errb.String(), code}
+	}
+	r := asNobody("query", "--db", "t.duckdb", "--output", "csv", "SELECT count(*) AS n FROM state_summary WHERE run_id = 1 AND state = 'running'")
+	if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "n\r\n") {
+		t.Errorf("query of a read-only database:\n%s", r)
+	}
+	if err := os.Chmod(db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "query", "--db", "t.duckdb", "CREATE OR REPLACE MACRO traceduck_queries_sha256() AS 'an older traceduck'")
+	if err := os.Chmod(db, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	r = asNobody("query", "--db", "t.duckdb", "SELECT count(*) FROM runs")
+	if want := "traceduck: warning: t.duckdb: opened read-only (this process may not write it): its views are not those of this traceduck and may be stale or missing\n"; r.code != 0 || r.stderr != want {
+		t.Errorf("query of a read-only database of another library:\n%s\nwant stderr %q", r, want)
+	}
+	if r := asNobody("ingest", "--db", "t.duckdb", seedSample); r.code != 1 || !strings.Contains(r.stderr, "Permission denied") {
+		t.Errorf("ingest into a read-only database:\n%s", r)
 	}
 }
