@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -20,9 +22,10 @@ import (
 
 // DB is a traceduck database: a DuckDB file holding the tables.
 type DB struct {
-	Path string
-	sql  *sql.DB
-	mem  memory.Allocator
+	Path     string
+	ReadOnly bool // opened by OpenReadOnly
+	sql      *sql.DB
+	mem      memory.Allocator
 }
 
 // Open opens (creating when missing) the database at path and creates the
@@ -32,6 +35,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	removeStaleTemp(path)
 	db := sql.OpenDB(connector)
 	if err := migrateToSymbols(ctx, db); err != nil {
 		db.Close()
@@ -42,6 +46,40 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("create tables in %s: %w", path, err)
 	}
 	return &DB{Path: path, sql: db, mem: DefaultAllocator}, nil
+}
+
+// removeStaleTemp removes what a process that died (killed, or DuckDB
+// aborting it) left in the database's temporary directory, FILE.tmp/:
+// DuckDB removes its own spilled blocks as it goes and at close, but not
+// those of an earlier process, which can be hundreds of MB. Called once
+// the database is open, so this process holds its lock: no other process
+// has it open.
+func removeStaleTemp(path string) {
+	if path == "" || path == ":memory:" {
+		return
+	}
+	dir := path + ".tmp"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "duckdb_temp_") && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	os.Remove(dir) // only when empty
+}
+
+// OpenReadOnly opens an existing database without writing to it (a file
+// this process may not write): no table is created or migrated, and
+// nothing can be ingested.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &DB{Path: path, sql: sql.OpenDB(connector), mem: DefaultAllocator, ReadOnly: true}, nil
 }
 
 // SQL is the database/sql handle, for queries.
@@ -110,6 +148,11 @@ type IngestOptions struct {
 // any error, cancellation included, the transaction is rolled back and the
 // database is left exactly as it was.
 func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill func(*RunWriter) error) (runID int32, err error) {
+	defer func() {
+		if err != nil && outOfMemory(err) {
+			err = fmt.Errorf("DuckDB ran out of memory (an ingest may use %d MiB), nothing of it was written: %w", ingestMemoryLimit>>20, err)
+		}
+	}()
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -141,7 +184,7 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 			}
 		}
 	}()
-	if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(run_id), 0) + 1 FROM runs").Scan(&info.RunID); err != nil {
+	if err := conn.QueryRowContext(ctx, nextRunIDQuery()).Scan(&info.RunID); err != nil {
 		return 0, err
 	}
 	sink, err := newDuckSink(ctx, conn)
@@ -153,12 +196,7 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		// computed at the end; the run row is written at Finish
 		info.SHA256 = ""
 	}
-	names, err := loadSymbols(ctx, conn)
-	if err != nil {
-		return 0, err
-	}
 	w := NewRunWriter(info, sink, db.mem)
-	w.loadSymbols(names)
 	if opt.BatchRows > 0 {
 		w.SetBatchRows(opt.BatchRows)
 	}
@@ -193,6 +231,24 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 	return info.RunID, nil
 }
 
+// nextRunIDQuery gives the next run's id: one more than any run_id in any
+// table, not only in runs. A run id is never given twice: a user who
+// dropped or emptied runs (DROP TABLE runs CASCADE through query) left the
+// other tables' rows of those runs, and a new run under their id would mix
+// with them.
+func nextRunIDQuery() string {
+	var parts []string
+	for _, t := range tables {
+		for _, c := range t.columns {
+			if c.name == "run_id" {
+				parts = append(parts, "(SELECT max(run_id) FROM "+stored(t.name)+")")
+				break
+			}
+		}
+	}
+	return "SELECT coalesce(greatest(" + strings.Join(parts, ", ") + "), 0) + 1"
+}
+
 // ingestMemoryLimit bounds DuckDB's memory while a run is loaded. DuckDB
 // keeps the row groups of a transaction in memory until COMMIT unless its
 // memory limit makes it evict them (they are already written to the
@@ -200,6 +256,15 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 // at 1M, 3M and 10M events (25 MB more per million, the size of the rows
 // in the database); with 128 MiB, at 236, 322 and 354 MB.
 const ingestMemoryLimit = 128 << 20
+
+// outOfMemory tells DuckDB's refusal to go past its memory limit (a
+// batch, or the COMMIT of a run whose long strings it must hold until
+// then: DuckDB 1.1 keeps a transaction's strings longer than about 50
+// KiB in memory until COMMIT).
+func outOfMemory(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Out of Memory Error") || strings.Contains(msg, "failed to pin block")
+}
 
 // ingestGCPercent is Go's GOGC while a run is loaded. What the heap
 // holds then is mostly the buffer pool's batches, pointer-free bytes that
@@ -257,35 +322,6 @@ func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err er
 	return restore, nil
 }
 
-// maxSymbolGap bounds what loadSymbols allocates for ids that are not in
-// the table (the writer leaves none).
-const maxSymbolGap = 1 << 20
-
-// loadSymbols reads the database's symbols: names[i] is symbol i.
-func loadSymbols(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT sym, name FROM "+TableSymbols+" ORDER BY sym")
-	if err != nil {
-		return nil, fmt.Errorf("read symbols: %w", err)
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var id int32
-		var name sql.NullString
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, fmt.Errorf("read symbols: %w", err)
-		}
-		if id < 0 || int(id) < len(names) || int(id)-len(names) > maxSymbolGap {
-			return nil, fmt.Errorf("read symbols: symbol id %d after %d symbols", id, len(names))
-		}
-		for len(names) < int(id) {
-			names = append(names, "") // a gap: never looked up by name
-		}
-		names = append(names, name.String)
-	}
-	return names, rows.Err()
-}
-
 // parseByteSize reads a size as DuckDB prints its memory_limit ("19.2
 // GiB", "256.0 MiB", "1000 bytes").
 func parseByteSize(s string) (int64, bool) {
@@ -308,15 +344,20 @@ func parseByteSize(s string) (int64, bool) {
 // some columns of a registered Arrow view crashes the process
 // (go-duckdb issue 321); the Arrow schemas match the tables column for
 // column so that no projection is ever needed.
+//
+// The writer numbers a run's symbols from 0 (see TableSymbols); the sink
+// turns them into the database's (symbols.go, runSymbols).
 type duckSink struct {
 	ctx   context.Context
 	conn  *sql.Conn
 	arrow *duckdb.Arrow
 	views map[string]bool
+	syms  runSymbols
 }
 
 func newDuckSink(ctx context.Context, conn *sql.Conn) (*duckSink, error) {
 	s := &duckSink{ctx: ctx, conn: conn, views: map[string]bool{}}
+	s.syms.next = -1
 	err := conn.Raw(func(dc any) error {
 		var err error
 		s.arrow, err = duckdb.NewArrowFromConn(dc.(driver.Conn))
@@ -329,7 +370,21 @@ func newDuckSink(ctx context.Context, conn *sql.Conn) (*duckSink, error) {
 }
 
 func (s *duckSink) Put(table string, rec arrow.Record) error {
-	view := "traceduck_batch_" + table
+	if table == TableSymbols {
+		return s.putSymbols(rec)
+	}
+	if err := s.syms.translate(table, rec); err != nil {
+		return fmt.Errorf("load %s: %w", table, err)
+	}
+	if err := s.insert(stored(table), rec); err != nil {
+		return fmt.Errorf("load %s: %w", table, err)
+	}
+	return nil
+}
+
+// insert copies rec into the table target.
+func (s *duckSink) insert(target string, rec arrow.Record) error {
+	view := "traceduck_batch_" + strings.ReplaceAll(target, ".", "_")
 	rdr := newOneShotReader(rec)
 	defer rdr.Release()
 	// A statement interrupted (a cancelled ingest) stops reading before
@@ -338,16 +393,16 @@ func (s *duckSink) Put(table string, rec arrow.Record) error {
 	defer rdr.drop()
 	release, err := s.arrow.RegisterView(rdr, view)
 	if err != nil {
-		return fmt.Errorf("load %s: register batch: %w", table, err)
+		return fmt.Errorf("register batch: %w", err)
 	}
 	defer release()
 	s.views[view] = true
-	if _, err := s.conn.ExecContext(s.ctx, "INSERT INTO "+stored(table)+" SELECT * FROM "+view); err != nil {
-		return fmt.Errorf("load %s: %w", table, err)
+	if _, err := s.conn.ExecContext(s.ctx, "INSERT INTO "+target+" SELECT * FROM "+view); err != nil {
+		return err
 	}
 	// Drop the view at once: it points at a stream that is freed on return.
 	if _, err := s.conn.ExecContext(s.ctx, "DROP VIEW "+view); err != nil {
-		return fmt.Errorf("load %s: %w", table, err)
+		return err
 	}
 	delete(s.views, view)
 	return nil
@@ -356,6 +411,9 @@ func (s *duckSink) Put(table string, rec arrow.Record) error {
 func (s *duckSink) close() {
 	for v := range s.views {
 		s.conn.ExecContext(context.Background(), "DROP VIEW IF EXISTS "+v)
+	}
+	if s.syms.next >= 0 {
+		s.conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+newSymbolsTable)
 	}
 }
 

@@ -1,17 +1,78 @@
 package schema
 
 import (
+	"database/sql"
+	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 )
+
+// MaxName bounds a name: an object's name and every string kept as a
+// symbol (class, event, state, kind, ...), whatever the format. A longer
+// one is cut to its first MaxName bytes (at a character boundary; two
+// names that agree that far become one) and the run's diagnostics count
+// the names cut. Why a bound, and why 32 KiB: a name is held in memory
+// for the whole ingest, and DuckDB 1.1 keeps a transaction's strings
+// longer than about 50 KiB in memory until COMMIT, where they must all fit
+// under the memory limit of an ingest (see ingestMemoryLimit). Measured:
+// 64 KiB names made the COMMIT fail from about 120 MB of them (1900), and
+// where the table has a primary key (symbols, runs) DuckDB then aborts the
+// process while it rolls back (UndoBuffer::Rollback, std::terminate); 32
+// KiB names committed at every count tried, up to 30,000 (1 GB).
+const MaxName = 32 << 10
+
+// nameLen is how much of a name is kept: all of it when it is at most
+// MaxName bytes once repaired (a run of bytes that are not UTF-8 becomes
+// U+FFFD, 3 bytes), else the longest start of it that is, without
+// splitting a character. name[:nameLen(name)] shares the name's memory:
+// a lookup uses it as it is, what is kept is a copy (else the cut would
+// keep all of it in memory).
+func nameLen[T string | []byte](name T) int {
+	if len(name) <= MaxName/utf8.UTFMax {
+		return len(name) // even repaired, within the bound
+	}
+	size, bad := 0, false
+	for i := 0; i < len(name); {
+		var r rune
+		var w int
+		switch v := any(name).(type) {
+		case string:
+			r, w = utf8.DecodeRuneInString(v[i:])
+		case []byte:
+			r, w = utf8.DecodeRune(v[i:])
+		}
+		add := w
+		if r == utf8.RuneError && w == 1 {
+			add = 0
+			if !bad {
+				add = len("\uFFFD")
+			}
+			bad = true
+		} else {
+			bad = false
+		}
+		if size+add > MaxName {
+			return i
+		}
+		size += add
+		i += w
+	}
+	return len(name)
+}
 
 // symtab interns strings as Syms. Lookups by []byte do not allocate.
 // A string that is not UTF-8 is kept under its own bytes as the key and
-// stored repaired (U+FFFD), as strCol does for plain columns.
+// stored repaired (U+FFFD), as strCol does for plain columns. A name
+// longer than MaxName is kept cut.
 type symtab struct {
 	ids   map[string]Sym
 	names []string
 	bad   int64
+	cut   int64 // symbols made of a cut name
 }
 
 func newSymtab() *symtab { return &symtab{ids: make(map[string]Sym)} }
@@ -20,6 +81,18 @@ func (t *symtab) intern(s string) Sym {
 	if id, ok := t.ids[s]; ok {
 		return id
 	}
+	if n := nameLen(s); n < len(s) {
+		if id, ok := t.ids[s[:n]]; ok {
+			return id
+		}
+		t.cut++
+		return t.add(strings.Clone(s[:n]))
+	}
+	return t.add(s)
+}
+
+// add makes a new symbol of s (not in the table, at most MaxName bytes).
+func (t *symtab) add(s string) Sym {
 	id := Sym(len(t.names))
 	t.ids[s] = id
 	if !utf8.ValidString(s) {
@@ -34,22 +107,14 @@ func (t *symtab) internBytes(b []byte) Sym {
 	if id, ok := t.ids[string(b)]; ok { // no allocation for the lookup
 		return id
 	}
-	return t.intern(string(b))
-}
-
-// preload makes the table start from the symbols a database already holds:
-// names[i] is symbol i ("" in a gap, which is never looked up by name).
-// A name held twice keeps its first id.
-func (t *symtab) preload(names []string) {
-	if len(t.names) > 0 {
-		panic("schema: symbols preloaded after the first one was interned")
-	}
-	for i, n := range names {
-		if _, ok := t.ids[n]; !ok && n != "" {
-			t.ids[n] = Sym(i)
+	if n := nameLen(b); n < len(b) {
+		if id, ok := t.ids[string(b[:n])]; ok {
+			return id
 		}
+		t.cut++
+		b = b[:n]
 	}
-	t.names = append(t.names, names...)
+	return t.add(string(b))
 }
 
 func (t *symtab) str(s Sym) string {
@@ -57,4 +122,137 @@ func (t *symtab) str(s Sym) string {
 		return ""
 	}
 	return t.names[s]
+}
+
+// runSymbols maps the symbols of one run, as its writer numbers them
+// (dense from 0, in the order of first use), to the ids of the database's
+// symbols table. Only the names the run uses are looked up, a batch of
+// them at a time, when the writer sends them: what an ingest holds of
+// symbols follows its own names, not all the names of the database (which
+// an ingest used to read whole into Go before its first event).
+type runSymbols struct {
+	ids  []int32 // run symbol -> database symbol
+	next int64   // the database's next free id; -1 until read
+}
+
+// newSymbolsTable is the temporary table that holds a batch of a run's
+// new symbols while they are looked up.
+const newSymbolsTable = "traceduck_new_symbols"
+
+// putSymbols takes a batch of a run's symbols (its next ids, in order):
+// the names the database holds keep their ids, the others get the next
+// free ones (in the run's order, so that a fresh database numbers them as
+// the run does) and are inserted. The database's names are read once per
+// batch, by a hash join built on the batch's names (DuckDB scans the name
+// column; nothing of it comes into Go): measured, 0.1 to 0.3 s per
+// million names in the database on a loaded 2-core machine.
+func (s *duckSink) putSymbols(rec arrow.Record) error {
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	fail := func(err error) error { return fmt.Errorf("load %s: %w", TableSymbols, err) }
+	if s.syms.next < 0 {
+		if err := s.conn.QueryRowContext(s.ctx, "SELECT coalesce(max(sym) + 1, 0) FROM "+TableSymbols).Scan(&s.syms.next); err != nil {
+			return fail(err)
+		}
+		if _, err := s.conn.ExecContext(s.ctx, "CREATE OR REPLACE TEMP TABLE "+newSymbolsTable+" (sym INTEGER, name VARCHAR, id INTEGER)"); err != nil {
+			s.syms.next = -1
+			return fail(err)
+		}
+	}
+	ids := rec.Column(0).(*array.Int32)
+	first := int64(len(s.syms.ids))
+	if ids.NullN() > 0 || int64(ids.Value(0)) != first || int64(ids.Value(ids.Len()-1)) != first+rec.NumRows()-1 {
+		return fail(fmt.Errorf("symbols %d to %d sent after %d symbols", ids.Value(0), ids.Value(ids.Len()-1), first))
+	}
+	// The batch goes in as (sym, name); id is NULL until found.
+	withID := withNullColumn(rec)
+	defer withID.Release()
+	if err := s.insert("temp."+newSymbolsTable, withID); err != nil {
+		return fail(err)
+	}
+	t := "temp." + newSymbolsTable
+	steps := []struct {
+		sql  string
+		args []any
+	}{
+		// the names the database holds (one scan of its names)
+		{`UPDATE ` + t + ` n SET id = f.id FROM (SELECT n.name, min(s.sym) AS id FROM ` + t + ` n
+			JOIN ` + TableSymbols + ` s ON s.name = n.name GROUP BY n.name) f WHERE n.name = f.name`, nil},
+		// the others, numbered in the run's order; a name that comes twice
+		// (two strings that are not UTF-8 and read the same once repaired)
+		// is inserted once, under its first symbol
+		{`INSERT INTO ` + TableSymbols + `
+			SELECT CAST(? + row_number() OVER (ORDER BY sym) - 1 AS INTEGER), name
+			FROM (SELECT min(sym) AS sym, name FROM ` + t + ` WHERE id IS NULL GROUP BY name)`, []any{s.syms.next}},
+		// and their ids (the filter on sym skips all but the rows just added)
+		{`UPDATE ` + t + ` n SET id = s.sym FROM ` + TableSymbols + ` s
+			WHERE n.id IS NULL AND s.sym >= ? AND s.name = n.name`, []any{s.syms.next}},
+	}
+	for _, st := range steps {
+		if _, err := s.conn.ExecContext(s.ctx, st.sql, st.args...); err != nil {
+			return fail(err)
+		}
+	}
+	rows, err := s.conn.QueryContext(s.ctx, "SELECT sym, id FROM "+t+" ORDER BY sym")
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var local int64
+		var id sql.NullInt32
+		if err := rows.Scan(&local, &id); err != nil {
+			return fail(err)
+		}
+		if local != int64(len(s.syms.ids)) || !id.Valid {
+			return fail(fmt.Errorf("symbol %d not found once inserted (after %d)", local, len(s.syms.ids)))
+		}
+		s.syms.ids = append(s.syms.ids, id.Int32)
+		s.syms.next = max(s.syms.next, int64(id.Int32)+1)
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if got := int64(len(s.syms.ids)) - first; got != rec.NumRows() {
+		return fail(fmt.Errorf("%d of %d symbols found", got, rec.NumRows()))
+	}
+	if _, err := s.conn.ExecContext(s.ctx, "DELETE FROM "+t); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// withNullColumn returns rec with one more column, an Int32 of NULLs.
+func withNullColumn(rec arrow.Record) arrow.Record {
+	b := array.NewInt32Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendNulls(int(rec.NumRows()))
+	col := b.NewArray()
+	defer col.Release()
+	fields := append(rec.Schema().Fields(), arrow.Field{Name: "id", Type: arrow.PrimitiveTypes.Int32, Nullable: true})
+	return array.NewRecord(arrow.NewSchema(fields, nil), append(rec.Columns(), col), rec.NumRows())
+}
+
+// translate turns the run's symbol ids of a batch of events or
+// state_intervals into the database's, in place (the batch is the sink's
+// until Put returns).
+func (m *runSymbols) translate(table string, rec arrow.Record) error {
+	for i, c := range lookupTable(table).storedColumns() {
+		if !c.isSymbol() {
+			continue
+		}
+		col := rec.Column(i).(*array.Int32)
+		vals := col.Int32Values()
+		for j, v := range vals {
+			if v < 0 || int(v) >= len(m.ids) {
+				if col.IsNull(j) {
+					continue
+				}
+				return fmt.Errorf("%s is symbol %d, of %d sent", c.storedName(), v, len(m.ids))
+			}
+			vals[j] = m.ids[v]
+		}
+	}
+	return nil
 }

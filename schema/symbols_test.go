@@ -3,8 +3,12 @@ package schema
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // TestSymbolsSharedAcrossRuns: a second run reuses the ids of the symbols
@@ -125,5 +129,81 @@ func TestMigrateVarcharTables(t *testing.T) {
 	}
 	if got := queryString(t, db.SQL(), "SELECT string_agg(DISTINCT event, ',' ORDER BY event) FROM events WHERE run_id = 3"); got != "preempt,start" {
 		t.Errorf("events of the run after migration: %s", got)
+	}
+}
+
+// TestIngestReadsOnlyItsSymbols: a run looks up the names it uses, not
+// the whole symbols table: a small run into a database of 300,000 names
+// allocates what the small run needs (it used to read every name before
+// its first event: "read symbols: Out of Memory" once a name was huge,
+// seconds per ingest once there were millions), and still finds the ids
+// the database gave its names.
+func TestIngestReadsOnlyItsSymbols(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	const n = 300_000
+	if _, err := db.SQL().Exec(`INSERT INTO symbols SELECT range, CASE range WHEN 150000 THEN 'running' ELSE 'name_' || range END FROM range(?)`, n); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := db.Ingest(ctx, RunInfo{Name: "small", Source: "small", Format: "test", SHA256: "s"}, IngestOptions{}, fillSmall(6)); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("a 6-event run into a database of %d names allocated %d MB", n, got>>20)
+	}
+	if got := queryString(t, db.SQL(), "SELECT sym, name FROM symbols WHERE sym >= 150000 AND name NOT LIKE 'name_%' ORDER BY sym"); got != "150000 running\n300000 cpu\n300001 task\n300002 T\n300003 start\n300004 preempt\n300005 ready" {
+		t.Errorf("symbols the run used:\n%s", got)
+	}
+	if got := queryString(t, db.SQL(), "SELECT string_agg(event || ':' || state, ',') FROM events e JOIN state_intervals s USING (run_id) WHERE e.seq = s.start_seq AND s.object_id = e.object_id"); got != "start:running,preempt:ready,start:running,preempt:ready,start:running,preempt:ready" {
+		t.Errorf("the run's events and states: %s", got)
+	}
+}
+
+// TestManyNamesMeasure measures a small ingest into a database that holds
+// TRACEDUCK_MANY_NAMES names (one run of that many states), for
+// docs and reports: go test ./schema -run TestManyNamesMeasure -v with
+// TRACEDUCK_MANY_NAMES=3000000. Not part of the default run.
+func TestManyNamesMeasure(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TRACEDUCK_MANY_NAMES"))
+	if n <= 0 {
+		t.Skip("set TRACEDUCK_MANY_NAMES to a number of names")
+	}
+	db, _ := openTest(t)
+	ctx := context.Background()
+	big := func(w *RunWriter) error {
+		task := w.Object("task", "T")
+		cls, ev := w.Sym("T"), w.Sym("set")
+		for i := 0; i < n; i++ {
+			seq, err := w.Event(&Event{TS: int64(i), CPU: NoCPU, Class: cls, Event: ev, Context: NoObject, Object: task,
+				SourceInstance: NoInstance, TargetInstance: NoInstance, Line: int64(i + 1)})
+			if err != nil {
+				return err
+			}
+			if err := w.Transition(task, 0, int64(i), w.Sym("state_"+strconv.Itoa(i)), seq, NoCPU); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	start := time.Now()
+	if _, err := db.Ingest(ctx, RunInfo{Name: "big", Source: "big", Format: "test", SHA256: "big"}, IngestOptions{}, big); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a run of %d names: %v", n, time.Since(start).Round(time.Millisecond))
+	for i := 0; i < 3; i++ {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		start = time.Now()
+		if _, err := db.Ingest(ctx, RunInfo{Name: "small", Source: "small", Format: "test", SHA256: strconv.Itoa(i)}, IngestOptions{}, fillSmall(6)); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		t.Logf("then a 6-event run: %v, %d KB allocated, Go heap %d MB", time.Since(start).Round(time.Millisecond),
+			(after.TotalAlloc-before.TotalAlloc)>>10, after.HeapAlloc>>20)
 	}
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -132,7 +133,7 @@ type RunWriter struct {
 
 	finished bool
 	lateSHA  func() string
-	symsSent int // symbols already in TableSymbols, sent or loaded
+	symsSent int // symbols already sent to TableSymbols
 
 	// strings that were not UTF-8 and were repaired, and the first event
 	// line that brought one
@@ -141,6 +142,12 @@ type RunWriter struct {
 	badUTF8Seq  Seq
 	badName     bool
 	badMeta     int64
+
+	// object names longer than MaxName, kept cut (symbols count theirs),
+	// and the first event line after a name was cut
+	cutNames int64
+	cutLine  int64
+	cutSeq   Seq
 }
 
 type metaEntry struct {
@@ -229,6 +236,11 @@ func (w *RunWriter) Object(kind, name string) ObjectID {
 	if id, ok := m[name]; ok {
 		return id
 	}
+	if n := nameLen(name); n < len(name) {
+		if id, ok := m[name[:n]]; ok {
+			return id
+		}
+	}
 	return w.newObject(k, name)
 }
 
@@ -243,6 +255,12 @@ func (w *RunWriter) ObjectBytes(kind Sym, name []byte) ObjectID {
 	if id, ok := m[string(name)]; ok {
 		return id
 	}
+	if n := nameLen(name); n < len(name) {
+		if id, ok := m[string(name[:n])]; ok {
+			return id
+		}
+		name = name[:n]
+	}
 	return w.newObject(kind, string(name))
 }
 
@@ -250,6 +268,7 @@ func (w *RunWriter) ObjectBytes(kind Sym, name []byte) ObjectID {
 // for formats whose entities are identified by numbers (a QNX thread is a
 // pid and a tid) and whose names need not be unique.
 func (w *RunWriter) NewObject(kind, name string) ObjectID {
+	name = w.boundName(name)
 	if !utf8.ValidString(name) {
 		w.badName = true
 	}
@@ -261,13 +280,24 @@ func (w *RunWriter) NewObject(kind, name string) ObjectID {
 // appeared). Objects created by Object keep being found by their first
 // name.
 func (w *RunWriter) SetName(id ObjectID, name string) {
+	name = w.boundName(name)
 	if !utf8.ValidString(name) {
 		w.badName = true
 	}
 	w.obj(id).name = name
 }
 
+// boundName is name cut to MaxName (see nameLen), counted.
+func (w *RunWriter) boundName(name string) string {
+	if n := nameLen(name); n < len(name) {
+		w.cutNames++
+		return strings.Clone(name[:n])
+	}
+	return name
+}
+
 func (w *RunWriter) newObject(kind Sym, name string) ObjectID {
+	name = w.boundName(name)
 	if !utf8.ValidString(name) {
 		w.badName = true
 	}
@@ -385,6 +415,9 @@ func (w *RunWriter) Event(e *Event) (Seq, error) {
 		// the first event whose text needed repair (the columns count it)
 		w.badUTF8Line, w.badUTF8Seq = max(e.Line, 1), w.seq
 	}
+	if w.cutLine == 0 && (w.cutNames > 0 || w.syms.cut > 0) {
+		w.cutLine, w.cutSeq = max(e.Line, 1), w.seq
+	}
 	if b.rows >= w.batchRows {
 		return w.seq, w.flushEvents()
 	}
@@ -402,13 +435,6 @@ func (w *RunWriter) flushEvents() error {
 		return w.out.err()
 	}
 	return w.putWithSymbols(TableEvents, w.ev.flushed())
-}
-
-// loadSymbols starts the run from the symbols its database holds
-// (names[i] is symbol i), so that its symbol ids are the database's.
-func (w *RunWriter) loadSymbols(names []string) {
-	w.syms.preload(names)
-	w.symsSent = len(w.syms.names)
 }
 
 // putWithSymbols sends a batch of a table with symbol columns, after the
@@ -573,6 +599,10 @@ func (w *RunWriter) putDiagnostics() error {
 		line := w.badUTF8Line
 		w.diags = append(w.diags, diagRow{line: line, seq: w.badUTF8Seq, severity: Warning, count: n,
 			message: "text that is not UTF-8: the bytes that are not were replaced by U+FFFD (count = values repaired)"})
+	}
+	if n := w.cutNames + w.syms.cut; n > 0 {
+		w.diags = append(w.diags, diagRow{line: w.cutLine, seq: w.cutSeq, severity: Warning, count: n,
+			message: fmt.Sprintf("a name longer than %d bytes: kept cut to its first %d (count = names cut, as object names and as class, event or state names)", MaxName, MaxName)})
 	}
 	rows := w.diags
 	if w.diagOverflow > 0 {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -341,5 +342,132 @@ func TestIngestRestoresSettings(t *testing.T) {
 		if limit == "3GB" {
 			checkLimit(limit, before)
 		}
+	}
+}
+
+// TestLongNamesCut: object names and symbols longer than 32 KiB are kept
+// cut to their first 32 KiB (not splitting a character; two names that
+// agree that far are one), and a warning counts them: a name of tens of
+// MB in the symbols table used to make every later ingest fail, and a
+// run of many 1 MB names made DuckDB abort the process at COMMIT.
+func TestLongNamesCut(t *testing.T) {
+	const bound = 32 << 10
+	db, mem := openTest(t)
+	long := strings.Repeat("n", 5*bound)
+	utf := strings.Repeat("é", bound) // 2 bytes each: cut at a character boundary
+	_, err := db.Ingest(context.Background(), RunInfo{Name: "long"}, IngestOptions{}, func(w *RunWriter) error {
+		a := w.Object("task", long+"a")
+		if b := w.ObjectBytes(w.Sym("task"), []byte(long+"b")); b != a {
+			t.Errorf("names that agree on their first %d bytes are objects %d and %d", bound, a, b)
+		}
+		c := w.NewObject("thread", utf)
+		w.SetName(c, utf+"x")
+		for i, st := range []string{long + "1", long + "2", "short"} {
+			seq, err := w.Event(&Event{TS: int64(i), CPU: NoCPU, Class: w.Sym("C"), Event: w.SymBytes([]byte("e" + long)), Context: a, Object: a,
+				SourceInstance: NoInstance, TargetInstance: NoInstance, Line: int64(7 + i)})
+			if err != nil {
+				return err
+			}
+			if err := w.Transition(a, 0, int64(i), w.Sym(st), seq, NoCPU); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem.AssertSize(t, 0)
+	if got, want := queryString(t, db.SQL(), "SELECT object_id, length(name), strlen(name) FROM objects ORDER BY 1"), fmt.Sprintf("1 %d %d\n2 %d %d", bound, bound, bound/2, bound); got != want {
+		t.Errorf("objects:\n%s\nwant\n%s", got, want)
+	}
+	if got, want := queryString(t, db.SQL(), "SELECT DISTINCT strlen(event) FROM events"), fmt.Sprint(bound); got != want {
+		t.Errorf("events: %s", got)
+	}
+	if got, want := queryString(t, db.SQL(), "SELECT strlen(state), count(*) FROM state_intervals GROUP BY 1 ORDER BY 1"), fmt.Sprintf("5 1\n%d 1", bound); got != want {
+		t.Errorf("states:\n%s\nwant\n%s", got, want)
+	}
+	// the two states are one once cut (one interval); cut: object a,
+	// object c (NewObject, then SetName), the event and the state
+	want := fmt.Sprintf("7 1 warning 5 a name longer than %d bytes: kept cut to its first %d (count = names cut, as object names and as class, event or state names)", bound, bound)
+	if got := queryString(t, db.SQL(), "SELECT src_line, seq, severity, count, message FROM diagnostics"); got != want {
+		t.Errorf("diagnostics:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestStaleTempRemoved: what a dead process left in FILE.tmp/ (DuckDB's
+// spilled blocks; an abort at COMMIT left 336 MB) is removed when the
+// database is next opened; other files there are kept.
+func TestStaleTempRemoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.duckdb")
+	for _, dirOnly := range []bool{true, false} {
+		if err := os.MkdirAll(path+".tmp", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		block := filepath.Join(path+".tmp", "duckdb_temp_block-4611686018427388141.block")
+		if err := os.WriteFile(block, make([]byte, 1<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(path+".tmp", "mine")
+		if !dirOnly {
+			if err := os.WriteFile(other, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if _, err := os.Stat(block); !os.IsNotExist(err) {
+			t.Errorf("the stale block is left: %v", err)
+		}
+		_, err = os.Stat(path + ".tmp")
+		if dirOnly && !os.IsNotExist(err) {
+			t.Errorf("the empty directory is left: %v", err)
+		}
+		if _, err := os.Stat(other); !dirOnly && err != nil {
+			t.Errorf("a file that is not DuckDB's: %v", err)
+		}
+	}
+}
+
+// TestRunIDsNeverReused: a run id is one more than any in any table, so
+// that a new run never mixes with the rows of a run whose runs row is gone
+// (DROP TABLE runs CASCADE, DELETE FROM runs through query).
+func TestRunIDsNeverReused(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	ingest := func(sha string) int32 {
+		t.Helper()
+		id, err := db.Ingest(ctx, RunInfo{Name: sha, Source: sha, Format: "test", SHA256: sha}, IngestOptions{}, fillSmall(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	ingest("a")
+	ingest("b")
+	if _, err := db.SQL().Exec("DELETE FROM runs"); err != nil {
+		t.Fatal(err)
+	}
+	if id := ingest("c"); id != 3 {
+		t.Errorf("after DELETE FROM runs: run %d", id)
+	}
+	if _, err := db.SQL().Exec("DROP TABLE runs CASCADE"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err := Open(ctx, db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id, err := db.Ingest(ctx, RunInfo{Name: "d", Source: "d", Format: "test", SHA256: "d"}, IngestOptions{}, fillSmall(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != 4 {
+		t.Errorf("after DROP TABLE runs CASCADE: run %d", id)
 	}
 }

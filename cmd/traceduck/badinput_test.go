@@ -252,6 +252,13 @@ func (c *badCase) run(t *testing.T) string {
 		}
 		return out.String()
 	}
+	if code != 0 && runsBefore == "0" {
+		// A failed ingest into a database it created leaves no file.
+		if _, err := os.Stat(db); !os.IsNotExist(err) {
+			t.Errorf("a failed ingest left the database it created: %v", err)
+		}
+		return out.String()
+	}
 	sqldb, err := sql.Open("duckdb", db)
 	if err != nil {
 		t.Fatal(err)
@@ -597,12 +604,35 @@ bounds of its README; Chrome JSON one event 64 MiB, nesting 512.
 
 Times and sizes that would make a run uncomputable or an output unbounded
 (each an error naming the bound): every time of a run within ±2^62 ns and a
-run spanning at most 2^62 ns, in every format (also with ` + "`--skip-bad`" + `; the
-cases ` + "`*/time-past-bound`" + `); a histogram 2^21 buckets and the histograms
+run spanning at most 2^62 ns, in every format (the
+cases ` + "`*/time-past-bound`" + `; a line whose own time is past them is a bad
+line, which ` + "`--skip-bad`" + ` skips); a histogram 2^21 buckets and the histograms
 printed together 2^21 rows; ` + "`export --chrome`" + ` 1,000,000 CPU load windows. A
 database holding runs at the time bounds beside a normal run answers every
 command and view for every run, and the same for the normal run as without
 them; events without class or name (Chrome without ` + "`cat`" + `: the real
 ` + "`nanoseconds.json`" + ` of Trace Compass) work in every command and view
 (` + "`extreme_test.go`" + `).
+
+A database of many runs (tests in ` + "`schema`" + `): an ingest looks up only the names
+(classes, events, states) its own run uses, so a small ingest into a database of
+300,000 names allocates a few hundred KB, not the whole symbols table
+(` + "`TestIngestReadsOnlyItsSymbols`" + `; ` + "`TRACEDUCK_MANY_NAMES=N`" + ` measures it at any size).
+A name (of an object, class, event or state) longer than 32 KiB is kept cut to
+its first 32 KiB, with the warning ` + "`a name longer than 32768 bytes: kept cut to its first 32768`" + `
+(` + "`TestLongNamesCut`" + `): a 50 MB name no longer makes every later ingest into the
+database fail (` + "`TestHugeNameDoesNotPoisonDatabase`" + `), and 160 names of 1 MB commit
+instead of aborting the process at COMMIT (` + "`TestManyLongNamesCommit`" + `).
+A run that DuckDB cannot hold under an ingest's memory limit (200 values of 1 MB)
+fails with ` + "`FILE: DuckDB ran out of memory (an ingest may use 128 MiB), nothing of it was written: ...`" + `
+(` + "`TestIngestOutOfMemoryIsClean`" + `); what a killed process left in ` + "`FILE.tmp/`" + ` is removed
+when the database is next opened (` + "`TestStaleTempRemoved`" + `). A run id is never given twice:
+after ` + "`DROP TABLE runs CASCADE`" + ` or ` + "`DELETE FROM runs`" + ` through ` + "`query`" + `, the next run takes one more
+than any run_id of any table, not 1 again among the rows left (` + "`TestRunIDsNeverReused`" + `).
+An ingest that creates its ` + "`--db`" + ` and stores no run leaves no file behind
+(` + "`TestFailedIngestCreatesNoDatabase`" + `). A view or macro of the library dropped through
+` + "`query`" + ` (` + "`DROP VIEW state_summary`" + `) is created again at the next open
+(` + "`queries.TestInstallRecreatesDroppedViews`" + `). A database this process may not write
+(another user's, mode 444) is queried read-only, with a warning when its views are not
+this traceduck's (` + "`TestQueryReadOnlyDatabase`" + `).
 `

@@ -4,6 +4,7 @@ import (
 	bin "encoding/binary"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -33,8 +34,8 @@ func TestBagetBadRecordAndStdin(t *testing.T) {
 
 	r := td(t, dir, "ingest", "--db", db, "--description", descPath, badPath)
 	expectExit(t, r, 1, fmt.Sprintf("%s@%d: record type: expected a type the description declares, found 999", badPath, off))
-	if got := scalar(t, dir, db, "SELECT count(*) FROM runs"); got != "0" {
-		t.Errorf("a failed ingest left %s runs", got)
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a failed ingest left the database it created: %v", err)
 	}
 
 	r = td(t, dir, "ingest", "--db", db, "--description", descPath, "--skip-bad", badPath)

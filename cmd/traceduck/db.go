@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
@@ -55,7 +56,52 @@ func openExistingDB(ctx context.Context, path string) (*schema.DB, error) {
 			return nil, err
 		}
 	}
-	return openDB(ctx, path)
+	db, err := openDB(ctx, path)
+	if err != nil && path != memoryDB && !writable(path) {
+		return openReadOnly(ctx, path)
+	}
+	return db, err
+}
+
+// writable tells whether this process may write the file at path.
+func writable(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// openReadOnly opens a database this process may not write (another
+// user's, mode 444, a read-only file system): its tables and views are
+// read as they are. When its views are not those of this traceduck (or
+// some are missing), a warning on standard error says so.
+func openReadOnly(ctx context.Context, path string) (*schema.DB, error) {
+	db, err := schema.OpenReadOnly(ctx, path)
+	if err != nil {
+		return nil, openError(path, err)
+	}
+	ok, err := queries.Installed(ctx, db.SQL())
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !ok {
+		warnf(ctx, "%s: opened read-only (this process may not write it): its views are not those of this traceduck and may be stale or missing", path)
+	}
+	return db, nil
+}
+
+// stderrKey holds, in a command's context, where warnings go.
+type stderrKey struct{}
+
+// warnf prints a warning line "traceduck: warning: ..." on the command's
+// standard error.
+func warnf(ctx context.Context, format string, args ...any) {
+	if w, ok := ctx.Value(stderrKey{}).(io.Writer); ok {
+		fmt.Fprintf(w, "traceduck: warning: "+format+"\n", args...)
+	}
 }
 
 // fileKind names what a path that is not a regular file is.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,15 +198,35 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 			return &usageError{err}
 		}
 	}
+	_, statErr := os.Stat(dbPath)
+	created := dbPath != memoryDB && errors.Is(statErr, fs.ErrNotExist)
 	db, err := openDB(ctx, dbPath)
 	if err != nil {
+		if created {
+			removeDB(dbPath)
+		}
 		return err
 	}
-	defer db.Close()
-	return ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
+	runs := 0
+	err = ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
+		runs++
 		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events)\n", res.RunID, cellText(path), res.Format, res.Events)
 		return nil
 	})
+	db.Close()
+	if created && runs == 0 {
+		// A database this ingest created and put no run into is not left
+		// behind (an empty database of 800 KB, its tables and views).
+		removeDB(dbPath)
+	}
+	return err
+}
+
+// removeDB removes a database file and what DuckDB keeps beside it.
+func removeDB(path string) {
+	os.Remove(path)
+	os.Remove(path + ".wal")
+	os.Remove(path + ".tmp") // DuckDB empties it at close
 }
 
 // runIngestParquet ingests each path into a scratch database and moves

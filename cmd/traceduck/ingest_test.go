@@ -257,11 +257,9 @@ func TestIngestInterrupted(t *testing.T) {
 	if r.stdout != "" {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	if n := scalar(t, dir, "t.duckdb", "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM events) + (SELECT count(*) FROM objects)"); n != "0" {
-		t.Errorf("the interrupted ingest left %s rows", n)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "t.duckdb")); err != nil {
-		t.Error(err)
+	// The database did not exist: the interrupted ingest leaves none.
+	if _, err := os.Stat(filepath.Join(dir, "t.duckdb")); !os.IsNotExist(err) {
+		t.Errorf("the interrupted ingest left the database it created: %v", err)
 	}
 }
 

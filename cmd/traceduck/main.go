@@ -54,7 +54,7 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Ctrl-C (or SIGTERM) cancels the context: an ingest in progress rolls
 	// its transaction back, a query is interrupted.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.WithValue(context.Background(), stderrKey{}, stderr), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
 		// After the first signal, the next one ends the process at once.

@@ -28,7 +28,9 @@ run in order and the result of the last one is printed.
 
 The database must exist (":memory:" is an empty database in memory). The
 traceduck tables and views are created in it where missing, and the views
-brought up to date with this traceduck, before the SQL runs.
+brought up to date with this traceduck, before the SQL runs. A database
+this process may not write (another user's, mode 444) is opened read-only,
+as it is; a warning says so when its views are not this traceduck's.
 
 --parquet DIR queries a Parquet dataset (traceduck export --parquet, ingest
 --parquet) instead: an empty database in memory reads DIR/views.sql, so the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -81,6 +82,14 @@ func TestWrongFormat(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
 			db := filepath.Join(t.TempDir(), "t.duckdb")
+			// The database exists before the failed ingests (one that an
+			// ingest creates and stores no run in is removed, and made
+			// again by the next one).
+			created, err := openDB(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			created.Close()
 			var last *format
 			var lastFile string
 			for _, g := range formats {
