@@ -112,6 +112,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 			return err
 		}
 		src := ingest.NewSource(name, f, size)
+		testStopUntilDone(ctx, cmd.ErrOrStderr(), "demo-ingest")
 		bar := newProgress(cmd.ErrOrStderr(), name)
 		res, err := ingest.Opened(ctx, db, src, ingest.Options{
 			Format:   s.Format,

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/traceduck/traceduck/samples"
 )
@@ -175,11 +174,14 @@ func TestDemoInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, dir, nil, "demo", "--db", "d.duckdb")
 	before := readFile(t, filepath.Join(dir, "d.duckdb"))
-	// Interrupted as soon as it has begun to ingest.
-	r := runBounded(t, dir, time.Minute, os.Interrupt, 1500*time.Millisecond, "demo", "--db", "d.duckdb")
-	if r.code == 0 {
-		t.Skip("demo ended before the signal")
+	// Interrupted as it begins to ingest into the database it builds.
+	p := startIngest(t, dir, "demo-ingest", "demo", "--db", "d.duckdb")
+	p.waitStopped()
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
 	}
+	r := p.wait()
+	r.stderr = strings.TrimPrefix(r.stderr, "traceduck: stopped at demo-ingest\n")
 	expectExit(t, r, 1, "interrupted")
 	if after := readFile(t, filepath.Join(dir, "d.duckdb")); !bytes.Equal(after, before) {
 		t.Error("an interrupted demo changed the database")

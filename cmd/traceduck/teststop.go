@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,9 @@ import (
 //
 //	before-commit  the run is written and checked, its transaction not committed
 //	after-commit   the run is committed, the database not closed (not checkpointed)
+//	demo-ingest    demo is about to ingest its first sample into the
+//	               database it builds; there it waits for the command to
+//	               be interrupted (Ctrl-C, SIGTERM) instead of sleeping
 //	parquet-step-N the N-th step of a job writing into a Parquet dataset
 //	               (the step hook of export.NewWriter: a claim taken, a
 //	               file written, renamed or removed, as the job writes or
@@ -33,6 +37,16 @@ func testStopAt(stderr io.Writer, point string) {
 	for {
 		time.Sleep(time.Hour)
 	}
+}
+
+// testStopUntilDone is testStopAt for a test that interrupts the
+// process rather than killing it: it waits at point until ctx is done.
+func testStopUntilDone(ctx context.Context, stderr io.Writer, point string) {
+	if os.Getenv(testStopEnv) != point {
+		return
+	}
+	fmt.Fprintf(stderr, "traceduck: stopped at %s\n", point)
+	<-ctx.Done()
 }
 
 // testStopHook is testStopAt as a hook, nil when the environment names
