@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,7 +109,14 @@ func TestFIFOTrace(t *testing.T) {
 func TestFIFOTraceNoWriterInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	fifo := mkfifo(t, dir, "trace.pipe")
-	r := runBounded(t, dir, time.Minute, os.Interrupt, time.Second, "ingest", "--db", "t.duckdb", fifo)
+	p := startIngest(t, dir, "", "ingest", "--db", "t.duckdb", fifo)
+	// Interrupted once it waits for the pipe's writer (a thread of it
+	// blocked in the kernel's open of a FIFO), not before it gets there.
+	p.waitFor("the wait for the pipe's writer", func() bool { return waitsForPartner(p.cmd.Process.Pid) })
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait()
 	expectExit(t, r, 1)
 	if r.stderr != "traceduck: "+fifo+": interrupted; nothing of it was written\n" {
 		t.Errorf("stderr %q", r.stderr)
@@ -134,4 +142,17 @@ func TestFIFODatabaseRefused(t *testing.T) {
 			t.Fatalf("%q: the named pipe is gone (%v)", args, err)
 		}
 	}
+}
+
+// waitsForPartner reports whether a thread of process pid is blocked
+// opening a FIFO that has no other end yet (its wchan, which Linux names
+// wait_for_partner).
+func waitsForPartner(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, w := range tasks {
+		if b, err := os.ReadFile(w); err == nil && string(b) == "wait_for_partner" {
+			return true
+		}
+	}
+	return false
 }
