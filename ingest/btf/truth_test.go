@@ -187,6 +187,32 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 		WHERE s.run_id = ? AND o.kind IN ('task', 'isr') AND s.state = 'running' AND e.event = 'terminate'
 		GROUP BY o.name`, res.RunID), terminated)
 
+	// Holds of SEM_Shared and waits for it (resource_holds,
+	// resource_waits): complete ones per task, count and ns; and how many
+	// the end of the trace cut.
+	for _, v := range []struct {
+		view, who string
+		truth     map[string]tracegen.Sum
+		open      int
+	}{{"resource_holds", "holder", truth.Holds, truth.OpenHolds}, {"resource_waits", "waiter", truth.Waits, truth.OpenWaits}} {
+		n, ns := map[string]int64{}, map[string]int64{}
+		var total int64
+		for name, sum := range v.truth {
+			n[name], ns[name] = sum.N, sum.NS
+			total += sum.N
+		}
+		if total == 0 && (v.who == "holder" || cfg.Cores > 1) {
+			// (on one core the priority ceiling leaves no contention)
+			t.Errorf("%s: the generator made none", v.view)
+		}
+		sel := "SELECT " + v.who + ", %s FROM " + v.view + " WHERE run_id = ? AND resource = 'SEM_Shared' AND resource_kind = 'semaphore' AND NOT truncated GROUP BY ALL"
+		compare(t, v.view+": complete ones per task", dbtest.QueryCounts(t, q, fmt.Sprintf(sel, "count(*)"), res.RunID), n)
+		compare(t, v.view+": ns per task", dbtest.QueryCounts(t, q, fmt.Sprintf(sel, "sum(dur)"), res.RunID), ns)
+		if got := queryText(t, q, "SELECT count(*) FILTER (WHERE truncated), count(*) FILTER (WHERE truncated AND end_ts <> ?) FROM "+v.view+" WHERE run_id = ?", truth.LastTS, res.RunID); got != fmt.Sprintf("%d | 0\n", v.open) {
+			t.Errorf("%s: truncated ones, and those that do not end at the last event: %s, want %d | 0", v.view, got, v.open)
+		}
+	}
+
 	// Time: ps keeps the raw value (ts_raw = ts*1000 exactly, tracegen
 	// writes whole ns); ns and us lose nothing, so there is no raw value.
 	var bad, rows int64

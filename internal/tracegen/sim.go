@@ -146,7 +146,9 @@ type proc struct {
 	runInst int64
 	runs    []runnable
 
-	ownsSem bool
+	ownsSem   bool
+	heldSince int64 // when it was assigned SEM_Shared
+	waitSince int64 // when its request for SEM_Shared blocked
 
 	// stimulus
 	sti     []byte
@@ -214,6 +216,8 @@ type sim struct {
 	coreBusy  []int64
 	coreHeld  [][]int64 // per core: ns held per process (stat index), the last one for none (idle)
 	resp, lat []Sum     // per process: complete instances (response), waits for a core (latency)
+	holds     []Sum     // per process: complete holds of SEM_Shared
+	waits     []Sum     // per process: complete waits for SEM_Shared
 
 	semName  []byte
 	semOwner *proc
@@ -432,6 +436,7 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 		s.coreHeld[i] = make([]int64, n+1)
 	}
 	s.resp, s.lat = make([]Sum, n), make([]Sum, n)
+	s.holds, s.waits = make([]Sum, n), make([]Sum, n)
 	s.sigNext = 3000
 	return s, nil
 }
@@ -779,11 +784,13 @@ func (s *sim) runOps(p *proc, t int64) {
 				s.semSt = semFull
 				s.semOwner = p
 				p.ownsSem = true
+				p.heldSince = t
 				s.emit(t, s.semName, 0, kSEM, s.semName, 0, aLock)
 				s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aAssigned)
 			} else {
 				s.semSt = semOverfull
 				s.waiters = append(s.waiters, p)
+				p.waitSince = t
 				s.emit(t, s.semName, 0, kSEM, s.semName, 0, aOverfull)
 				s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aWaiting)
 				s.leaveRunning(p, t)
@@ -836,6 +843,7 @@ func (s *sim) runOps(p *proc, t int64) {
 func (s *sim) semRelease(p *proc, t int64) {
 	s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aReleased)
 	p.ownsSem = false
+	s.holds[p.stat].add(t - p.heldSince)
 	s.cores[p.core].dirty = true // p's effective priority dropped
 	if len(s.waiters) == 0 {
 		s.semSt = semFree
@@ -848,6 +856,8 @@ func (s *sim) semRelease(p *proc, t int64) {
 	s.waiters = s.waiters[:len(s.waiters)-1]
 	s.semOwner = w
 	w.ownsSem = true
+	s.waits[w.stat].add(t - w.waitSince)
+	w.heldSince = t
 	s.emit(t, w.name, w.inst, kSEM, s.semName, 0, aAssigned)
 	switch w.state {
 	case sPolling:
@@ -968,8 +978,14 @@ func (s *sim) truth() Truth {
 		CoreHeld:     make(map[string]map[string]int64, len(s.cores)),
 		Response:     make(map[string]Sum, len(s.statNames)),
 		Latency:      make(map[string]Sum, len(s.statNames)),
+		Holds:        make(map[string]Sum, len(s.statNames)),
+		Waits:        make(map[string]Sum, len(s.statNames)),
+		OpenWaits:    len(s.waiters),
 		FirstTS:      s.first,
 		LastTS:       s.last,
+	}
+	if s.semOwner != nil {
+		tr.OpenHolds = 1
 	}
 	for k := range s.counts {
 		for a, n := range s.counts[k] {
@@ -986,6 +1002,8 @@ func (s *sim) truth() Truth {
 		tr.Terminated[name] = s.terms[i]
 		tr.Response[name] = s.resp[i]
 		tr.Latency[name] = s.lat[i]
+		tr.Holds[name] = s.holds[i]
+		tr.Waits[name] = s.waits[i]
 	}
 	for i := range s.cores {
 		tr.CoreBusy[string(s.cores[i].name)] = s.coreBusy[i]

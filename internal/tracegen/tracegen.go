@@ -137,8 +137,15 @@ type Truth struct {
 	CoreHeld     map[string]map[string]int64 // per core name: ns each process held it as CoreBusy counts, and "idle" the ns nothing held it (from 0, or the last hold's end, to the next hold; the interval open at the end left out)
 	Response     map[string]Sum              // per process: the instances that terminated and their summed response (activate to terminate)
 	Latency      map[string]Sum              // per process: the waits for its core that ended (activate to start, and preempt, release or release_parking to resume) and their summed length
-	FirstTS      int64                       // ns, timestamp of the first data line
-	LastTS       int64                       // ns, timestamp of the last data line
+	// Holds and Waits are, per task, the complete holds of SEM_Shared
+	// (assigned to released) and the complete waits for it (the
+	// requestsemaphore that blocked, at the time of its waiting, to the
+	// assigned that ended it). OpenHolds and OpenWaits count those still
+	// open when the trace ends.
+	Holds, Waits         map[string]Sum
+	OpenHolds, OpenWaits int
+	FirstTS              int64 // ns, timestamp of the first data line
+	LastTS               int64 // ns, timestamp of the last data line
 }
 
 // Sum is a count of things and their summed length (ns).
