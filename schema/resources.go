@@ -27,6 +27,16 @@ import (
 //   - Release: a gives r back: the hold ends (ended = "released").
 //   - GiveUp: a stops waiting without getting r (a timeout, a failed try):
 //     the wait ends (ended = "gave_up").
+//   - Woken: a, waiting for r, left the state it was blocked in (the
+//     kernel made it ready); the Assign or GiveUp that follows (the
+//     return of its call, which tells the result) ends the wait at the
+//     wake-up rather than at its own time. A Wait before it (a is
+//     blocked again) cancels it.
+//
+// A resource declared unowned (Declare, ResourceSpec.Unowned: an ITRON or
+// POSIX counting semaphore, an event flag, a condition variable: whoever
+// gives it, no task owns it) has waits and no holds: Assign ends a wait
+// and starts no hold, Release changes nothing.
 //
 // Several actors hold r at once when the format assigns it to several (a
 // counting semaphore); the tracker does not know capacities, the trace
@@ -67,8 +77,20 @@ const (
 )
 
 type resourceRow struct {
-	kind   Sym // NoSym: the object's kind when a row is written
-	actors map[ObjectID]*actorRow
+	kind    Sym // NoSym: the object's kind when a row is written
+	unowned bool
+	actors  map[ObjectID]*actorRow
+}
+
+// ResourceSpec says what a resource is.
+type ResourceSpec struct {
+	// Kind is resource_kind: semaphore, mutex, lock, queue, ...; "" keeps
+	// the object's kind.
+	Kind string
+	// Unowned: nobody owns the resource (a counting semaphore that any
+	// task or handler signals, an event flag, a condition variable): it
+	// has waits and no holds.
+	Unowned bool
 }
 
 // actorRow is what one actor does with one resource.
@@ -83,6 +105,9 @@ type actorRow struct {
 	reqInst  int64
 	holdSeen bool // it is known what a holds of r (it was assigned, released, ...)
 	waitSeen bool
+	woken    bool // the wait's blocking ended at wokenTS (Woken)
+	wokenTS  int64
+	wokenSeq Seq
 }
 
 type openResInterval struct {
@@ -118,12 +143,16 @@ func (w *RunWriter) Resources() *ResourceTracker {
 	return t
 }
 
-// Declare says what kind of resource r is (semaphore, mutex, lock,
-// queue, ...): resource_kind of its rows. Without it, a row takes the kind
-// of r's object when it is written.
-func (t *ResourceTracker) Declare(r ObjectID, kind string) {
+// Declare says what resource r is: its kind (semaphore, mutex, lock,
+// queue, ...: resource_kind of its rows; without it, a row takes the kind
+// of r's object when it is written), and whether it has an owner.
+func (t *ResourceTracker) Declare(r ObjectID, spec ResourceSpec) {
 	if res := t.resource(r); res != nil {
-		res.kind = t.w.Sym(kind)
+		res.kind = NoSym
+		if spec.Kind != "" {
+			res.kind = t.w.Sym(spec.Kind)
+		}
+		res.unowned = spec.Unowned
 	}
 }
 
@@ -150,10 +179,14 @@ func (t *ResourceTracker) Wait(r, a ObjectID, inst, ts int64, seq Seq) error {
 		return err
 	}
 	x := t.actor(r, a)
-	if x == nil || x.waiting {
+	if x == nil {
 		return nil
 	}
-	x.waiting, x.waitSeen = true, true
+	if x.waiting {
+		x.woken = false // blocked again
+		return nil
+	}
+	x.waiting, x.waitSeen, x.woken = true, true, false
 	x.wait = openResInterval{start: ts, seq: seq, inst: inst}
 	if x.request {
 		x.wait.start, x.wait.seq = x.reqTS, x.reqSeq
@@ -178,11 +211,15 @@ func (t *ResourceTracker) Assign(r, a ObjectID, inst, ts int64, seq Seq) error {
 	x.request = false
 	if x.waiting {
 		x.waiting = false
-		if err := t.emit(r, a, false, x.wait, ts, seq, t.symEnd[0]); err != nil {
+		end, endSeq := x.wokenAt(ts, seq)
+		if err := t.emit(r, a, false, x.wait, end, endSeq, t.symEnd[0]); err != nil {
 			return err
 		}
 	}
 	x.holdSeen, x.waitSeen = true, true
+	if t.resources[r].unowned {
+		return nil
+	}
 	if x.holds > 0 {
 		if x.holds < 1<<30 {
 			x.holds++
@@ -201,7 +238,7 @@ func (t *ResourceTracker) Release(r, a ObjectID, inst, ts int64, seq Seq) error 
 		return err
 	}
 	x := t.actor(r, a)
-	if x == nil {
+	if x == nil || t.resources[r].unowned {
 		return nil
 	}
 	switch {
@@ -233,13 +270,39 @@ func (t *ResourceTracker) GiveUp(r, a ObjectID, inst, ts int64, seq Seq) error {
 	switch {
 	case x.waiting:
 		x.waiting = false
-		return t.emit(r, a, false, x.wait, ts, seq, t.symEnd[2])
+		end, endSeq := x.wokenAt(ts, seq)
+		return t.emit(r, a, false, x.wait, end, endSeq, t.symEnd[2])
 	case !x.waitSeen:
 		x.waitSeen = true
 		return t.emit(r, a, false, openResInterval{start: t.w.firstTS, seq: NoSeq, inst: inst, cut: true}, ts, seq, t.symEnd[2])
 	}
 	t.diag("an actor gives up waiting for a resource it does not wait for: no wait")
 	return nil
+}
+
+// Woken says that a, waiting for r, was woken at ts: the wait ends there
+// when the next verb is Assign or GiveUp. It changes nothing when a does
+// not wait for r.
+func (t *ResourceTracker) Woken(r, a ObjectID, ts int64, seq Seq) error {
+	if err := t.w.checkTime(t.w.bounds.line, ts); err != nil {
+		return err
+	}
+	x := t.actor(r, a)
+	if x == nil || !x.waiting {
+		return nil
+	}
+	x.woken, x.wokenTS, x.wokenSeq = true, ts, seq
+	return nil
+}
+
+// wokenAt is the end of a's wait, ended by a verb at ts: the wake-up, if
+// there was one.
+func (x *actorRow) wokenAt(ts int64, seq Seq) (int64, Seq) {
+	if x.woken {
+		x.woken = false
+		return x.wokenTS, x.wokenSeq
+	}
+	return ts, seq
 }
 
 // Holds returns how many assignments of r a holds (nested ones counted).

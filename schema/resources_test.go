@@ -17,8 +17,9 @@ import (
 // that must come out. Script lines (times in ns; every verb is also an
 // event at its time):
 //
-//	declare R KIND                  the resource's kind
+//	declare R KIND [unowned]        the resource's kind ("-": the object's)
 //	request R A TS [INST]           also wait, assign, release, giveup
+//	woken R A TS
 //	event TS                        an event of no resource
 //	holds R A | waiting R A         what the tracker says (into result)
 //
@@ -90,7 +91,14 @@ func runResourceScript(t *testing.T, script string, batchRows int) map[string]st
 		var err error
 		switch f[0] {
 		case "declare":
-			res.Declare(w.Object("semaphore", f[1]), f[2])
+			spec := ResourceSpec{Kind: f[2], Unowned: len(f) > 3 && f[3] == "unowned"}
+			if spec.Kind == "-" {
+				spec.Kind = ""
+			}
+			res.Declare(w.Object("semaphore", f[1]), spec)
+		case "woken":
+			ts := num(f[3])
+			err = res.Woken(w.Object("semaphore", f[1]), w.Object("task", f[2]), ts, ev(ts))
 		case "request", "wait", "assign", "release", "giveup":
 			r, a, ts := w.Object("semaphore", f[1]), w.Object("task", f[2]), num(f[3])
 			inst := NoInstance
