@@ -43,7 +43,8 @@ import (
 // tells who got the resource.
 //
 // Truncation. An interval still open at the end of the trace ends at the
-// run's last event, truncated (ended NULL). A Release (GiveUp) by an
+// run's last event, truncated (ended NULL); a wait woken whose result
+// the trace did not tell ends at the wake-up, truncated too. A Release (GiveUp) by an
 // actor of which the tracker has heard nothing yet for r says that the
 // hold (the wait) began before the trace did: it starts at the run's first
 // event, truncated (start_seq NULL). A Release or GiveUp that contradicts
@@ -429,15 +430,22 @@ func (t *ResourceTracker) finish(lastTS int64) error {
 		r, a ObjectID
 		hold bool
 		o    openResInterval
+		end  int64
 	}
 	var all []open
 	for r, res := range t.resources {
 		for a, x := range res.actors {
 			if x.holds > 0 {
-				all = append(all, open{r, a, true, x.hold})
+				all = append(all, open{r, a, true, x.hold, lastTS})
 			}
 			if x.waiting {
-				all = append(all, open{r, a, false, x.wait})
+				// a wait woken whose result the trace did not tell ends at
+				// the wake-up, truncated all the same
+				end := lastTS
+				if x.woken {
+					end = x.wokenTS
+				}
+				all = append(all, open{r, a, false, x.wait, end})
 			}
 		}
 	}
@@ -454,7 +462,7 @@ func (t *ResourceTracker) finish(lastTS int64) error {
 		return x.hold && !y.hold
 	})
 	for _, o := range all {
-		if err := t.emit(o.r, o.a, o.hold, o.o, max(lastTS, o.o.start), NoSeq, NoSym); err != nil {
+		if err := t.emit(o.r, o.a, o.hold, o.o, max(o.end, o.o.start), NoSeq, NoSym); err != nil {
 			return err
 		}
 	}
