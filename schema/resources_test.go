@@ -201,3 +201,64 @@ func TestResourceActorsPerRun(t *testing.T) {
 		t.Errorf("diagnostics %q, want %q", got["diagnostics"], want)
 	}
 }
+
+// BenchmarkResourceTracker: 28 events per iteration, the verbs of a
+// contended semaphore (request, assign; request, wait; release, assign;
+// release) for 8 tasks on 4 resources, with (verbs) and without (events)
+// the resource model: the difference is the model's cost.
+func BenchmarkResourceTracker(b *testing.B) {
+	for _, verbs := range []bool{false, true} {
+		b.Run(map[bool]string{false: "events", true: "verbs"}[verbs], func(b *testing.B) { benchResources(b, verbs) })
+	}
+}
+
+func benchResources(b *testing.B, verbs bool) {
+	w := NewRunWriter(RunInfo{RunID: 1, Name: "bench"}, discardSink{}, memory.NewGoAllocator())
+	res := w.Resources()
+	var rs, as [8]ObjectID
+	for i := range rs {
+		rs[i], as[i] = w.Object("semaphore", fmt.Sprint("S", i%4)), w.Object("task", fmt.Sprint("T", i))
+	}
+	ev := Event{CPU: NoCPU, Class: w.Sym("SEM"), Event: w.Sym("x"), Context: NoObject, Object: NoObject, SourceInstance: NoInstance, TargetInstance: NoInstance}
+	ts := int64(0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := 0; k < 8; k += 2 {
+			r, a, c := rs[k], as[k], as[k+1]
+			for step := 0; step < 7; step++ {
+				ts++
+				ev.TS = ts
+				seq, err := w.Event(&ev)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !verbs {
+					continue
+				}
+				switch step {
+				case 0:
+					err = res.Request(r, a, 0, ts, seq)
+				case 1:
+					err = res.Assign(r, a, 0, ts, seq)
+				case 2:
+					err = res.Request(r, c, 0, ts, seq)
+				case 3:
+					err = res.Wait(r, c, 0, ts, seq)
+				case 4:
+					err = res.Release(r, a, 0, ts, seq)
+				case 5:
+					err = res.Assign(r, c, 0, ts, seq)
+				case 6:
+					err = res.Release(r, c, 0, ts, seq)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.StopTimer()
+	if err := w.Finish(time.Now()); err != nil {
+		b.Fatal(err)
+	}
+}
