@@ -60,9 +60,11 @@ func TestWaitsTOPPERS(t *testing.T) {
 
 // TestWaitsGenerated: the standard format the generator writes for BTF's
 // schedule (a task that waits for SEM_Shared calls wai_sem and spins,
-// SPINNING or PARKED, until it is assigned the semaphore) gives exactly
-// the simulator's waits for SEM_Shared (tracegen's Truth, kept as it
-// simulated), as "semaphore 1" with no holds.
+// SPINNING or PARKED, until it is assigned the semaphore; one that waits
+// for EV_Done calls wai_flg and is WAITING until set_event) gives exactly
+// the simulator's waits for SEM_Shared and EV_Done (tracegen's Truth,
+// kept as it simulated), as "semaphore 1" and "eventflag 1", with no
+// holds.
 func TestWaitsGenerated(t *testing.T) {
 	for _, cfg := range []tracegen.Config{
 		{Events: 30_000, Cores: 2, Tasks: 6, Seed: 3},
@@ -83,26 +85,31 @@ func TestWaitsGenerated(t *testing.T) {
 			}
 			db := dbtest.Open(t)
 			run := ingestTLV(t, db, "tlv", logPath, resPath, "", "")
-			var want []string
-			n := int64(0)
-			for task, s := range tr.Schedule.Waits {
-				if s.N > 0 {
-					want = append(want, fmt.Sprintf("%s | %d | %d\n", task, s.N, s.NS))
-					n += s.N
+			for _, c := range []struct {
+				resource, kind string
+				truth          map[string]tracegen.Sum
+			}{{"semaphore 1", "semaphore", tr.Schedule.Waits}, {"eventflag 1", "eventflag", tr.Schedule.EvWaits}} {
+				var want []string
+				n := int64(0)
+				for task, s := range c.truth {
+					if s.N > 0 {
+						want = append(want, fmt.Sprintf("%s | %d | %d\n", task, s.N, s.NS))
+						n += s.N
+					}
+				}
+				if n == 0 {
+					t.Fatalf("the generator made no wait for %s", c.resource)
+				}
+				sort.Strings(want)
+				got := dbtest.Query(t, db.SQL(), `SELECT waiter, count(*), sum(dur) FROM resource_waits
+					WHERE run_id = ? AND resource = ? AND resource_kind = ? AND NOT truncated GROUP BY ALL ORDER BY 1`, run.RunID, c.resource, c.kind)
+				if got != strings.Join(want, "") {
+					t.Errorf("complete waits per task for %s:\n got %s\nwant %s", c.resource, got, strings.Join(want, ""))
 				}
 			}
-			if n == 0 {
-				t.Fatal("the generator made no wait")
-			}
-			sort.Strings(want)
-			got := dbtest.Query(t, db.SQL(), `SELECT waiter, count(*), sum(dur) FROM resource_waits
-				WHERE run_id = ? AND resource = 'semaphore 1' AND resource_kind = 'semaphore' AND NOT truncated GROUP BY ALL ORDER BY 1`, run.RunID)
-			if got != strings.Join(want, "") {
-				t.Errorf("complete waits per task:\n got %s\nwant %s", got, strings.Join(want, ""))
-			}
-			got = dbtest.Query(t, db.SQL(), `SELECT count(*) FILTER (WHERE truncated), count(*) FILTER (WHERE relation = 'hold' OR ended = 'gave_up')
+			got := dbtest.Query(t, db.SQL(), `SELECT count(*) FILTER (WHERE truncated), count(*) FILTER (WHERE relation = 'hold' OR ended = 'gave_up')
 				FROM resource_intervals WHERE run_id = ?`, run.RunID)
-			if w := fmt.Sprintf("%d | 0\n", tr.Schedule.OpenWaits); got != w {
+			if w := fmt.Sprintf("%d | 0\n", tr.Schedule.OpenWaits+tr.Schedule.EvOpenWaits); got != w {
 				t.Errorf("waits cut by the end, holds or waits given up: got %s, want %s", got, w)
 			}
 		})

@@ -350,7 +350,7 @@ func BTFIdle(holder string) bool { return btfIdle.MatchString(holder) }
 // Answers are the recount's answers: BTF numbers its instances, so they
 // are the recount's activate..terminate.
 func (r BTF) Answers() Answers {
-	a := Answers{CPUBusy: r.Busy, CPUHeld: map[Held]int64{}, Running: r.Running, Instances: r.Response, Latency: r.Latency}
+	a := Answers{CPUBusy: r.Busy, CPUHeld: map[Held]int64{}, Running: r.Running, Instances: r.Response, Latency: r.Latency, Holds: r.Holds, Waits: r.Waits}
 	for c, hs := range r.Held {
 		for h, ns := range hs {
 			a.CPUHeld[Held{c, h, h != "idle" && !BTFIdle(h)}] += ns

@@ -568,6 +568,7 @@ func (rc *TOPPERS) Answers() Answers {
 		a.CPUHeld[Held{"cpu", h, true}] += ns
 	}
 	a.Running, a.Instances, a.Latency = Sched(rc.States)
+	a.Waits = rc.Waits
 	return a
 }
 

@@ -156,6 +156,10 @@ type proc struct {
 	heldSince int64 // when it was assigned SEM_Shared
 	waitSince int64 // when its request for SEM_Shared blocked
 
+	evBlocked bool  // blocked in wait_event (truth of EvWaits)
+	evStart   int64 // its wait_event
+	evWoken   int64 // its release by set_event; -1 before
+
 	ownsPool      bool // holds a unit of SEM_Pool
 	poolUser      bool
 	poolWaiting   bool // waits for SEM_Pool (not SEM_Shared)
@@ -243,6 +247,8 @@ type sim struct {
 	poolWaiters []*proc
 	poolHolds   []Sum
 	poolWaits   []Sum
+
+	evWaits []Sum // per process: complete waits for EV_Done
 
 	sigName  []byte
 	sigValue int64
@@ -466,6 +472,7 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 	s.resp, s.lat = make([]Sum, n), make([]Sum, n)
 	s.holds, s.waits = make([]Sum, n), make([]Sum, n)
 	s.poolHolds, s.poolWaits = make([]Sum, n), make([]Sum, n)
+	s.evWaits = make([]Sum, n)
 	s.sigNext = 3000
 	return s, nil
 }
@@ -864,6 +871,7 @@ func (s *sim) runOps(p *proc, t int64) {
 		case opWaitEvent:
 			s.emit(t, p.name, p.inst, kEVENT, s.evName, 0, aWaitEvent)
 			if !s.evSet {
+				p.evBlocked, p.evStart, p.evWoken = true, t, -1
 				s.leaveRunning(p, t)
 				p.state = sWaiting
 				s.coreAct(t, p, aWait)
@@ -875,11 +883,16 @@ func (s *sim) runOps(p *proc, t int64) {
 		case opClearEvent:
 			s.evSet = false
 			s.emit(t, p.name, p.inst, kEVENT, s.evName, 0, aClearEvent)
+			if p.evBlocked {
+				s.evWaits[p.stat].add(p.evWoken - p.evStart)
+				p.evBlocked = false
+			}
 		case opSetEvent:
 			w := s.evWaiter
 			s.evSet = true
 			s.emitStr(t, p.name, p.inst, kEVENT, s.evName, 0, aSetEvent, w.name)
 			if w.alive && w.state == sWaiting {
+				w.evWoken = t
 				s.coreAct(t, w, aRelease)
 				s.enterReady(w, t)
 				s.cores[w.core].dirty = true
@@ -1078,6 +1091,7 @@ func (s *sim) truth() Truth {
 		CoreHeld:     make(map[string]map[string]int64, len(s.cores)),
 		Response:     make(map[string]Sum, len(s.statNames)),
 		Latency:      make(map[string]Sum, len(s.statNames)),
+		EvWaits:      make(map[string]Sum, len(s.statNames)),
 		Holds:        make(map[string]Sum, len(s.statNames)),
 		Waits:        make(map[string]Sum, len(s.statNames)),
 		OpenWaits:    len(s.waiters),
@@ -1111,6 +1125,12 @@ func (s *sim) truth() Truth {
 		tr.Latency[name] = s.lat[i]
 		tr.Holds[name] = s.holds[i]
 		tr.Waits[name] = s.waits[i]
+		tr.EvWaits[name] = s.evWaits[i]
+	}
+	for _, p := range s.procs {
+		if p.evBlocked {
+			tr.EvOpenWaits++
+		}
 	}
 	for i := range s.cores {
 		tr.CoreBusy[string(s.cores[i].name)] = s.coreBusy[i]

@@ -158,6 +158,13 @@ type Truth struct {
 	CoreHeld     map[string]map[string]int64 // per core name: ns each process held it as CoreBusy counts, and "idle" the ns nothing held it (from 0, or the last hold's end, to the next hold; the interval open at the end left out)
 	Response     map[string]Sum              // per process: the instances that terminated and their summed response (activate to terminate)
 	Latency      map[string]Sum              // per process: the waits for its core that ended (activate to start, and preempt, release or release_parking to resume) and their summed length
+	// EvWaits are, per task, the complete waits for EV_Done: from a
+	// wait_event that blocks (the wait) to the set_event that releases
+	// it, counted at its clear_event (when a TLV rendering's wai_flg
+	// returns); EvOpenWaits those the end cuts (blocked, or released and
+	// not yet cleared).
+	EvWaits     map[string]Sum
+	EvOpenWaits int
 	// PoolHolds, PoolWaits, PoolOpenHolds and PoolOpenWaits are the same
 	// for SEM_Pool (Config.PoolUnits), and PoolMaxHolders the most tasks
 	// that held it at once.
