@@ -18,6 +18,9 @@ const (
 	TableDiagnostics    = "diagnostics"
 	TableAggregations   = "aggregations"
 	TableHistograms     = "histograms"
+	// TableResourceIntervals holds the holds and waits of resources
+	// (resources.go); the views resource_holds and resource_waits read it.
+	TableResourceIntervals = "resource_intervals"
 )
 
 // TableSymbols is the base table of the strings that events and
@@ -221,6 +224,26 @@ var tables = []table{
 		{"bucket_hi", "BIGINT", i64, "first value past the bucket (exclusive); NULL for an overflow bucket (no upper bound)"},
 		{"count", "BIGINT", i64, "the count printed (a weighted quantize can make it negative)"},
 		{"src_line", "BIGINT", i64, "line of the bucket's row"},
+	}},
+	// Holds and waits have a table of their own rather than being state
+	// intervals of the resource (docs/semantics.md, "Resources: holds and
+	// waits"): a hold or a wait relates two objects, several of them are
+	// open on one resource at once, and the resource's own states (BTF's
+	// free, used, full, overfull) and their statistics stay as they are.
+	{name: TableResourceIntervals, doc: "one row per time a task, thread or ISR held a resource (semaphore, mutex, lock, queue, ...) or waited for one", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"resource_id", "INTEGER", i32, "the resource's object"},
+		{"resource_kind", "VARCHAR", dict, "semaphore, mutex, lock, queue, ... (the format's word; the object's kind by default)"},
+		{"relation", "VARCHAR", dict, "hold: the actor held (owned, was assigned) the resource; wait: it waited for it"},
+		{"actor_id", "INTEGER", i32, "the task, thread or ISR that held it or waited for it"},
+		{"actor_instance", "BIGINT", i64, "the actor's instance where the format numbers them (BTF: the source instance); NULL otherwise"},
+		{"start_ts", "BIGINT", i64, "ns: the assignment (hold), the request that blocked (wait); the run's first event when it began before the trace"},
+		{"end_ts", "BIGINT", i64, "ns: the release (hold), the assignment or giving up (wait); the run's last event when the trace ended first"},
+		{"dur", "BIGINT", i64, "end_ts - start_ts"},
+		{"start_seq", "BIGINT", i64, "event that opened it (NULL when it began before the trace)"},
+		{"end_seq", "BIGINT", i64, "event that closed it (NULL when the trace ended first)"},
+		{"ended", "VARCHAR", dict, "released (hold), assigned or gave_up (wait); NULL when the trace ended first"},
+		{"truncated", "BOOLEAN", boo, "cut by the start or the end of the trace"},
 	}},
 }
 

@@ -113,8 +113,9 @@ type RunWriter struct {
 	ecoKeys  []ecoKey
 	ecoN     []int64
 
-	states stateTracker
-	cpus   CPUTracker
+	states    stateTracker
+	cpus      CPUTracker
+	resources ResourceTracker
 
 	// aggregations and histograms (aggregations.go), made on first use
 	aggs, hists *batch
@@ -485,9 +486,16 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	defer w.releaseAggregations()
 	if err := w.cpus.finish(); err != nil {
 		w.states.release()
+		w.resources.release()
 		return w.out.close(err)
 	}
 	if err := w.states.finish(w.lastTS); err != nil {
+		w.resources.release()
+		return w.out.close(err)
+	}
+	err := w.resources.finish(w.lastTS)
+	w.resources.release()
+	if err != nil {
 		return w.out.close(err)
 	}
 	if err := w.flushEvents(); err != nil {
@@ -511,6 +519,7 @@ func (w *RunWriter) Abort() {
 	}
 	w.finished = true
 	w.states.release()
+	w.resources.release()
 	w.ev.release()
 	w.releaseAggregations()
 	w.out.close(fmt.Errorf("aborted"))

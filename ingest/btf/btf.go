@@ -110,6 +110,7 @@ const (
 	findTwoInstances
 	findISRCut
 	findNestingDeep
+	findSemSource
 )
 
 type parser struct {
@@ -459,6 +460,8 @@ func (p *parser) handle(typ entType, act action, src, tgt *entity, inst int64, n
 		return p.transition(typ, tb[act], act, tgt, inst, ts, seq, c, n)
 	}
 	switch {
+	case typ == tSemaphore && semVerb[act]:
+		return p.semaphore(act, src, tgt, ts, seq, n)
 	case typ == tSignal && act == aWrite:
 		if note == nil || len(note) == 0 {
 			p.findOnce(onceKey{kind: findSignalNoValue, name: tgt.id}, schema.Warning, n, seq,
@@ -476,6 +479,37 @@ func (p *parser) handle(typ entType, act action, src, tgt *entity, inst int64, n
 		} else {
 			p.w.SetAttr(tgt.id, "frequency", string(note))
 		}
+	}
+	return nil
+}
+
+// semVerb marks the process-side semaphore actions that tell the run's
+// resource model (schema.ResourceTracker) who holds a semaphore and who
+// waits for it.
+var semVerb = [nActions]bool{aRequestSemaphore: true, aExclusiveSemaphore: true, aAssigned: true, aWaiting: true, aReleased: true}
+
+// semaphore applies a process's action on a semaphore to the resource
+// model: requestsemaphore and exclusivesemaphore are requests, waiting
+// says the request blocked (the wait starts at the request), assigned
+// makes the process a holder (ending its wait), released ends its hold.
+// The actor is the source process, with its instance; an action whose
+// source is not a process (the semaphore itself, a core) is an event only.
+func (p *parser) semaphore(act action, src, sem *entity, ts int64, seq schema.Seq, n int64) error {
+	if !src.typ.isProcess() {
+		p.findOnce(onceKey{kind: findSemSource, act: act}, schema.Info, n, seq,
+			"SEM %s by %s, which is not a process: kept as an event, no hold or wait", p.w.String(p.ev.Event), p.w.ObjectName(src.id))
+		return nil
+	}
+	res, inst := p.w.Resources(), p.ev.SourceInstance
+	switch act {
+	case aRequestSemaphore, aExclusiveSemaphore:
+		return res.Request(sem.id, src.id, inst, ts, seq)
+	case aWaiting:
+		return res.Wait(sem.id, src.id, inst, ts, seq)
+	case aAssigned:
+		return res.Assign(sem.id, src.id, inst, ts, seq)
+	case aReleased:
+		return res.Release(sem.id, src.id, inst, ts, seq)
 	}
 	return nil
 }

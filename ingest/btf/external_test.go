@@ -99,6 +99,26 @@ func TestConformanceBTF(t *testing.T) {
 			}
 			check("complete instances per process (task_instances)", "SELECT object, count(*), sum(response) FROM task_instances WHERE NOT truncated GROUP BY object ORDER BY object", want)
 
+			// Holds and waits of the semaphores (resource_holds,
+			// resource_waits), complete ones per semaphore and process,
+			// and how many were cut by the start or end of the trace.
+			if strings.Contains(path, "tracecompass") && (len(raw.Holds) == 0 || len(raw.Waits) == 0) {
+				t.Fatalf("the recount finds no semaphore holds or waits in the TA Simulator trace: %v %v", raw.Holds, raw.Waits)
+			}
+			want = nil
+			for k, n := range raw.Holds {
+				want = append(want, fmt.Sprintf("%s | %d | %d\n", k, n.N, n.NS))
+			}
+			check("complete holds per semaphore and process (resource_holds)", "SELECT resource || ' ' || holder, count(*), sum(dur) FROM resource_holds WHERE NOT truncated GROUP BY ALL ORDER BY 1", want)
+			want = nil
+			for k, n := range raw.Waits {
+				want = append(want, fmt.Sprintf("%s | %d | %d\n", k, n.N, n.NS))
+			}
+			check("complete waits per semaphore and process (resource_waits)", "SELECT resource || ' ' || waiter, count(*), sum(dur) FROM resource_waits WHERE NOT truncated GROUP BY ALL ORDER BY 1", want)
+			check("holds and waits cut by the start or end of the trace", "SELECT (SELECT count(*) FROM resource_holds WHERE truncated) || ' ' || (SELECT count(*) FROM resource_waits WHERE truncated)",
+				[]string{fmt.Sprintf("%d %d\n", raw.OpenHolds, raw.OpenWaits)})
+			t.Logf("semaphores: holds %v, waits %v, cut %d + %d", raw.Holds, raw.Waits, raw.OpenHolds, raw.OpenWaits)
+
 			t.Logf("diagnostics:\n%s", dbtest.Query(t, q, "SELECT severity, count, src_line, message FROM diagnostics ORDER BY src_line"))
 		})
 	}

@@ -80,6 +80,13 @@ var fuzzSeeds = []string{
 		"13,T,0,R,R1,0,terminate\n14,T,0,SIG,S,0,write\n15,T,0,SIG,S,0,read,1\n16,SIM,0,SIM,SIM,0,error,boom\n" +
 		"17,SIM,0,SYS,SIM,0,tag,k\n18,SIM,0,SIM,SIM,0,finalize\n19,SIM,0,STI,X,0,trigger\n20,Core_0,0,C,Core_0,0,set_frequence,abc\n" +
 		"21,P,0,P,P,0,x\n22,E,0,ECU,E,0,x\n23,M,0,M,M,0,x\n24,IB,0,IB,IB,0,x\n25,S,0,SCHED,S,0,x\n26,C,0,Core,CORE,0,SET_FREQUENCY,1\n",
+	// Holds and waits: the example, a release before any
+	// assignment, a repeated release, a counting semaphore, an action by
+	// the semaphore itself, backwards time.
+	"100,T1,0,SEM,Sem1,0,requestsemaphore\n100,T1,0,SEM,Sem1,0,assigned\n150,T2,0,SEM,Sem1,0,requestsemaphore\n" +
+		"150,T2,0,SEM,Sem1,0,waiting\n400,T1,0,SEM,Sem1,0,released\n400,T2,0,SEM,Sem1,0,assigned\n600,T2,0,SEM,Sem1,0,released\n" +
+		"610,T3,1,SEM,Sem2,0,released\n620,T3,1,SEM,Sem2,0,released\n630,T1,0,SEM,Sem2,0,exclusivesemaphore\n630,T1,0,SEM,Sem2,0,assigned\n" +
+		"640,T2,0,SEM,Sem2,0,assigned\n650,Sem2,0,SEM,Sem2,0,waiting\n500,T1,0,SEM,Sem2,0,released\n660,T4,0,SEM,Sem1,0,waiting\n",
 }
 
 // FuzzIngest feeds arbitrary bytes to the BTF ingester, without DuckDB:

@@ -16,8 +16,10 @@ import (
 // txtar archive holds a trace (trace.btf) and the state intervals and
 // diagnostics it must give (a core's intervals in time order; their
 // instance is the holder's object_id, 0 when the core is idle), and, with
-// a "cpu" section, the busy time of each core's holders (cpu_intervals). With -update the expected sections are
-// rewritten from what the ingester produces.
+// a "cpu" section, the busy time of each core's holders (cpu_intervals),
+// with "holds" and "waits" sections the rows of resource_holds and
+// resource_waits. With -update the expected sections are rewritten from
+// what the ingester produces.
 func TestMachine(t *testing.T) {
 	files, _ := filepath.Glob("testdata/machine/*.txtar")
 	if len(files) == 0 {
@@ -51,6 +53,15 @@ func TestMachine(t *testing.T) {
 				got["cpu"] = dbtest.Query(t, db.SQL(), `SELECT cpu, holder, busy, sum(dur) FROM cpu_intervals
 					WHERE NOT truncated GROUP BY ALL ORDER BY cpu, holder`)
 				names = append(names, "cpu")
+			}
+			for _, v := range []struct{ name, query string }{
+				{"holds", `SELECT resource, resource_kind, holder, start_ts, end_ts, dur, truncated FROM resource_holds ORDER BY start_ts, holder`},
+				{"waits", `SELECT resource, resource_kind, waiter, start_ts, end_ts, dur, truncated FROM resource_waits ORDER BY start_ts, waiter`},
+			} {
+				if _, ok := sections[v.name]; ok {
+					got[v.name] = dbtest.Query(t, db.SQL(), v.query)
+					names = append(names, v.name)
+				}
 			}
 			if *dbtest.Update {
 				for i, f := range ar.Files {

@@ -25,6 +25,9 @@ var truthConfigs = []tracegen.Config{
 	{Events: 50_000, Cores: 4, Tasks: 4, Seed: 11, TimeScale: "ns"},
 	{Events: 25_000, Cores: 1, Tasks: 8, Seed: 5, TimeScale: "us"},
 	{Events: 20_000, Cores: 2, Tasks: 8, Seed: 42, TimeScale: "ns"},
+	// with the counting semaphore SEM_Pool: several holders at once
+	{Events: 60_000, Cores: 4, Tasks: 12, Seed: 5, TimeScale: "ns", PoolUnits: 2},
+	{Events: 40_000, Cores: 3, Tasks: 9, Seed: 8, TimeScale: "us", PoolUnits: 2},
 }
 
 // TestGroundTruth generates traces with tracegen, ingests them, and checks
@@ -34,6 +37,9 @@ func TestGroundTruth(t *testing.T) {
 	for _, cfg := range truthConfigs {
 		cfg := cfg
 		name := fmt.Sprintf("cores%d_tasks%d_%s_seed%d_%dk", cfg.Cores, cfg.Tasks, cfg.TimeScale, cfg.Seed, cfg.Events/1000)
+		if cfg.PoolUnits > 0 {
+			name += fmt.Sprintf("_pool%d", cfg.PoolUnits)
+		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			checkTruth(t, cfg)
@@ -186,6 +192,55 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 		JOIN events e ON e.run_id = s.run_id AND e.seq = s.end_seq
 		WHERE s.run_id = ? AND o.kind IN ('task', 'isr') AND s.state = 'running' AND e.event = 'terminate'
 		GROUP BY o.name`, res.RunID), terminated)
+
+	// Holds of SEM_Shared and waits for it (resource_holds,
+	// resource_waits): complete ones per task, count and ns; and how many
+	// the end of the trace cut.
+	type semTruth struct {
+		view, who, sem string
+		truth          map[string]tracegen.Sum
+		open           int
+	}
+	sems := []semTruth{{"resource_holds", "holder", "SEM_Shared", truth.Holds, truth.OpenHolds}, {"resource_waits", "waiter", "SEM_Shared", truth.Waits, truth.OpenWaits}}
+	if cfg.PoolUnits > 0 {
+		sems = append(sems, semTruth{"resource_holds", "holder", "SEM_Pool", truth.PoolHolds, truth.PoolOpenHolds}, semTruth{"resource_waits", "waiter", "SEM_Pool", truth.PoolWaits, truth.PoolOpenWaits})
+		// several holders at once, as many as the simulator had
+		if truth.PoolMaxHolders < 2 {
+			t.Errorf("SEM_Pool: at most %d holder at once in the simulation", truth.PoolMaxHolders)
+		}
+		got := queryText(t, q, `SELECT max(n) FROM (SELECT count(*) AS n FROM resource_holds a JOIN resource_holds b
+			ON b.run_id = a.run_id AND b.resource_id = a.resource_id AND b.start_ts <= a.start_ts AND b.end_ts > a.start_ts
+			WHERE a.run_id = ? AND a.resource = 'SEM_Pool' GROUP BY a.resource_id, a.holder_id, a.start_ts)`, res.RunID)
+		if want := fmt.Sprintf("%d\n", truth.PoolMaxHolders); got != want {
+			t.Errorf("SEM_Pool: most holds open at once %s, want %s", got, want)
+		}
+		var holds, waits int64
+		for _, h := range truth.PoolHolds {
+			holds += h.N
+		}
+		for _, w := range truth.PoolWaits {
+			waits += w.N
+		}
+		t.Logf("SEM_Pool (%d units): %d complete holds, %d complete waits, at most %d holders at once", cfg.PoolUnits, holds, waits, truth.PoolMaxHolders)
+	}
+	for _, v := range sems {
+		n, ns := map[string]int64{}, map[string]int64{}
+		var total int64
+		for name, sum := range v.truth {
+			n[name], ns[name] = sum.N, sum.NS
+			total += sum.N
+		}
+		if total == 0 && (v.who == "holder" || cfg.Cores > 1) {
+			// (on one core the priority ceiling leaves no contention)
+			t.Errorf("%s %s: the generator made none", v.sem, v.view)
+		}
+		sel := "SELECT " + v.who + ", %s FROM " + v.view + " WHERE run_id = ? AND resource = '" + v.sem + "' AND resource_kind = 'semaphore' AND NOT truncated GROUP BY ALL"
+		compare(t, v.sem+" "+v.view+": complete ones per task", dbtest.QueryCounts(t, q, fmt.Sprintf(sel, "count(*)"), res.RunID), n)
+		compare(t, v.sem+" "+v.view+": ns per task", dbtest.QueryCounts(t, q, fmt.Sprintf(sel, "sum(dur)"), res.RunID), ns)
+		if got := queryText(t, q, "SELECT count(*) FILTER (WHERE truncated), count(*) FILTER (WHERE truncated AND end_ts <> ?) FROM "+v.view+" WHERE run_id = ? AND resource = '"+v.sem+"'", truth.LastTS, res.RunID); got != fmt.Sprintf("%d | 0\n", v.open) {
+			t.Errorf("%s %s: truncated ones, and those that do not end at the last event: %s, want %d | 0", v.sem, v.view, got, v.open)
+		}
+	}
 
 	// Time: ps keeps the raw value (ts_raw = ts*1000 exactly, tracegen
 	// writes whole ns); ns and us lose nothing, so there is no raw value.

@@ -53,6 +53,8 @@ type machine struct {
 	threads map[threadKey]*thread
 	irqs    map[int64]schema.ObjectID
 	conns   map[string]schema.ObjectID
+	// the sync objects (sync.go), by process and address
+	syncObjs map[syncKey]schema.ObjectID
 
 	// the CPU model, and per CPU (made in order 0..n) its object and what
 	// the machine needs besides the model (onCPU)
@@ -90,6 +92,7 @@ type thread struct {
 	name    string
 	call    schema.Sym // the kernel call the thread is in, NoSym when none
 	callNum int        // its number, -1 when the name has none
+	sync    *syncCall  // the sync call it may wait in (sync.go), nil when none
 }
 
 // syms are the interned names the machine uses on every event.
@@ -261,11 +264,22 @@ func (m *machine) apply(e *event) error {
 
 	switch {
 	case string(class) == "THREAD" && th != nil:
-		return m.threadEvent(th, name, ts, seq, e.cpu)
+		if err := m.threadEvent(th, name, ts, seq, e.cpu); err != nil {
+			return err
+		}
+		return m.syncState(th, name, ts, seq)
 	case string(class) == "PROCESS":
 		return m.processEvent(name, obj, ts, seq, e.cpu)
 	case kernel:
-		return m.kernelCall(class, name, ts, seq, e.cpu, e.pos)
+		th := m.running(e.cpu)
+		if err := m.kernelCall(class, name, ts, seq, e.cpu, e.pos); err != nil {
+			return err
+		}
+		_, num, hasNum := callName(name)
+		if !hasNum {
+			num = -1
+		}
+		return m.syncKernel(e, th, class, call, num, ts, seq)
 	case intr:
 		return m.interrupt(class, irq, name, ts, seq, e.cpu, e.pos)
 	}

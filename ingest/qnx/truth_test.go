@@ -68,6 +68,7 @@ func checkTruth(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth)
 	if got, want := sortedRows(q(iv+"1")), intervalsText(truth.KernelCalls); got != want {
 		t.Errorf("kernel calls differ (%d vs %d rows):\n%s", strings.Count(got, "\n")+1, len(truth.KernelCalls), firstDiff(got, want))
 	}
+	checkSyncWaits(t, db, run, truth)
 	var want []string
 	for cpu, m := range truth.RunningPerCPU {
 		for th, ns := range m {
@@ -228,5 +229,33 @@ func TestTextTruth(t *testing.T) {
 			res := dbtest.Ingest(t, db, path, ingest.Options{Format: "qnx"})
 			checkTruth(t, db, res.RunID, truth)
 		})
+	}
+}
+
+// checkSyncWaits compares resource_waits with the generator's waits in
+// sync calls: complete ones per object and thread, the ones the end cut,
+// and no holds.
+func checkSyncWaits(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth) {
+	t.Helper()
+	var want []string
+	n := int64(0)
+	for k, w := range truth.SyncWaits {
+		want = append(want, fmt.Sprintf("%s | %d | %d", k, w.N, w.NS))
+		n += w.N
+	}
+	if n == 0 {
+		t.Errorf("the generator made no wait in a sync call")
+	}
+	sort.Strings(want)
+	got := sortedRows(dbtest.Query(t, db.SQL(), `SELECT w.resource || '|' || a.pid || '/' || a.native_id, count(*), sum(w.dur)
+		FROM resource_waits w JOIN objects a ON a.run_id = w.run_id AND a.object_id = w.waiter_id
+		WHERE w.run_id = ? AND NOT w.truncated AND w.resource_kind = split_part(w.resource, ' ', 1) GROUP BY ALL`, run))
+	if got != strings.Join(want, "\n") {
+		t.Errorf("waits in sync calls differ:\n%s", firstDiff(got, strings.Join(want, "\n")))
+	}
+	got = dbtest.Query(t, db.SQL(), `SELECT count(*) FILTER (WHERE truncated), count(*) FILTER (WHERE relation = 'hold' OR ended = 'gave_up')
+		FROM resource_intervals WHERE run_id = ?`, run)
+	if w := fmt.Sprintf("%d | 0\n", truth.SyncOpen); got != w {
+		t.Errorf("waits cut by the end, holds or waits given up: got %s, want %s", got, w)
 	}
 }

@@ -445,7 +445,7 @@ func (w *cfgWalker) types(v *jcValue, set string) ([]*ResourceType, error) {
 			return nil, err
 		}
 		t := &ResourceType{Name: m.Key, Pos: w.doc.pos(m.KeyOff, m.Key)}
-		var cpu *jcValue
+		var cpu, waits *jcValue
 		for _, f := range m.Value.Members {
 			var err error
 			switch f.Key {
@@ -457,6 +457,8 @@ func (w *cfgWalker) types(v *jcValue, set string) ([]*ResourceType, error) {
 				t.Behaviors, err = w.behaviorDefs(f.Value, in, m.Key)
 			case "CPU":
 				cpu = f.Value // read once the attributes are known
+			case "Waits":
+				waits = f.Value // also
 			}
 			if err != nil {
 				return nil, err
@@ -465,6 +467,12 @@ func (w *cfgWalker) types(v *jcValue, set string) ([]*ResourceType, error) {
 		if cpu != nil {
 			var err error
 			if t.CPU, err = w.cpuDef(cpu, in, m.Key, t); err != nil {
+				return nil, err
+			}
+		}
+		if waits != nil {
+			var err error
+			if t.Waits, err = w.waitsDef(waits, in, m.Key, t); err != nil {
 				return nil, err
 			}
 		}
@@ -557,6 +565,128 @@ func (w *cfgWalker) cpuDef(v *jcValue, in, key string, t *ResourceType) (*CPUDef
 	return d, nil
 }
 
+// waitsDef reads traceduck's key "Waits" of a resource type (README.md,
+// "Waits for kernel objects"): Enter, Leave, Blocked, Granted and Calls
+// (required), Attribute; the behaviors and the attribute it names are the
+// type's.
+func (w *cfgWalker) waitsDef(v *jcValue, in, key string, t *ResourceType) (*WaitsDef, error) {
+	if err := w.object(v, in, key, "Waits: "); err != nil {
+		return nil, err
+	}
+	if err := w.noDuplicates(v, in, "Waits key"); err != nil {
+		return nil, err
+	}
+	d := &WaitsDef{Pos: w.doc.pos(v.Off, key)}
+	text := func(f jcMember) (string, error) {
+		if f.Value.Kind != jcString || strings.TrimSpace(f.Value.Text) == "" {
+			return "", w.errorf(f.Value.Off, in, key, "Waits: %s: expected a name (a string), found %s", f.Key, cfgWhat(f.Value))
+		}
+		return strings.TrimSpace(f.Value.Text), nil
+	}
+	for _, f := range v.Members {
+		var err error
+		switch f.Key {
+		case "Enter", "Leave":
+			var name string
+			if name, err = text(f); err != nil {
+				return nil, err
+			}
+			found := false
+			for _, b := range t.Behaviors {
+				found = found || b.Name == name
+			}
+			if !found {
+				return nil, w.errorf(f.Value.Off, in, key, "Waits: %s %s: the type declares no such behavior", f.Key, cfgQuote(name))
+			}
+			if f.Key == "Enter" {
+				d.Enter = name
+			} else {
+				d.Leave = name
+			}
+		case "Attribute":
+			var name string
+			if name, err = text(f); err != nil {
+				return nil, err
+			}
+			a := t.attribute(name)
+			if a == nil {
+				return nil, w.errorf(f.Value.Off, in, key, "Waits: Attribute %s: the type declares no such attribute", cfgQuote(name))
+			}
+			if strings.EqualFold(a.AllocationType, "Static") {
+				return nil, w.errorf(f.Value.Off, in, key, "Waits: Attribute %s is Static: the trace never changes it, so it cannot say when a resource blocks", cfgQuote(name))
+			}
+			d.Attribute = name
+		case "Granted":
+			d.Granted, err = text(f)
+		case "Blocked":
+			if f.Value.Kind != jcArray || len(f.Value.Elems) == 0 {
+				return nil, w.errorf(f.Value.Off, in, key, "Waits: Blocked: expected a list of the values that mean blocked, found %s", cfgWhat(f.Value))
+			}
+			for _, e := range f.Value.Elems {
+				if (e.Kind != jcString && e.Kind != jcNumber && e.Kind != jcBool) || e.Text == "" {
+					return nil, w.errorf(e.Off, in, key, "Waits: Blocked: expected a value (a string, a number or true/false), found %s", cfgWhat(e))
+				}
+				d.Blocked = append(d.Blocked, e.Text)
+			}
+		case "Calls":
+			d.Calls, err = w.waitCalls(f.Value, in, key)
+		default:
+			return nil, w.errorf(f.KeyOff, in, key, "Waits: unknown key %s (expected Enter, Leave, Attribute, Blocked, Granted or Calls)", cfgQuote(f.Key))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, need := range []struct {
+		name string
+		ok   bool
+	}{{"Enter", d.Enter != ""}, {"Leave", d.Leave != ""}, {"Blocked", d.Blocked != nil}, {"Granted", d.Granted != ""}, {"Calls", d.Calls != nil}} {
+		if !need.ok {
+			return nil, w.errorf(v.Off, in, key, "Waits: no %s", need.name)
+		}
+	}
+	if d.Attribute == "" && t.attribute("state") == nil {
+		return nil, w.errorf(v.Off, in, key, "Waits: no Attribute, and the type has no attribute \"state\" (the default): name the attribute whose value says it is blocked")
+	}
+	return d, nil
+}
+
+// waitCalls reads the key Calls of Waits: an object of calls, each
+// {"Object": ARGUMENT, "Kind": KIND}.
+func (w *cfgWalker) waitCalls(v *jcValue, in, key string) ([]WaitCall, error) {
+	if v.Kind != jcObject || len(v.Members) == 0 {
+		return nil, w.errorf(v.Off, in, key, "Waits: Calls: expected an object of calls ({\"wai_sem\": {\"Object\": \"semid\", \"Kind\": \"semaphore\"}}), found %s", cfgWhat(v))
+	}
+	if err := w.noDuplicates(v, in, "Waits call"); err != nil {
+		return nil, err
+	}
+	var out []WaitCall
+	for _, m := range v.Members {
+		if m.Value.Kind != jcObject {
+			return nil, w.errorf(m.Value.Off, in, key, "Waits: Calls: %s: expected {\"Object\": ARGUMENT, \"Kind\": KIND}, found %s", cfgQuote(m.Key), cfgWhat(m.Value))
+		}
+		c := WaitCall{Name: m.Key}
+		for _, f := range m.Value.Members {
+			if f.Value.Kind != jcString || strings.TrimSpace(f.Value.Text) == "" {
+				return nil, w.errorf(f.Value.Off, in, key, "Waits: Calls: %s: %s: expected a name (a string), found %s", cfgQuote(m.Key), f.Key, cfgWhat(f.Value))
+			}
+			switch f.Key {
+			case "Object":
+				c.Object = strings.TrimSpace(f.Value.Text)
+			case "Kind":
+				c.Kind = strings.TrimSpace(f.Value.Text)
+			default:
+				return nil, w.errorf(f.KeyOff, in, key, "Waits: Calls: %s: unknown key %s (expected Object or Kind)", cfgQuote(m.Key), cfgQuote(f.Key))
+			}
+		}
+		if c.Object == "" || c.Kind == "" {
+			return nil, w.errorf(m.Value.Off, in, key, "Waits: Calls: %s: expected both Object (the argument that numbers the object) and Kind", cfgQuote(m.Key))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 // cpuValues reads the key Running: a non-empty list of values (strings,
 // numbers or true/false, as written).
 func (w *cfgWalker) cpuValues(v *jcValue, in, key string) ([]string, error) {
@@ -577,6 +707,12 @@ func (w *cfgWalker) cpuValues(v *jcValue, in, key string) ([]string, error) {
 func cfgWhat(v *jcValue) string {
 	if v.Kind == jcString && strings.TrimSpace(v.Text) == "" {
 		return "an empty string"
+	}
+	if v.Kind == jcArray && len(v.Elems) == 0 {
+		return "an empty list"
+	}
+	if v.Kind == jcObject && len(v.Members) == 0 {
+		return "an empty object"
 	}
 	return v.Kind.name()
 }

@@ -285,8 +285,8 @@ func TestParseHeadersErrors(t *testing.T) {
 		{"CPU unknown key", `{"s": {"T": {"CPU": {"Role": "task", "Run": ["x"]}}}}`, `h.resh:1:38: in type "T": CPU: unknown key "Run" (expected Role, Attribute, Running, Processor or Idle)`},
 		{"CPU key twice", `{"s": {"T": {"CPU": {"Role": "task", "Role": "idle"}}}}`, `h.resh:1:38: in type "T": CPU key "Role" given twice`},
 		{"CPU running not a list", `{"s": {"T": {"Attributes": {"state": {}}, "CPU": {"Role": "task", "Running": "RUNNING"}}}}`, `h.resh:1:78: in type "T": CPU: Running: expected a list of the values that mean running, found a string`},
-		{"CPU running empty", `{"s": {"T": {"CPU": {"Role": "task", "Running": []}}}}`, `h.resh:1:49: in type "T": CPU: Running: expected a list of the values that mean running, found a list`},
-		{"CPU running object", `{"s": {"T": {"CPU": {"Role": "task", "Running": [{}]}}}}`, `h.resh:1:50: in type "T": CPU: Running: expected a value (a string, a number or true/false), found an object`},
+		{"CPU running empty", `{"s": {"T": {"CPU": {"Role": "task", "Running": []}}}}`, `h.resh:1:49: in type "T": CPU: Running: expected a list of the values that mean running, found an empty list`},
+		{"CPU running object", `{"s": {"T": {"CPU": {"Role": "task", "Running": [{}]}}}}`, `h.resh:1:50: in type "T": CPU: Running: expected a value (a string, a number or true/false), found an empty object`},
 		{"CPU empty attribute", `{"s": {"T": {"CPU": {"Role": "task", "Attribute": ""}}}}`, `h.resh:1:51: in type "T": CPU: Attribute: expected the name of an attribute of the type, found an empty string`},
 		{"CPU undeclared attribute", `{"s": {"T": {"Attributes": {"st": {}}, "CPU": {"Role": "task", "Attribute": "state"}}}}`, `h.resh:1:77: in type "T": CPU: Attribute "state": the type declares no such attribute (it has st)`},
 		{"CPU undeclared processor", `{"s": {"T": {"Attributes": {"state": {}}, "CPU": {"Role": "task", "Processor": "prc"}}}}`, `h.resh:1:80: in type "T": CPU: Processor "prc": the type declares no such attribute (it has state)`},
@@ -295,6 +295,15 @@ func TestParseHeadersErrors(t *testing.T) {
 		{"CPU none with more", `{"s": {"T": {"CPU": {"Role": "none", "Running": ["x"]}}}}`, `h.resh:1:38: in type "T": CPU: Running: a type of Role none holds no processor and takes no other key`},
 		{"CPU idle of interrupts", `{"s": {"T": {"Attributes": {"state": {}}, "CPU": {"Role": "interrupt", "Idle": ["x"]}}}}`, `h.resh:1:72: in type "T": CPU: Idle names idle tasks among the resources of a type of Role task, not interrupt`},
 		{"CPU idle bad glob", `{"s": {"T": {"Attributes": {"state": {}}, "CPU": {"Role": "task", "Idle": ["a[b"]}}}}`, `h.resh:1:76: in type "T": CPU: Idle: idle-task pattern "a[b": expected ] to close the [ at column 2, found the end of the pattern`},
+		{"Waits not an object", `{"s": {"T": {"Waits": []}}}`, `h.resh:1:23: in type "T": Waits: expected an object, found a list`},
+		{"Waits unknown key", `{"s": {"T": {"Waits": {"Wait": 1, "Enter": "e"}}}}`, `h.resh:1:24: in type "T": Waits: unknown key "Wait" (expected Enter, Leave, Attribute, Blocked, Granted or Calls)`},
+		{"Waits no behavior", `{"s": {"T": {"Waits": {"Enter": "e"}}}}`, `h.resh:1:33: in type "T": Waits: Enter "e": the type declares no such behavior`},
+		{"Waits missing", `{"s": {"T": {"Attributes": {"state": {}}, "Behaviors": {"e": {}, "l": {}}, "Waits": {"Enter": "e", "Leave": "l", "Blocked": ["W"], "Granted": "ercd=0"}}}}`, `h.resh:1:85: in type "T": Waits: no Calls`},
+		{"Waits static attribute", `{"s": {"T": {"Attributes": {"st": {"AllocationType": "Static"}}, "Waits": {"Attribute": "st"}}}}`, `h.resh:1:89: in type "T": Waits: Attribute "st" is Static: the trace never changes it, so it cannot say when a resource blocks`},
+		{"Waits blocked empty", `{"s": {"T": {"Waits": {"Blocked": []}}}}`, `h.resh:1:35: in type "T": Waits: Blocked: expected a list of the values that mean blocked, found an empty list`},
+		{"Waits call no kind", `{"s": {"T": {"Waits": {"Calls": {"wai_sem": {"Object": "semid"}}}}}}`, `h.resh:1:45: in type "T": Waits: Calls: "wai_sem": expected both Object (the argument that numbers the object) and Kind`},
+		{"Waits call bad key", `{"s": {"T": {"Waits": {"Calls": {"wai_sem": {"Obj": "semid"}}}}}}`, `h.resh:1:46: in type "T": Waits: Calls: "wai_sem": unknown key "Obj" (expected Object or Kind)`},
+		{"Waits no state", `{"s": {"T": {"Behaviors": {"e": {}, "l": {}}, "Waits": {"Enter": "e", "Leave": "l", "Blocked": ["W"], "Granted": "ercd=0", "Calls": {"c": {"Object": "id", "Kind": "k"}}}}}}`, `h.resh:1:56: in type "T": Waits: no Attribute, and the type has no attribute "state" (the default): name the attribute whose value says it is blocked`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseHeaders("h.resh", []byte(tc.in))

@@ -79,7 +79,39 @@ type ResourceType struct {
 	// the type hold a processor; nil when the header does not say (the
 	// defaults by type name of cpu.go apply).
 	CPU *CPUDef
-	Pos Pos
+	// Waits is traceduck's key "Waits" (TLV ignores it): the calls in
+	// which the resources of the type wait for kernel objects; nil when
+	// the header does not say (they wait for nothing traceduck sees).
+	Waits *WaitsDef
+	Pos   Pos
+}
+
+// WaitsDef is a resource type's key "Waits" (README.md, "Waits for
+// kernel objects"): the service calls in which a resource of the type
+// waits for a kernel object, and how the log says it blocked and got it.
+type WaitsDef struct {
+	// Enter and Leave are the behaviors that begin and end a call: their
+	// first argument is the call's name, the second its arguments as the
+	// kernel printed them ("semid=2.").
+	Enter, Leave string
+	// Attribute is the attribute whose values say the resource is
+	// blocked ("" for the default, "state"); Blocked are those values.
+	Attribute string
+	Blocked   []string
+	// Granted is the argument of Leave that says the call got its object
+	// ("ercd=0"); any other return gave up (a timeout, a forced release).
+	Granted string
+	// Calls are the calls that wait, in the order the header gives them.
+	Calls []WaitCall
+	Pos   Pos
+}
+
+// WaitCall is a call that waits for a kernel object.
+type WaitCall struct {
+	Name string // the call (wai_sem)
+	// Object is the argument of the call (its name before "=") that
+	// numbers the object (semid); Kind is the object's kind (semaphore).
+	Object, Kind string
 }
 
 // CPUDef is a resource type's key "CPU": what its resources are to the

@@ -715,6 +715,7 @@ type tableSink struct {
 	classes map[*typeInfo]schema.Sym
 	attrEv  map[*typeInfo][]schema.Sym
 	cpus    *cpuModel
+	waits   *waitModel
 	started bool
 	rd      *Reader
 	args    []byte
@@ -788,6 +789,7 @@ func (s *tableSink) start(rd *Reader, fmp bool) {
 		}
 	}
 	s.cpus = newCPUModel(s, rd, fmp)
+	s.waits = newWaitModel(s)
 	w.SetTimeUnit(rd.Unit.Name, rd.Unit.NsPerUnit())
 	if rd.Conv != nil {
 		w.SetMeta("converted", true)
@@ -898,6 +900,9 @@ func (s *tableSink) Event(e *Event) error {
 		if err != nil {
 			return err
 		}
+		if err := s.waits.event(e, seq); err != nil {
+			return err
+		}
 		return s.cpus.event(e, seq)
 	}
 	ev.Event = s.attrSym(e.Res.Type, e.Attr)
@@ -909,6 +914,9 @@ func (s *tableSink) Event(e *Event) error {
 	}
 	name := e.Res.AttrName(e.Attr)
 	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.w.Sym(name+"="+e.Value), seq, e.CPU); err != nil {
+		return err
+	}
+	if err := s.waits.event(e, seq); err != nil {
 		return err
 	}
 	return s.cpus.event(e, seq)

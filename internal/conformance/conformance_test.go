@@ -1,4 +1,4 @@
-// Package conformance asks every trace format the same five questions
+// Package conformance asks every trace format the same seven questions
 // (docs/semantics.md) and compares traceduck's answers with truth
 // traceduck did not compute: the trace generator's ground truth
 // (internal/tracegen, kept by the simulators as they act) and the
@@ -26,15 +26,20 @@ const external = "../../../shared/testdata-external"
 // The questions: the same SQL for every format over the views, with the
 // source's key expressions ({cpu}, {holder}, {object}) over the CPU
 // object c, the holder object h (NULL when nothing runs) and the task,
-// ISR or thread object o. Complete (not truncated) intervals, instances
-// and waits only.
+// ISR or thread object o (Q6, Q7: the holder or waiter of the resource
+// r). Complete (not truncated) intervals, instances, holds and waits
+// only.
 const (
 	cpuFrom = ` FROM cpu_intervals i JOIN objects c ON c.run_id = i.run_id AND c.object_id = i.cpu_id
 		LEFT JOIN objects h ON h.run_id = i.run_id AND h.object_id = i.holder_id WHERE NOT i.truncated`
 	objJoin = ` JOIN objects o ON o.run_id = v.run_id AND o.object_id = v.object_id WHERE NOT v.truncated`
+	resJoin = ` v JOIN objects r ON r.run_id = v.run_id AND r.object_id = v.resource_id JOIN objects o ON o.run_id = v.run_id AND o.object_id = `
 )
 
-var questions = [5]struct {
+// nq is the number of questions.
+const nq = 7
+
+var questions = [nq]struct {
 	name, sql string
 	view      string // what must hold no row when the source cannot tell
 }{
@@ -43,6 +48,8 @@ var questions = [5]struct {
 	{"Q3 running ns per task", `SELECT {object}, sum(v.dur) FROM sched_intervals v` + objJoin + ` AND v.class = 'running' GROUP BY ALL`, "sched_intervals WHERE class = 'running'"},
 	{"Q4 complete instances per task (count, response)", `SELECT {object}, count(*), sum(v.response) FROM task_instances v` + objJoin + ` GROUP BY ALL`, "task_instances"},
 	{"Q5 waits for a CPU per task (count, latency)", `SELECT {object}, count(*), sum(v.latency) FROM sched_latency v` + objJoin + ` GROUP BY ALL`, "sched_latency"},
+	{"Q6 holds of a resource per holder (count, ns)", `SELECT {resource} || ' ' || {object}, count(*), sum(v.dur) FROM resource_holds` + resJoin + `v.holder_id WHERE NOT v.truncated GROUP BY ALL`, "resource_holds"},
+	{"Q7 waits for a resource per waiter (count, ns)", `SELECT {resource} || ' ' || {object}, count(*), sum(v.dur) FROM resource_waits` + resJoin + `v.waiter_id WHERE NOT v.truncated GROUP BY ALL`, "resource_waits"},
 }
 
 // keys are a source's key expressions; empty ones are the names
@@ -50,7 +57,7 @@ var questions = [5]struct {
 type keys struct{ cpu, holder, object string }
 
 func (k keys) expand(q string) string {
-	return strings.NewReplacer("{cpu}", cmpOr(k.cpu, "c.name"), "{holder}", cmpOr(k.holder, "i.holder"), "{object}", cmpOr(k.object, "o.name")).Replace(q)
+	return strings.NewReplacer("{cpu}", cmpOr(k.cpu, "c.name"), "{holder}", cmpOr(k.holder, "i.holder"), "{object}", cmpOr(k.object, "o.name"), "{resource}", "r.name").Replace(q)
 }
 
 func cmpOr(a, b string) string {
@@ -69,14 +76,14 @@ type source struct {
 	// make writes or finds the trace in dir (skipping when absent) and
 	// returns its path, the ingest options and the truth's answers.
 	make   func(t *testing.T, dir string) (string, ingest.Options, recount.Answers)
-	how    [5]string // "exact" or the documented difference
-	cannot [5]string // non-empty: the format cannot tell, and why
+	how    [nq]string // "exact" or the documented difference
+	cannot [nq]string // non-empty: the format cannot tell, and why
 }
 
 const exact = "exact"
 
 // TestConformance ingests every source into its own database, asks the
-// five questions and compares: exactly with the truth where the format
+// seven questions and compares: exactly with the truth where the format
 // tells; where it cannot tell, traceduck must give no row (no invented
 // number). Each subtest logs its row of the matrix.
 func TestConformance(t *testing.T) {
@@ -87,8 +94,9 @@ func TestConformance(t *testing.T) {
 			db := dbtest.Open(t)
 			dbtest.Ingest(t, db, path, opt)
 			q := db.SQL()
-			wants := [5]map[string]bool{
+			wants := [nq]map[string]bool{
 				rowsNS(want.CPUBusy), rowsHeld(want.CPUHeld), rowsNS(want.Running), rowsSum(want.Instances), rowsSum(want.Latency),
+				rowsSum(want.Holds), rowsSum(want.Waits),
 			}
 			var row []string
 			for i, qu := range questions {

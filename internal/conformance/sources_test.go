@@ -15,7 +15,30 @@ import (
 	"github.com/traceduck/traceduck/internal/tracegen"
 )
 
-var allExact = [5]string{exact, exact, exact, exact, exact}
+var allExact = [nq]string{exact, exact, exact, exact, exact, exact, exact}
+
+// The reasons a format cannot tell holds (Q6) or waits (Q7)
+// (docs/semantics.md, "Resources: holds and waits").
+const (
+	noOwnerTOPPERS = "TOPPERS's semaphores, event flags and queues have no owner in the log"
+	noHoldsQNX     = "an uncontended QNX mutex is locked without a kernel call"
+	noBaget        = "not yet: the description's rules for semaphores and mutexes are another part of issue 21"
+	noDTraceLocks  = "the event scripts have no lock probes"
+	noFtraceLocks  = "no ftrace event says what a thread holds or waits for"
+	noRes          = "Chrome JSON has no resources"
+)
+
+// noRes67 says the format cannot tell holds (Q6) nor waits (Q7).
+func noRes67(holds, waits string) (out [nq]string) {
+	out[5], out[6] = holds, waits
+	return out
+}
+
+// howWaits is how for a format that tells waits (exactly) and not holds.
+func howWaits(how [nq]string) [nq]string {
+	how[5], how[6] = "", exact
+	return how
+}
 
 // toppersHow: TLV's rules (and the generator's TOPPERS truth) say a task
 // holds the processor while its state is RUNNING, which ends at "task N
@@ -25,36 +48,44 @@ var allExact = [5]string{exact, exact, exact, exact, exact}
 // windows between the two lines (TestCPUTruthTOPPERS checks that).
 const toppersCPU = "documented difference: by task state, exact"
 
-var toppersHow = [5]string{toppersCPU, toppersCPU, exact, exact, exact}
+var toppersHow = [nq]string{toppersCPU, toppersCPU, exact, exact, exact, "", exact}
+
+// toppersHowEv: the generator's TOPPERS logs show the waits for the
+// event flag; its tasks spin RUNNING for SEM_Shared, which a TOPPERS
+// kernel does not do, so those waits are not in the log.
+var toppersHowEv = [nq]string{toppersCPU, toppersCPU, exact, exact, exact, "", "exact (the event flag's waits: the tasks spin RUNNING for the semaphore)"}
 
 // sources are the rows of the matrix: generated traces of every format
 // with their simulator's truth, then the real traces with their recounts.
 func sources() []source {
 	src := []source{
 		{name: "generated/btf", how: allExact, make: genBTF},
-		{name: "generated/qnx-text", keys: qnxKeys, how: [5]string{exact, exact, exact, "documented definition (READY after a blocked state to the next one), exact", exact},
-			make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) { return genQNX(t, dir, false) }},
-		{name: "generated/qnx-kev", keys: qnxKeys, how: [5]string{exact, exact, exact, "documented definition (READY after a blocked state to the next one), exact", exact},
-			make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) { return genQNX(t, dir, true) }},
-		{name: "generated/tlv-standard", how: allExact, make: genTLV(tracegen.TLVStandard, 2)},
-		{name: "generated/toppers-asp", how: toppersHow, make: genTLV(tracegen.TOPPERSASP, 1)},
-		{name: "generated/toppers-fmp", how: toppersHow, make: genTLV(tracegen.TOPPERSFMP, 2)},
-		{name: "generated/baget", how: allExact, make: genBaget(0),
+		{name: "generated/qnx-text", keys: qnxKeys, how: [nq]string{exact, exact, exact, "documented definition (READY after a blocked state to the next one), exact", exact, "", exact},
+			cannot: noRes67(noHoldsQNX, ""),
+			make:   func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) { return genQNX(t, dir, false) }},
+		{name: "generated/qnx-kev", keys: qnxKeys, how: [nq]string{exact, exact, exact, "documented definition (READY after a blocked state to the next one), exact", exact, "", exact},
+			cannot: noRes67(noHoldsQNX, ""),
+			make:   func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) { return genQNX(t, dir, true) }},
+		{name: "generated/tlv-standard", how: howWaits(allExact), cannot: noRes67(noOwnerTOPPERS, ""), make: genTLV(tracegen.TLVStandard, 2)},
+		{name: "generated/toppers-asp", how: toppersHowEv, make: genTLV(tracegen.TOPPERSASP, 1), cannot: noRes67(noOwnerTOPPERS, "")},
+		{name: "generated/toppers-fmp", how: toppersHowEv, make: genTLV(tracegen.TOPPERSFMP, 2), cannot: noRes67(noOwnerTOPPERS, "")},
+		{name: "generated/baget", how: allExact, make: genBaget(0), cannot: noRes67(noBaget, noBaget),
 			keys: keys{cpu: "c.native_id::VARCHAR", object: "o.pid || '/' || o.native_id"}},
-		{name: "generated/baget-wrapped", how: allExact, make: genBaget(12),
+		{name: "generated/baget-wrapped", how: allExact, make: genBaget(12), cannot: noRes67(noBaget, noBaget),
 			keys: keys{cpu: "c.native_id::VARCHAR", object: "o.pid || '/' || o.native_id"}},
-		{name: "generated/dtrace", make: genDTrace, how: [5]string{exact, exact, exact,
-			"documented definition (from the first on-cpu after a block: the wakeup is not traced), exact", "exact (preemptions only: the wakeup is not traced)"}},
-		{name: "generated/ftrace", how: allExact, make: genFtrace},
+		{name: "generated/dtrace", make: genDTrace, how: [nq]string{exact, exact, exact,
+			"documented definition (from the first on-cpu after a block: the wakeup is not traced), exact", "exact (preemptions only: the wakeup is not traced)"},
+			cannot: noRes67(noDTraceLocks, noDTraceLocks)},
+		{name: "generated/ftrace", how: allExact, make: genFtrace, cannot: noRes67(noFtraceLocks, noFtraceLocks)},
 	}
 	// Real traces, recounted from their raw lines.
-	src = append(src, real("btf/*.btf", "real/btf/", keys{}, func(p string) (recount.Answers, error) {
+	src = append(src, real("btf/*.btf", "real/btf/", keys{}, allExact, [nq]string{}, func(p string) (recount.Answers, error) {
 		rc, err := recount.ReadBTF(p)
 		return rc.Answers(), err
 	})...)
 	for _, c := range recount.TOPPERSLogs {
 		c := c
-		src = append(src, source{name: "real/toppers-asp/" + short(c.Log), how: toppersHow, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
+		src = append(src, source{name: "real/toppers-asp/" + short(c.Log), how: toppersHow, cannot: noRes67(noOwnerTOPPERS, ""), make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 			log := externalFile(t, "toppers/YixiaoLi__tlv4mc__"+c.Log)
 			res := filepath.Join(dir, "full.res")
 			if c.Res != "" {
@@ -69,25 +100,25 @@ func sources() []source {
 	}
 	// TLV's own standard-format output of asp_short.log tells what the
 	// log tells.
-	src = append(src, source{name: "real/tlv/asp_short_standard_format", how: toppersHow, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
+	src = append(src, source{name: "real/tlv/asp_short_standard_format", how: toppersHow, cannot: noRes67(noOwnerTOPPERS, ""), make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 		const pre = "toppers/YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short"
 		log, res := externalFile(t, pre+"_standard_format.log"), externalFile(t, pre+"_standard_format.res")
 		rc, err := recount.ReadTOPPERS(externalFile(t, pre+".log"), externalFile(t, pre+".res"))
 		fail(t, err)
 		return log, ingest.Options{Format: "tlv", Params: map[string]string{"resources": res}}, rc.Answers()
 	}})
-	src = append(src, real("ftrace/*", "real/ftrace/", ftraceKeys, func(p string) (recount.Answers, error) {
+	src = append(src, real("ftrace/*", "real/ftrace/", ftraceKeys, allExact, noRes67(noFtraceLocks, noFtraceLocks), func(p string) (recount.Answers, error) {
 		rc, err := recount.ReadFtrace(p)
 		if err != nil {
 			return recount.Answers{}, err
 		}
 		return rc.Answers(), nil
 	})...)
-	src = append(src, real("qnx/*.txt", "real/qnx/", qnxKeys, func(p string) (recount.Answers, error) {
+	src = append(src, real("qnx/*.txt", "real/qnx/", qnxKeys, howWaits(allExact), noRes67(noHoldsQNX, ""), func(p string) (recount.Answers, error) {
 		rc, err := recount.ReadQNXText(p)
 		return rc.Answers(), err
 	})...)
-	src = append(src, source{name: "real/qnx/seed-listing", how: allExact, keys: qnxKeys, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
+	src = append(src, source{name: "real/qnx/seed-listing", how: howWaits(allExact), cannot: noRes67(noHoldsQNX, ""), keys: qnxKeys, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 		text, err := recount.QNXSeedListing("../../../shared/seeds/qnx-neutrino-trace-interpretation.ru.txt")
 		if err != nil {
 			t.Skip("no ../shared/seeds beside the repository")
@@ -104,7 +135,7 @@ func sources() []source {
 	// output: no event line, so nothing to tell. One stands for all
 	// (ingest/dtrace's TestCPUTruthDTrace reads every one).
 	noEvents := "the DTraceToolkit's examples hold no event lines"
-	src = append(src, source{name: "real/dtrace/intoncpu_example", cannot: [5]string{noEvents, noEvents, noEvents, noEvents, noEvents},
+	src = append(src, source{name: "real/dtrace/intoncpu_example", cannot: [nq]string{noEvents, noEvents, noEvents, noEvents, noEvents, noEvents, noEvents},
 		make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 			p := externalFile(t, "dtrace/opendtrace__toolkit__Examples__intoncpu_example.txt")
 			rc, err := recount.ReadDTrace(p)
@@ -118,7 +149,7 @@ func sources() []source {
 	if files := externalGlob("chrome-json/*.json"); len(files) > 0 {
 		for _, p := range files {
 			p := p
-			src = append(src, source{name: "real/chrome-json/" + short(p), cannot: [5]string{noCPU, noCPU, noSched, noSched, noSched},
+			src = append(src, source{name: "real/chrome-json/" + short(p), cannot: [nq]string{noCPU, noCPU, noSched, noSched, noSched, noRes, noRes},
 				make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 					return p, ingest.Options{}, recount.Answers{}
 				}})
@@ -132,7 +163,7 @@ func sources() []source {
 // real are the rows of the real traces pattern finds (a row that skips
 // when there is none), each read as it is found, answered by read,
 // exact.
-func real(pattern, prefix string, k keys, read func(path string) (recount.Answers, error)) []source {
+func real(pattern, prefix string, k keys, how, cannot [nq]string, read func(path string) (recount.Answers, error)) []source {
 	files := externalGlob(pattern)
 	if len(files) == 0 {
 		return []source{noFile(strings.TrimSuffix(prefix, "/"))}
@@ -140,7 +171,7 @@ func real(pattern, prefix string, k keys, read func(path string) (recount.Answer
 	var out []source
 	for _, p := range files {
 		p := p
-		out = append(out, source{name: prefix + short(p), how: allExact, keys: k, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
+		out = append(out, source{name: prefix + short(p), how: how, cannot: cannot, keys: k, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 			a, err := read(p)
 			fail(t, err)
 			return p, ingest.Options{}, a
@@ -182,6 +213,7 @@ func genBTF(t *testing.T, dir string) (string, ingest.Options, recount.Answers) 
 	return p, ingest.Options{Format: "btf"}, recount.Answers{
 		CPUBusy: tr.CoreBusy, CPUHeld: heldFrom(tr.CoreHeld, func(h string) bool { return h != "idle" }),
 		Running: tr.Running, Instances: sum(tr.Response), Latency: sum(tr.Latency),
+		Holds: prefixed("SEM_Shared ", sum(tr.Holds)), Waits: prefixed("SEM_Shared ", sum(tr.Waits)),
 	}
 }
 
@@ -225,6 +257,10 @@ func genQNXKev(t *testing.T, dir string, cfg tracegen.QNXConfig, kev bool) (stri
 		}
 	}
 	_, a.Instances, a.Latency = recount.Sched(ivs)
+	a.Waits = map[string]recount.Sum{}
+	for k, w := range tr.SyncWaits {
+		a.Waits[strings.Replace(k, "|", " ", 1)] = recount.Sum{N: w.N, NS: w.NS}
+	}
 	return p, ingest.Options{}, a
 }
 
@@ -247,6 +283,15 @@ func genTLV(style tracegen.TLVStyle, cores int) func(*testing.T, string) (string
 			ivs = append(ivs, recount.Interval{Object: iv.Resource, Class: cmpOr(class, "blocked"), Start: iv.Start, End: iv.End, Truncated: iv.Truncated})
 		}
 		a.Running, a.Instances, a.Latency = recount.Sched(ivs)
+		// waits for the event flag EV_Done (wai_flg flgid=1) in every
+		// style; for SEM_Shared (wai_sem semid=1) in the standard format,
+		// whose tasks spin SPINNING (TOPPERS's spin RUNNING)
+		a.Waits = prefixed("eventflag 1 ", sum(tr.Schedule.EvWaits))
+		if style == tracegen.TLVStandard {
+			for k, v := range prefixed("semaphore 1 ", sum(tr.Schedule.Waits)) {
+				a.Waits[k] = v
+			}
+		}
 		return p, ingest.Options{Format: style.String(), Params: map[string]string{"resources": resPath}}, a
 	}
 }
@@ -338,4 +383,13 @@ func genFtrace(t *testing.T, dir string) (string, ingest.Options, recount.Answer
 	})
 	a := fromIntervals(t, tr.Intervals, tr.CPUs, tr.Running)
 	return p, ingest.Options{Format: "ftrace"}, a
+}
+
+// prefixed keys a truth's per-task sums by "RESOURCE TASK".
+func prefixed(resource string, m map[string]recount.Sum) map[string]recount.Sum {
+	out := map[string]recount.Sum{}
+	for k, v := range m {
+		out[resource+k] = v
+	}
+	return out
 }

@@ -123,23 +123,25 @@ func format(v any) string {
 
 // order is how each table is listed in a dump.
 var order = map[string]string{
-	schema.TableRuns:           "run_id",
-	schema.TableObjects:        "run_id, object_id",
-	schema.TableEvents:         "run_id, seq",
-	schema.TableEcoTriples:     "run_id, eco_id",
-	schema.TableStateIntervals: "run_id, object_id, instance, start_ts, start_seq",
-	schema.TableStateLevels:    "run_id, kind, level, state",
-	schema.TableDiagnostics:    "run_id, src_line, message",
-	schema.TableAggregations:   "run_id, src_line",
-	schema.TableHistograms:     "run_id, src_line",
+	schema.TableRuns:              "run_id",
+	schema.TableObjects:           "run_id, object_id",
+	schema.TableEvents:            "run_id, seq",
+	schema.TableEcoTriples:        "run_id, eco_id",
+	schema.TableStateIntervals:    "run_id, object_id, instance, start_ts, start_seq",
+	schema.TableStateLevels:       "run_id, kind, level, state",
+	schema.TableDiagnostics:       "run_id, src_line, message",
+	schema.TableAggregations:      "run_id, src_line",
+	schema.TableHistograms:        "run_id, src_line",
+	schema.TableResourceIntervals: "run_id, resource_id, relation, actor_id, start_ts, start_seq",
 }
 
 // optional lists the tables that only some formats fill: a dump shows them
 // only when they hold rows, so that the golden files of the other formats
 // do not change when such a table is added.
 var optional = map[string]bool{
-	schema.TableAggregations: true,
-	schema.TableHistograms:   true,
+	schema.TableAggregations:      true,
+	schema.TableHistograms:        true,
+	schema.TableResourceIntervals: true,
 }
 
 // Dump returns every table's content as text, for golden files. Columns

@@ -39,6 +39,16 @@ type BTF struct {
 	// execute_idle, execute_waiting, and through wait_postexecution (the
 	// core waits actively), until idle or idle_execution.
 	CoreSaysBusy map[string]int64
+	// Holds and Waits are, per "semaphore process" pair, the complete
+	// holds of a semaphore (from assigned to released) and the complete
+	// waits for one (from the requestsemaphore or exclusivesemaphore
+	// before a waiting, else the waiting, to the next assigned), counted
+	// from the process-side semaphore lines (source: the process,
+	// target: the semaphore). OpenHolds and OpenWaits count those cut by
+	// the start or the end of the trace: a released with no assigned
+	// before it, an assigned or waiting with no end after it.
+	Holds, Waits         map[string]Sum
+	OpenHolds, OpenWaits int64
 }
 
 // btfIdle is the idle task of the RTOSes whose BTF traces we have:
@@ -60,7 +70,8 @@ func ReadBTF(path string) (BTF, error) {
 	}
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r", ""), "\n")
 	r := BTF{Actions: map[string]int64{}, Running: map[string]int64{}, Held: map[string]map[string]int64{},
-		Busy: map[string]int64{}, Latency: map[string]Sum{}, Response: map[string]Sum{}, CoreSaysBusy: map[string]int64{}}
+		Busy: map[string]int64{}, Latency: map[string]Sum{}, Response: map[string]Sum{}, CoreSaysBusy: map[string]int64{},
+		Holds: map[string]Sum{}, Waits: map[string]Sum{}}
 
 	type inst struct{ name, n string }
 	type core struct {
@@ -118,6 +129,18 @@ func ReadBTF(path string) (BTF, error) {
 	runSince := map[inst]int64{}
 	readySince := map[inst]int64{}
 	activated := map[inst]int64{}
+	// the semaphores: per "semaphore process", since when it holds (and
+	// how many assignments), since when it waits, its pending request
+	type semUse struct {
+		holds            int
+		heldSince        int64
+		waiting          bool
+		waitSince        int64
+		requested        bool
+		requestedAt      int64
+		seenHold, seenWt bool
+	}
+	sems := map[string]*semUse{}
 	var last int64
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
@@ -170,6 +193,50 @@ func ReadBTF(path string) (BTF, error) {
 				if s, busy := coreBusySince[tgt]; busy {
 					r.CoreSaysBusy[tgt] += ts - s
 					delete(coreBusySince, tgt)
+				}
+			}
+		}
+		if typ == "SEM" && src != tgt {
+			key := tgt + " " + src
+			u := sems[key]
+			if u == nil {
+				u = &semUse{}
+				sems[key] = u
+			}
+			switch act {
+			case "requestsemaphore", "exclusivesemaphore":
+				if !u.waiting {
+					u.requested, u.requestedAt = true, ts
+				}
+			case "waiting":
+				if !u.waiting {
+					u.waiting, u.seenWt, u.waitSince = true, true, ts
+					if u.requested {
+						u.waitSince = u.requestedAt
+					}
+					u.requested = false
+				}
+			case "assigned":
+				u.requested = false
+				if u.waiting {
+					addSum(r.Waits, key, ts-u.waitSince)
+					u.waiting = false
+				}
+				u.seenHold, u.seenWt = true, true
+				if u.holds == 0 {
+					u.heldSince = ts
+				}
+				u.holds++
+			case "released":
+				switch {
+				case u.holds == 1:
+					addSum(r.Holds, key, ts-u.heldSince)
+					u.holds = 0
+				case u.holds > 1:
+					u.holds--
+				case !u.seenHold:
+					u.seenHold = true
+					r.OpenHolds++
 				}
 			}
 		}
@@ -266,6 +333,14 @@ func ReadBTF(path string) (BTF, error) {
 			}
 		}
 	}
+	for _, u := range sems {
+		if u.holds > 0 {
+			r.OpenHolds++
+		}
+		if u.waiting {
+			r.OpenWaits++
+		}
+	}
 	return r, nil
 }
 
@@ -275,7 +350,7 @@ func BTFIdle(holder string) bool { return btfIdle.MatchString(holder) }
 // Answers are the recount's answers: BTF numbers its instances, so they
 // are the recount's activate..terminate.
 func (r BTF) Answers() Answers {
-	a := Answers{CPUBusy: r.Busy, CPUHeld: map[Held]int64{}, Running: r.Running, Instances: r.Response, Latency: r.Latency}
+	a := Answers{CPUBusy: r.Busy, CPUHeld: map[Held]int64{}, Running: r.Running, Instances: r.Response, Latency: r.Latency, Holds: r.Holds, Waits: r.Waits}
 	for c, hs := range r.Held {
 		for h, ns := range hs {
 			a.CPUHeld[Held{c, h, h != "idle" && !BTFIdle(h)}] += ns

@@ -25,11 +25,21 @@ type QNX struct {
 	Running     map[string]int64
 	Threads     []Interval
 	IdleThreads map[string]bool
+	// Waits are the complete waits in SYNC_MUTEX_LOCK, SYNC_SEM_WAIT and
+	// SYNC_CONDVAR_WAIT, per "KIND ADDR pid PID PID/TID" (KIND mutex,
+	// semaphore, condvar; ADDR the call's sync_p in lowercase hex): from
+	// the KER_CALL of a call in which the thread then blocks (THMUTEX,
+	// THSEM, THCONDVAR) to the thread state event that ends the block,
+	// when the call's KER_EXIT returns 0. OpenWaits counts those the end
+	// of the trace cuts.
+	Waits     map[string]Sum
+	OpenWaits int
 }
 
 // NewQNX returns an empty count.
 func NewQNX() QNX {
-	return QNX{Busy: map[int]int64{}, Idle: map[int]int64{}, Holders: map[int]map[string]int64{}, Running: map[string]int64{}, IdleThreads: map[string]bool{}}
+	return QNX{Busy: map[int]int64{}, Idle: map[int]int64{}, Holders: map[int]map[string]int64{}, Running: map[string]int64{}, IdleThreads: map[string]bool{},
+		Waits: map[string]Sum{}}
 }
 
 // Hold counts ns of holder on cpu.
@@ -186,6 +196,15 @@ func ReadQNXText(path string) (QNX, error) {
 		}
 		delete(states, th)
 	}
+	// the sync call each thread is in
+	type syncWait struct {
+		key, state, num string
+		start, woken    int64
+		blocked, waited bool
+	}
+	syncKinds := map[string][2]string{"SYNC_MUTEX_LOCK": {"mutex", "MUTEX"}, "SYNC_SEM_WAIT": {"semaphore", "SEM"}, "SYNC_CONDVAR_WAIT": {"condvar", "CONDVAR"}}
+	syncRE, retRE := regexp.MustCompile(`\bsync_p:(?:0x)?([0-9a-fA-F]+)`), regexp.MustCompile(`\bret_val:(0x[0-9a-fA-F]+|-?\d+)`)
+	syncs := map[string]*syncWait{}
 	var last uint32
 	var lastNow int64
 	for k := 1; k <= max(ncpu, 1); k++ {
@@ -212,6 +231,34 @@ func ReadQNXText(path string) (QNX, error) {
 		if cpus[n] == nil {
 			cpus[n] = &cpuState{}
 		}
+		if th := cpus[n].thread; (m[3] == "KER_CALL" || m[3] == "KER_EXIT") && th != "" {
+			call, num, _ := strings.Cut(m[4], "/")
+			w := syncs[th]
+			switch {
+			case m[3] == "KER_CALL":
+				delete(syncs, th)
+				if k, ok := syncKinds[call]; ok {
+					if a := syncRE.FindStringSubmatch(m[5]); a != nil {
+						pid, _, _ := strings.Cut(th, "/")
+						addr, _ := strconv.ParseUint(a[1], 16, 64)
+						syncs[th] = &syncWait{key: k[0] + " " + strconv.FormatUint(addr, 16) + " pid " + pid + " " + th, state: k[1], num: num, start: now}
+					}
+				}
+			case w != nil && w.num == num:
+				delete(syncs, th)
+				ret := retRE.FindStringSubmatch(m[5])
+				ok := ret == nil
+				if ret != nil {
+					v, _ := strconv.ParseInt(ret[1], 0, 64)
+					ok = v == 0
+				}
+				if w.waited && ok {
+					s := c.Waits[w.key]
+					s.N, s.NS = s.N+1, s.NS+w.woken-w.start
+					c.Waits[w.key] = s
+				}
+			}
+		}
 		switch {
 		case m[3] == "THREAD":
 			p, tm := pidRE.FindStringSubmatch(m[5]), tidRE.FindStringSubmatch(m[5])
@@ -219,6 +266,17 @@ func ReadQNXText(path string) (QNX, error) {
 				continue
 			}
 			th := p[1] + "/" + tm[1]
+			if w := syncs[th]; w != nil {
+				st := strings.TrimPrefix(m[4], "TH")
+				switch {
+				case m[4] == "THDESTROY":
+					delete(syncs, th)
+				case st == w.state && !w.blocked:
+					w.blocked, w.waited = true, true
+				case st != w.state && w.blocked && m[4] != "THCREATE":
+					w.blocked, w.woken = false, now
+				}
+			}
 			switch ev := m[4]; ev {
 			case "THCREATE":
 				endState(th, now)
@@ -259,6 +317,11 @@ func ReadQNXText(path string) (QNX, error) {
 	for th, s := range states { // open at the end: cut
 		c.Threads = append(c.Threads, Interval{th, qnxClass(s.name), s.start, lastNow, true})
 	}
+	for _, w := range syncs {
+		if w.waited {
+			c.OpenWaits++
+		}
+	}
 	return c, nil
 }
 
@@ -281,6 +344,7 @@ func (c QNX) Answers() Answers {
 	a := cpuAnswers("", c.Busy, c.Holders, func(h string) bool { return h != "none" && !c.IdleThreads[h] })
 	_, a.Instances, a.Latency = Sched(c.Threads)
 	a.Running = c.Running
+	a.Waits = c.Waits
 	return a
 }
 

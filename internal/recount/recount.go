@@ -8,7 +8,7 @@
 // It must stay independent of traceduck: plain Go over the file, no
 // import of the ingesters, the schema or the queries.
 //
-// Every recount gives its answers to the same five questions (Answers);
+// Every recount gives its answers to the same seven questions (Answers);
 // the questions and what each format can tell are in docs/semantics.md.
 package recount
 
@@ -40,6 +40,8 @@ type Answers struct {
 	Running   map[string]int64 // Q3: per task, ISR or thread, ns running
 	Instances map[string]Sum   // Q4: per task, complete instances and their summed response
 	Latency   map[string]Sum   // Q5: per task, complete waits for a CPU and their summed latency
+	Holds     map[string]Sum   // Q6: per "RESOURCE HOLDER", complete holds of a resource and their summed length
+	Waits     map[string]Sum   // Q7: per "RESOURCE WAITER", complete waits for a resource and their summed length
 }
 
 // Interval is one scheduling-state interval of a task, ISR or thread,

@@ -61,6 +61,16 @@ type TOPPERS struct {
 	Latencies                  []string         // per task: "TASK ready_ts run_ts wakeup|preemption" (complete waits)
 	Unknown, UnknownResources  int              // lines not read; lines naming no resource of the resource file
 	HandlerLines, DispatchLine int
+	// Waits: per "OBJECT TASK" (OBJECT "semaphore 1", "eventflag 2",
+	// ...), the complete waits of a task for a kernel object: from its
+	// call ("enter to wai_sem semid=1.") when the task becomes WAITING
+	// (or WAITING-SUSPENDED) in it, to when it stops waiting ("task N
+	// becomes RUNNABLE."), if the call then returns ercd=0 (GaveUp counts
+	// the other returns). A call that does not block is no wait; one
+	// still open at the end counts in OpenWaits.
+	Waits     map[string]Sum
+	GaveUp    int
+	OpenWaits int
 	// States: the TLV state intervals of the tasks (by task state), the
 	// handlers (RUNNING from "enter to" to "leave from", then DORMANT)
 	// and the task exception routine, classed as sched_class does; the
@@ -115,6 +125,10 @@ var (
 	becomesRe  = regexp.MustCompile(`^task (\d+) becomes ([^.]+)\.?$`)
 	texRe      = regexp.MustCompile(`^(enter to|leave from) tex \S+?\.?$`)
 	handlerRe  = regexp.MustCompile(`^(enter to|leave from) (int handler|isr|cyclic handler|alarm handler|exc handler) ([^.\s]+)\.?$`)
+	// a task's service call on a kernel object it may wait for, and its
+	// return: "enter to wai_sem semid=1.", "leave from wai_sem ercd=0."
+	svcEnterRe = regexp.MustCompile(`^enter to (t?wai_sem|t?wai_flg|t?snd_dtq|t?rcv_dtq|t?rcv_mbx|t?loc_mtx|t?get_mpf) (semid|flgid|dtqid|mbxid|mtxid|mpfid)=(\d+)`)
+	svcLeaveRe = regexp.MustCompile(`^leave from (t?wai_sem|t?wai_flg|t?snd_dtq|t?rcv_dtq|t?rcv_mbx|t?loc_mtx|t?get_mpf) ercd=([^.\s]+)`)
 )
 
 var handlerTypes = map[string]string{
@@ -150,7 +164,16 @@ func ReadTOPPERS(logPath, resPath string) (*TOPPERS, error) {
 		Start: -1, ByState: newCPUCount(math.MaxInt64), ByDispatch: newCPUCount(math.MaxInt64),
 		Cut: cut, ByStateCut: newCPUCount(cut), ByDispatchCut: newCPUCount(cut),
 		W1: map[string]int64{}, W2: map[string]int64{}, Running: map[string]int64{},
+		Waits: map[string]Sum{},
 	}
+	// the kernel-object call each task is in
+	type svcCall struct {
+		call, object  string
+		start, woken  int64
+		blocked, wait bool
+	}
+	calls := map[string]*svcCall{}
+	objKind := map[string]string{"semid": "semaphore", "flgid": "eventflag", "dtqid": "dataqueue", "mbxid": "mailbox", "mtxid": "mutex", "mpfid": "memorypool"}
 
 	var (
 		stack    []string // handlers entered, innermost last
@@ -297,6 +320,28 @@ func ReadTOPPERS(logPath, resPath string) (*TOPPERS, error) {
 	}
 	for _, l := range lines {
 		ts := l.ns * scale
+		// waits for kernel objects, beside the rest
+		if m := svcEnterRe.FindStringSubmatch(l.msg); m != nil && running != "" {
+			calls[running] = &svcCall{call: m[1], object: objKind[m[2]] + " " + m[3], start: ts}
+		} else if m := svcLeaveRe.FindStringSubmatch(l.msg); m != nil && running != "" {
+			if c := calls[running]; c != nil && c.call == m[1] {
+				if c.wait && m[2] == "0" {
+					addSum(rc.Waits, c.object+" "+running, c.woken-c.start)
+				} else if c.wait {
+					rc.GaveUp++
+				}
+				delete(calls, running)
+			}
+		} else if m := becomesRe.FindStringSubmatch(l.msg); m != nil {
+			if c := calls[names["Task "+m[1]]]; c != nil {
+				blocked := m[2] == "WAITING" || m[2] == "WAITING-SUSPENDED"
+				if blocked && !c.blocked {
+					c.blocked, c.wait = true, true
+				} else if !blocked && c.blocked {
+					c.blocked, c.woken = false, ts
+				}
+			}
+		}
 		switch {
 		case dispToRe.MatchString(l.msg):
 			name, ok := dispatched(dispToRe, l.msg)
@@ -399,6 +444,11 @@ func ReadTOPPERS(logPath, resPath string) (*TOPPERS, error) {
 		}
 		for name, st := range other {
 			rc.States = append(rc.States, Interval{name, class(st), otherSince[name], last, true})
+		}
+	}
+	for _, c := range calls {
+		if c.wait {
+			rc.OpenWaits++
 		}
 	}
 	rc.ByStateCut.closeAt()
@@ -518,6 +568,7 @@ func (rc *TOPPERS) Answers() Answers {
 		a.CPUHeld[Held{"cpu", h, true}] += ns
 	}
 	a.Running, a.Instances, a.Latency = Sched(rc.States)
+	a.Waits = rc.Waits
 	return a
 }
 

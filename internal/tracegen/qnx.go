@@ -184,9 +184,18 @@ type QNXTruth struct {
 	CPUIdleNS     map[int]int64            // cpu -> ns held by procnto's idle threads (ended holds)
 	CPUOpen       map[int]QNXHold          // cpu -> what holds it at the end of the trace, and since when
 	IdleThreads   []string                 // procnto's idle threads, "1/1".."1/CPUs"
-	FirstNS       int64
-	LastNS        int64
-	Wraps         int // times the low 32 bits wrapped
+	// SyncWaits are the complete waits of threads in SYNC_MUTEX_LOCK,
+	// SYNC_SEM_WAIT and SYNC_CONDVAR_WAIT, per "KIND ADDR pid PID|PID/TID"
+	// (KIND mutex, semaphore or condvar; ADDR the call's sync_p as
+	// printed): from the KER_CALL of a call that blocks (THMUTEX, THSEM,
+	// THCONDVAR) to the THREADY that wakes the thread, counted when its
+	// KER_EXIT (ret_val 0) comes. SyncOpen counts the waits the end of the
+	// trace cuts: threads still blocked, or woken and not yet returned.
+	SyncWaits map[string]Sum
+	SyncOpen  int
+	FirstNS   int64
+	LastNS    int64
+	Wraps     int // times the low 32 bits wrapped
 }
 
 // QNXHold is what holds a CPU ("pid/tid", "irq V" or "" for none) since
@@ -433,6 +442,12 @@ type qthread struct {
 	item    qItem  // worker: the item being handled
 	resume  func(s *qsim, c int)
 
+	// truth of a wait in a sync call: the object's key ("" when none),
+	// the KER_CALL's time and the wake-up's (-1 before it)
+	syncKey   string
+	syncStart int64
+	syncWoken int64
+
 	// truth
 	ivOpen  bool
 	ivState qState
@@ -519,17 +534,19 @@ type qsim struct {
 	arena []qnxenc.Field
 
 	lastNS int64
-	hi     uint64 // high word of the last event
-	wrapAt []int  // index in ev of the first event (or the CONTROL TIME) of each new epoch
-	keys   map[[2]string]string
-	counts map[string]int
-	states []qiv
-	calls  []qiv
-	runNS  map[int]map[string]int64
-	intNS  map[int]int64
-	heldNS map[int]map[string]int64
-	busyNS map[int]int64
-	idleNS map[int]int64
+
+	syncWaits map[string]Sum // truth: complete waits in sync calls (QNXTruth.SyncWaits)
+	hi        uint64         // high word of the last event
+	wrapAt    []int          // index in ev of the first event (or the CONTROL TIME) of each new epoch
+	keys      map[[2]string]string
+	counts    map[string]int
+	states    []qiv
+	calls     []qiv
+	runNS     map[int]map[string]int64
+	intNS     map[int]int64
+	heldNS    map[int]map[string]int64
+	busyNS    map[int]int64
+	idleNS    map[int]int64
 
 	cpus     []*qcpu
 	ready    []*qthread
@@ -990,6 +1007,9 @@ func (s *qsim) block(c int, st qState) {
 func (s *qsim) makeReady(th *qthread, c int, handoff bool, resume func(*qsim, int)) {
 	th.resume = resume
 	s.setState(th, stReady, c)
+	if th.syncKey != "" {
+		th.syncWoken = s.lastNS
+	}
 	if handoff {
 		s.ready = append([]*qthread{th}, s.ready...)
 		return
@@ -1217,6 +1237,7 @@ func (s *qsim) act(c int, th *qthread, a qAct) {
 			break
 		}
 		s.kcall(c, th, kcMutexLock, qf("sync_p", qptr(m.addr)), qf("owner", qitoa(int(qowner(m.owner)))))
+		s.syncWait(th, "mutex", m.addr)
 		m.waiters = append(m.waiters, th)
 		s.block(c, stMutex)
 		return
@@ -1243,6 +1264,7 @@ func (s *qsim) act(c int, th *qthread, a qAct) {
 			s.kexit(c, th, kcSemWait, fRetD0, fEmpty0)
 			break
 		}
+		s.syncWait(th, "semaphore", m.addr)
 		m.waiters = append(m.waiters, th)
 		s.block(c, stSem)
 		return
@@ -1263,6 +1285,7 @@ func (s *qsim) act(c int, th *qthread, a qAct) {
 		}
 		m := &p.cv
 		s.kcall(c, th, kcCvWait, qf("sync_p", qptr(m.addr)), qf("mutex_p", qptr(p.mutex.addr)))
+		s.syncWait(th, "condvar", m.addr)
 		m.waiters = append(m.waiters, th)
 		s.block(c, stCondvar)
 		return
@@ -1359,9 +1382,34 @@ func resumeSendv(s *qsim, c int) {
 	s.kexit(c, s.cpus[c].cur, kcSendv, qf("status", "0"), fRmsgStr, qf("", "(0x00000000)"))
 }
 
-func resumeMutex(s *qsim, c int) { s.kexit(c, s.cpus[c].cur, kcMutexLock, fRetD0, fEmpty0) }
-func resumeSem(s *qsim, c int)   { s.kexit(c, s.cpus[c].cur, kcSemWait, fRetD0, fEmpty0) }
-func resumeCv(s *qsim, c int)    { s.kexit(c, s.cpus[c].cur, kcCvWait, fRetD0, fEmpty0) }
+func resumeMutex(s *qsim, c int) {
+	s.kexit(c, s.cpus[c].cur, kcMutexLock, fRetD0, fEmpty0)
+	s.syncDone(c)
+}
+func resumeSem(s *qsim, c int) { s.kexit(c, s.cpus[c].cur, kcSemWait, fRetD0, fEmpty0); s.syncDone(c) }
+func resumeCv(s *qsim, c int)  { s.kexit(c, s.cpus[c].cur, kcCvWait, fRetD0, fEmpty0); s.syncDone(c) }
+
+// syncWait starts the truth of th's wait for its process's sync object
+// at addr, at the KER_CALL just emitted (the call blocks).
+func (s *qsim) syncWait(th *qthread, kind string, addr uint32) {
+	th.syncKey = kind + " " + qptr(addr) + " pid " + th.p.pidStr + "|" + th.key
+	th.syncStart, th.syncWoken = s.lastNS, -1
+}
+
+// syncDone counts the wait of CPU c's thread, whose call just returned.
+func (s *qsim) syncDone(c int) {
+	th := s.cpus[c].cur
+	if th.syncKey == "" {
+		return
+	}
+	if s.syncWaits == nil {
+		s.syncWaits = make(map[string]Sum)
+	}
+	w := s.syncWaits[th.syncKey]
+	w.add(th.syncWoken - th.syncStart)
+	s.syncWaits[th.syncKey] = w
+	th.syncKey = ""
+}
 
 // resumeReceive: the worker running on c got th.item from MsgReceivev.
 func resumeReceive(s *qsim, c int) {
@@ -1554,6 +1602,14 @@ func (s *qsim) finish() ([]qnxenc.Event, QNXTruth) {
 	}
 	for i, v := range s.calls {
 		tr.KernelCalls[i] = v.iv
+	}
+	tr.SyncWaits = s.syncWaits
+	for _, p := range s.procs {
+		for _, th := range p.threads {
+			if th.syncKey != "" {
+				tr.SyncOpen++
+			}
+		}
 	}
 	return ev, tr
 }

@@ -60,6 +60,10 @@ const (
 	aUnlock
 	aOverfull
 	aFull
+	aUsed
+	aLockUsed
+	aUnlockFull
+	aFreed
 	// signal
 	aWrite
 	aRead
@@ -78,7 +82,7 @@ var actNames = [numActs]string{
 	"poll_parking", "release_parking", "wait", "release", "mtalimitexceeded",
 	"start", "suspend",
 	"requestsemaphore", "assigned", "waiting", "released",
-	"ready", "lock", "unlock", "overfull", "full",
+	"ready", "lock", "unlock", "overfull", "full", "used", "lock_used", "unlock_full", "freed",
 	"write", "read",
 	"set_event", "wait_event", "clear_event",
 	"trigger", "set_frequency",
@@ -105,6 +109,8 @@ const (
 	opRunTerm
 	opSemReq
 	opSemRel
+	opPoolReq
+	opPoolRel
 	opSigWrite
 	opSigRead
 	opWaitEvent
@@ -146,7 +152,18 @@ type proc struct {
 	runInst int64
 	runs    []runnable
 
-	ownsSem bool
+	ownsSem   bool
+	heldSince int64 // when it was assigned SEM_Shared
+	waitSince int64 // when its request for SEM_Shared blocked
+
+	evBlocked bool  // blocked in wait_event (truth of EvWaits)
+	evStart   int64 // its wait_event
+	evWoken   int64 // its release by set_event; -1 before
+
+	ownsPool      bool // holds a unit of SEM_Pool
+	poolUser      bool
+	poolWaiting   bool // waits for SEM_Pool (not SEM_Shared)
+	poolHeldSince int64
 
 	// stimulus
 	sti     []byte
@@ -171,7 +188,7 @@ type core struct {
 	since int64 // when occ took the core, or (occ nil) when the core became idle
 	procs []*proc
 	dirty bool
-	ceil  int // highest base priority of SEM_Shared users on this core
+	ceil  int // highest base priority of SEM_Shared (and SEM_Pool) users on this core
 }
 
 type semState uint8
@@ -214,11 +231,24 @@ type sim struct {
 	coreBusy  []int64
 	coreHeld  [][]int64 // per core: ns held per process (stat index), the last one for none (idle)
 	resp, lat []Sum     // per process: complete instances (response), waits for a core (latency)
+	holds     []Sum     // per process: complete holds of SEM_Shared
+	waits     []Sum     // per process: complete waits for SEM_Shared
 
 	semName  []byte
 	semOwner *proc
 	semSt    semState
 	waiters  []*proc
+
+	// SEM_Pool (Config.PoolUnits >= 2)
+	poolName    []byte
+	poolUnits   int
+	poolHolders int
+	poolMax     int
+	poolWaiters []*proc
+	poolHolds   []Sum
+	poolWaits   []Sum
+
+	evWaits []Sum // per process: complete waits for EV_Done
 
 	sigName  []byte
 	sigValue int64
@@ -341,6 +371,14 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 		}
 		p.execMax = int64(float64(p.execMax) * f)
 	}
+	// SEM_Pool's users, drawn after everything else (PoolUnits 0 draws
+	// nothing: the simulation is the same as without it).
+	if cfg.PoolUnits >= 2 {
+		s.poolName, s.poolUnits = []byte("SEM_Pool"), cfg.PoolUnits
+		for _, p := range tasks {
+			p.poolUser = rng.Intn(3) != 0
+		}
+	}
 	// Roles.
 	tasks[0].sigWriter = true
 	tasks[T-1].sigReader = true
@@ -407,7 +445,7 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 	for _, p := range s.procs {
 		c := &s.cores[p.core]
 		c.procs = append(c.procs, p)
-		if p.semUser && p.prio > c.ceil {
+		if (p.semUser || p.poolUser) && p.prio > c.ceil {
 			c.ceil = p.prio
 		}
 	}
@@ -432,6 +470,9 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 		s.coreHeld[i] = make([]int64, n+1)
 	}
 	s.resp, s.lat = make([]Sum, n), make([]Sum, n)
+	s.holds, s.waits = make([]Sum, n), make([]Sum, n)
+	s.poolHolds, s.poolWaits = make([]Sum, n), make([]Sum, n)
+	s.evWaits = make([]Sum, n)
 	s.sigNext = 3000
 	return s, nil
 }
@@ -597,7 +638,7 @@ func (s *sim) eff(p *proc) int {
 	if p.isr {
 		return 4 * isrPrio
 	}
-	if p.ownsSem {
+	if p.ownsSem || p.ownsPool {
 		return 2*s.cores[p.core].ceil + 1
 	}
 	return 2 * p.prio
@@ -615,6 +656,9 @@ func (s *sim) run() {
 		}
 	}
 	s.emit(0, s.semName, 0, kSEM, s.semName, 0, aReady)
+	if s.poolUnits > 0 {
+		s.emit(0, s.poolName, 0, kSEM, s.poolName, 0, aReady)
+	}
 	for !s.done() {
 		t := int64(math.MaxInt64)
 		for i := range s.cores {
@@ -701,6 +745,9 @@ func (s *sim) buildOps(p *proc, n int64) {
 		if p.sigReader && k == 0 {
 			ops = append(ops, op{k: opSigRead})
 		}
+		if p.poolUser && k == 0 {
+			ops = append(ops, op{k: opPoolReq}, op{opCompute, s.randDur(maxCritical/2, 3*maxCritical)}, op{k: opPoolRel})
+		}
 		d := s.randDur(p.execMax*35/100, p.execMax)
 		if p.semUser && k == p.semRun {
 			// Critical section: 30..70% of the runnable, at most 150us.
@@ -779,11 +826,13 @@ func (s *sim) runOps(p *proc, t int64) {
 				s.semSt = semFull
 				s.semOwner = p
 				p.ownsSem = true
+				p.heldSince = t
 				s.emit(t, s.semName, 0, kSEM, s.semName, 0, aLock)
 				s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aAssigned)
 			} else {
 				s.semSt = semOverfull
 				s.waiters = append(s.waiters, p)
+				p.waitSince = t
 				s.emit(t, s.semName, 0, kSEM, s.semName, 0, aOverfull)
 				s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aWaiting)
 				s.leaveRunning(p, t)
@@ -794,9 +843,35 @@ func (s *sim) runOps(p *proc, t int64) {
 			}
 		case opSemRel:
 			s.semRelease(p, t)
+		case opPoolReq:
+			s.emit(t, p.name, p.inst, kSEM, s.poolName, 0, aRequest)
+			if s.poolHolders < s.poolUnits {
+				s.poolHolders++
+				s.poolMax = max(s.poolMax, s.poolHolders)
+				p.ownsPool, p.poolHeldSince = true, t
+				a := aUsed
+				if s.poolHolders == s.poolUnits {
+					a = aLockUsed
+				}
+				s.emit(t, s.poolName, 0, kSEM, s.poolName, 0, a)
+				s.emit(t, p.name, p.inst, kSEM, s.poolName, 0, aAssigned)
+			} else {
+				s.poolWaiters = append(s.poolWaiters, p)
+				p.poolWaiting, p.waitSince = true, t
+				s.emit(t, s.poolName, 0, kSEM, s.poolName, 0, aOverfull)
+				s.emit(t, p.name, p.inst, kSEM, s.poolName, 0, aWaiting)
+				s.leaveRunning(p, t)
+				s.enterPolling(p, t)
+				s.coreAct(t, p, aPoll)
+				p.pc++
+				return
+			}
+		case opPoolRel:
+			s.poolRelease(p, t)
 		case opWaitEvent:
 			s.emit(t, p.name, p.inst, kEVENT, s.evName, 0, aWaitEvent)
 			if !s.evSet {
+				p.evBlocked, p.evStart, p.evWoken = true, t, -1
 				s.leaveRunning(p, t)
 				p.state = sWaiting
 				s.coreAct(t, p, aWait)
@@ -808,11 +883,16 @@ func (s *sim) runOps(p *proc, t int64) {
 		case opClearEvent:
 			s.evSet = false
 			s.emit(t, p.name, p.inst, kEVENT, s.evName, 0, aClearEvent)
+			if p.evBlocked {
+				s.evWaits[p.stat].add(p.evWoken - p.evStart)
+				p.evBlocked = false
+			}
 		case opSetEvent:
 			w := s.evWaiter
 			s.evSet = true
 			s.emitStr(t, p.name, p.inst, kEVENT, s.evName, 0, aSetEvent, w.name)
 			if w.alive && w.state == sWaiting {
+				w.evWoken = t
 				s.coreAct(t, w, aRelease)
 				s.enterReady(w, t)
 				s.cores[w.core].dirty = true
@@ -836,6 +916,7 @@ func (s *sim) runOps(p *proc, t int64) {
 func (s *sim) semRelease(p *proc, t int64) {
 	s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aReleased)
 	p.ownsSem = false
+	s.holds[p.stat].add(t - p.heldSince)
 	s.cores[p.core].dirty = true // p's effective priority dropped
 	if len(s.waiters) == 0 {
 		s.semSt = semFree
@@ -848,7 +929,57 @@ func (s *sim) semRelease(p *proc, t int64) {
 	s.waiters = s.waiters[:len(s.waiters)-1]
 	s.semOwner = w
 	w.ownsSem = true
+	s.waits[w.stat].add(t - w.waitSince)
+	w.heldSince = t
 	s.emit(t, w.name, w.inst, kSEM, s.semName, 0, aAssigned)
+	s.wakeWaiter(w, t)
+	if len(s.waiters) == 0 {
+		s.semSt = semFull
+		s.emit(t, s.semName, 0, kSEM, s.semName, 0, aFull)
+	}
+	if w.state == sRunning {
+		// The next op of w is its critical section compute.
+		s.runOps(w, t)
+	}
+}
+
+// poolRelease gives back p's unit of SEM_Pool and hands it to the first
+// waiter, if any.
+func (s *sim) poolRelease(p *proc, t int64) {
+	s.emit(t, p.name, p.inst, kSEM, s.poolName, 0, aReleased)
+	p.ownsPool = false
+	s.poolHolds[p.stat].add(t - p.poolHeldSince)
+	s.cores[p.core].dirty = true // p's effective priority dropped
+	if len(s.poolWaiters) == 0 {
+		s.poolHolders--
+		a := aUsed
+		switch {
+		case s.poolHolders == 0:
+			a = aFreed
+		case s.poolHolders == s.poolUnits-1:
+			a = aUnlockFull
+		}
+		s.emit(t, s.poolName, 0, kSEM, s.poolName, 0, a)
+		return
+	}
+	w := s.poolWaiters[0]
+	copy(s.poolWaiters, s.poolWaiters[1:])
+	s.poolWaiters = s.poolWaiters[:len(s.poolWaiters)-1]
+	w.ownsPool, w.poolWaiting, w.poolHeldSince = true, false, t
+	s.poolWaits[w.stat].add(t - w.waitSince)
+	s.emit(t, w.name, w.inst, kSEM, s.poolName, 0, aAssigned)
+	s.wakeWaiter(w, t)
+	if len(s.poolWaiters) == 0 {
+		s.emit(t, s.poolName, 0, kSEM, s.poolName, 0, aFull)
+	}
+	if w.state == sRunning {
+		s.runOps(w, t)
+	}
+}
+
+// wakeWaiter moves a task handed a semaphore out of its wait: a polling
+// task runs on, a parked one becomes ready.
+func (s *sim) wakeWaiter(w *proc, t int64) {
 	switch w.state {
 	case sPolling:
 		s.leavePolling(w, t)
@@ -860,14 +991,6 @@ func (s *sim) semRelease(p *proc, t int64) {
 		s.cores[w.core].dirty = true
 	default:
 		panic("tracegen: semaphore waiter in unexpected state")
-	}
-	if len(s.waiters) == 0 {
-		s.semSt = semFull
-		s.emit(t, s.semName, 0, kSEM, s.semName, 0, aFull)
-	}
-	if w.state == sRunning {
-		// The next op of w is its critical section compute.
-		s.runOps(w, t)
 	}
 }
 
@@ -968,8 +1091,22 @@ func (s *sim) truth() Truth {
 		CoreHeld:     make(map[string]map[string]int64, len(s.cores)),
 		Response:     make(map[string]Sum, len(s.statNames)),
 		Latency:      make(map[string]Sum, len(s.statNames)),
+		EvWaits:      make(map[string]Sum, len(s.statNames)),
+		Holds:        make(map[string]Sum, len(s.statNames)),
+		Waits:        make(map[string]Sum, len(s.statNames)),
+		OpenWaits:    len(s.waiters),
 		FirstTS:      s.first,
 		LastTS:       s.last,
+	}
+	if s.semOwner != nil {
+		tr.OpenHolds = 1
+	}
+	if s.poolUnits > 0 {
+		tr.PoolHolds, tr.PoolWaits = map[string]Sum{}, map[string]Sum{}
+		tr.PoolOpenHolds, tr.PoolOpenWaits, tr.PoolMaxHolders = s.poolHolders, len(s.poolWaiters), s.poolMax
+		for i, name := range s.statNames {
+			tr.PoolHolds[name], tr.PoolWaits[name] = s.poolHolds[i], s.poolWaits[i]
+		}
 	}
 	for k := range s.counts {
 		for a, n := range s.counts[k] {
@@ -986,6 +1123,14 @@ func (s *sim) truth() Truth {
 		tr.Terminated[name] = s.terms[i]
 		tr.Response[name] = s.resp[i]
 		tr.Latency[name] = s.lat[i]
+		tr.Holds[name] = s.holds[i]
+		tr.Waits[name] = s.waits[i]
+		tr.EvWaits[name] = s.evWaits[i]
+	}
+	for _, p := range s.procs {
+		if p.evBlocked {
+			tr.EvOpenWaits++
+		}
 	}
 	for i := range s.cores {
 		tr.CoreBusy[string(s.cores[i].name)] = s.coreBusy[i]

@@ -236,6 +236,9 @@ func WriteTLV(log, res io.Writer, cfg Config, style TLVStyle) (TLVTruth, error) 
 	if style == TOPPERSASP && cfg.Cores != 1 {
 		return TLVTruth{}, fmt.Errorf("tracegen: a TOPPERS/ASP log has one processor, not %d (TOPPERS/FMP has several)", cfg.Cores)
 	}
+	if cfg.PoolUnits != 0 {
+		return TLVTruth{}, errors.New("tracegen: PoolUnits is for BTF only: the TLV renderings know SEM_Shared alone")
+	}
 	if style > TOPPERSFMP {
 		return TLVTruth{}, fmt.Errorf("tracegen: unknown TLV style %d", style)
 	}

@@ -72,6 +72,23 @@
 // priority ceiling of the semaphore on its core (immediate ceiling protocol),
 // so no other user of the semaphore on that core can preempt it.
 //
+// Counting semaphore SEM_Pool (only with Config.PoolUnits >= 2): each task
+// that uses it (drawn after everything else) takes one unit at the start
+// of its first runnable, for a short section, and gives it back before
+// anything else it does; several tasks hold it at once, up to the units.
+// The semaphore's own actions follow the seed's counting semaphore:
+//
+//	t,X,x,SEM,SEM_Pool,0,requestsemaphore
+//	t,SEM_Pool,0,SEM,SEM_Pool,0,used          (free -> used, or used -> used; lock_used when the last unit goes: used -> full)
+//	t,X,x,SEM,SEM_Pool,0,assigned
+//	u,X,x,SEM,SEM_Pool,0,released
+//	u,SEM_Pool,0,SEM,SEM_Pool,0,used          (used -> used; unlock_full from full; freed when the last unit comes back)
+//
+// A request when every unit is taken waits as for SEM_Shared (overfull,
+// waiting, poll); a release hands the unit to the first waiter (assigned,
+// run or release_parking; full when no other waits). Its users run at the
+// same priority ceiling as SEM_Shared's while they hold a unit.
+//
 // Event EV_Done: a setter task A and a waiter task B (chosen from the seed)
 // with prio(B) > prio(A) and period(A) = m*period(B), preferably on the same
 // core. A sets the event at the end of every instance. In the instances
@@ -117,6 +134,10 @@ type Config struct {
 	// regression. The task names follow from Seed, Cores and Tasks; a name
 	// that is not one of them, or a factor <= 0, is an error.
 	ExecScale map[string]float64
+	// PoolUnits, when 2 or more, adds a counting semaphore SEM_Pool of
+	// that many units (see "Counting semaphore" above); 0 leaves the
+	// simulation exactly as without it.
+	PoolUnits int
 }
 
 // Truth is what the generator knows, independent of any parser.
@@ -137,8 +158,28 @@ type Truth struct {
 	CoreHeld     map[string]map[string]int64 // per core name: ns each process held it as CoreBusy counts, and "idle" the ns nothing held it (from 0, or the last hold's end, to the next hold; the interval open at the end left out)
 	Response     map[string]Sum              // per process: the instances that terminated and their summed response (activate to terminate)
 	Latency      map[string]Sum              // per process: the waits for its core that ended (activate to start, and preempt, release or release_parking to resume) and their summed length
-	FirstTS      int64                       // ns, timestamp of the first data line
-	LastTS       int64                       // ns, timestamp of the last data line
+	// EvWaits are, per task, the complete waits for EV_Done: from a
+	// wait_event that blocks (the wait) to the set_event that releases
+	// it, counted at its clear_event (when a TLV rendering's wai_flg
+	// returns); EvOpenWaits those the end cuts (blocked, or released and
+	// not yet cleared).
+	EvWaits     map[string]Sum
+	EvOpenWaits int
+	// PoolHolds, PoolWaits, PoolOpenHolds and PoolOpenWaits are the same
+	// for SEM_Pool (Config.PoolUnits), and PoolMaxHolders the most tasks
+	// that held it at once.
+	PoolHolds, PoolWaits         map[string]Sum
+	PoolOpenHolds, PoolOpenWaits int
+	PoolMaxHolders               int
+	// Holds and Waits are, per task, the complete holds of SEM_Shared
+	// (assigned to released) and the complete waits for it (the
+	// requestsemaphore that blocked, at the time of its waiting, to the
+	// assigned that ended it). OpenHolds and OpenWaits count those still
+	// open when the trace ends.
+	Holds, Waits         map[string]Sum
+	OpenHolds, OpenWaits int
+	FirstTS              int64 // ns, timestamp of the first data line
+	LastTS               int64 // ns, timestamp of the last data line
 }
 
 // Sum is a count of things and their summed length (ns).
