@@ -115,6 +115,7 @@ type RunWriter struct {
 
 	states stateTracker
 	cpus   CPUTracker
+	msgs   MessageTracker // made on first use (Messages)
 
 	// aggregations and histograms (aggregations.go), made on first use
 	aggs, hists *batch
@@ -483,6 +484,7 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	w.finished = true
 	defer w.ev.release()
 	defer w.releaseAggregations()
+	defer w.msgs.release()
 	if err := w.cpus.finish(); err != nil {
 		w.states.release()
 		return w.out.close(err)
@@ -494,6 +496,9 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 		return w.out.close(err)
 	}
 	if err := w.flushAggregations(); err != nil {
+		return w.out.close(err)
+	}
+	if err := w.msgs.finish(); err != nil {
 		return w.out.close(err)
 	}
 	for _, put := range []func() error{w.putObjects, w.putEco, w.putLevels, func() error { return w.putRun(ingestedAt) }, w.putDiagnostics} {
@@ -513,6 +518,7 @@ func (w *RunWriter) Abort() {
 	w.states.release()
 	w.ev.release()
 	w.releaseAggregations()
+	w.msgs.release()
 	w.out.close(fmt.Errorf("aborted"))
 }
 

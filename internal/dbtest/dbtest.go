@@ -132,6 +132,7 @@ var order = map[string]string{
 	schema.TableDiagnostics:    "run_id, src_line, message",
 	schema.TableAggregations:   "run_id, src_line",
 	schema.TableHistograms:     "run_id, src_line",
+	schema.TableMessages:       "run_id, coalesce(send_seq, receive_seq, reply_seq), receive_seq, reply_seq",
 }
 
 // optional lists the tables that only some formats fill: a dump shows them
@@ -140,6 +141,7 @@ var order = map[string]string{
 var optional = map[string]bool{
 	schema.TableAggregations: true,
 	schema.TableHistograms:   true,
+	schema.TableMessages:     true,
 }
 
 // Dump returns every table's content as text, for golden files. Columns
