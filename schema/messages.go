@@ -65,10 +65,7 @@ type message struct {
 	done     bool  // ended (written), or about to be
 	queued   bool  // in its key's queue (sent, not received)
 	awaited  bool  // its client waits for its reply
-	pending  *msgQueue
 }
-
-type msgQueue struct{ q []*message }
 
 type queueKey struct {
 	oneWay bool
@@ -79,11 +76,12 @@ type queueKey struct {
 // it.
 type MessageTracker struct {
 	w        *RunWriter
-	pending  map[queueKey]*msgQueue // sent, not received, oldest first
-	awaiting map[ObjectID]*message  // a client's round trip waiting for its reply
-	order    []*message             // every message in flight, in send order (ended ones removed lazily)
-	live     int                    // messages in flight
-	max      int                    // bound (MaxMessagesInFlight; tests lower it)
+	pending  map[queueKey][]*message // sent, not received, oldest first
+	spare    [][]*message            // emptied queues, reused for new keys
+	awaiting map[ObjectID]*message   // a client's round trip waiting for its reply
+	order    []*message              // every message in flight, in send order (ended ones removed lazily)
+	live     int                     // messages in flight
+	max      int                     // bound (MaxMessagesInFlight; tests lower it)
 	rows     *batch
 	diags    map[string]DiagID
 }
@@ -93,7 +91,7 @@ func (w *RunWriter) Messages() *MessageTracker {
 	t := &w.msgs
 	if t.w == nil {
 		t.w = w
-		t.pending = make(map[queueKey]*msgQueue)
+		t.pending = make(map[queueKey][]*message)
 		t.awaiting = make(map[ObjectID]*message)
 		t.diags = make(map[string]DiagID)
 		t.max = MaxMessagesInFlight
@@ -124,13 +122,13 @@ func (t *MessageTracker) Send(m Msg) error {
 		msg.awaited = true
 	}
 	k := queueKey{m.OneWay, m.Key}
-	q := t.pending[k]
-	if q == nil {
-		q = &msgQueue{}
-		t.pending[k] = q
+	q, ok := t.pending[k]
+	if !ok && len(t.spare) > 0 {
+		q = t.spare[len(t.spare)-1]
+		t.spare = t.spare[:len(t.spare)-1]
 	}
-	q.q = append(q.q, msg)
-	msg.queued, msg.pending = true, q
+	t.pending[k] = append(q, msg)
+	msg.queued = true
 	t.order = append(t.order, msg)
 	t.live++
 	for t.live > t.max {
@@ -150,8 +148,8 @@ func (t *MessageTracker) Send(m Msg) error {
 func (t *MessageTracker) Receive(m Msg) error {
 	k := queueKey{m.OneWay, m.Key}
 	var msg *message
-	if q := t.pending[k]; q != nil {
-		msg = q.q[0]
+	if q := t.pending[k]; len(q) > 0 {
+		msg = q[0]
 		t.unqueue(msg)
 	}
 	if msg == nil {
@@ -196,18 +194,30 @@ func (t *MessageTracker) unqueue(msg *message) {
 		return
 	}
 	msg.queued = false
-	q := msg.pending
-	msg.pending = nil
-	for i, x := range q.q {
-		if x == msg {
-			copy(q.q[i:], q.q[i+1:])
-			q.q[len(q.q)-1] = nil
-			q.q = q.q[:len(q.q)-1]
-			break
+	k := queueKey{msg.OneWay, msg.Key}
+	q := t.pending[k]
+	if len(q) > 0 && q[0] == msg {
+		// the oldest, as a receive takes it: no copy, however long the
+		// queue (appending reallocates it now and then, dropping the front)
+		q[0] = nil
+		q = q[1:]
+	} else {
+		for i, x := range q {
+			if x == msg {
+				copy(q[i:], q[i+1:])
+				q[len(q)-1] = nil
+				q = q[:len(q)-1]
+				break
+			}
 		}
 	}
-	if len(q.q) == 0 {
-		delete(t.pending, queueKey{msg.OneWay, msg.Key})
+	if len(q) > 0 {
+		t.pending[k] = q
+		return
+	}
+	delete(t.pending, k)
+	if cap(q) <= 16 && len(t.spare) < 64 {
+		t.spare = append(t.spare, q)
 	}
 }
 
@@ -301,7 +311,7 @@ func (t *MessageTracker) finish() error {
 			}
 		}
 	}
-	t.order, t.pending, t.awaiting = nil, nil, nil
+	t.order, t.pending, t.awaiting, t.spare = nil, nil, nil, nil
 	return t.w.flushTable(TableMessages, t.rows)
 }
 

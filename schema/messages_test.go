@@ -196,3 +196,61 @@ func TestMessageTrackerBounded(t *testing.T) {
 		t.Fatalf("%d in flight", msgs.InFlight())
 	}
 }
+
+// BenchmarkMessageTracker: a round trip (send, receive, reply) and a
+// one-way message, per op, through the tracker into batches that a sink
+// drops; then a flood of one-way messages on one key, all in flight, then
+// received one by one.
+func BenchmarkMessageTracker(b *testing.B) {
+	w := NewRunWriter(RunInfo{RunID: 1}, discardSink{}, nil)
+	defer w.Abort()
+	msgs := w.Messages()
+	c, s := w.Object("thread", "c"), w.Object("thread", "s")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		ts := int64(i)
+		k := MsgKey{A: int64(i % 64)}
+		if err := msgs.Send(Msg{Key: k, ID: 1, Client: c, Server: NoObject, Channel: NoObject, TS: ts, Seq: Seq(i)}); err != nil {
+			b.Fatal(err)
+		}
+		if err := msgs.Receive(Msg{Key: k, Server: s, TS: ts, Seq: Seq(i)}); err != nil {
+			b.Fatal(err)
+		}
+		if err := msgs.Reply(Msg{Client: c, TS: ts, Seq: Seq(i)}); err != nil {
+			b.Fatal(err)
+		}
+		if err := msgs.Send(Msg{OneWay: true, Key: k, ID: 2, Client: c, Server: NoObject, Channel: NoObject, TS: ts, Seq: Seq(i)}); err != nil {
+			b.Fatal(err)
+		}
+		if err := msgs.Receive(Msg{OneWay: true, Key: k, Server: s, TS: ts, Seq: Seq(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestMessageTrackerFlood: MaxMessagesInFlight one-way messages of one key
+// in flight, then received one by one, in linear time (each receive takes
+// the oldest without moving the others).
+func TestMessageTrackerFlood(t *testing.T) {
+	w := NewRunWriter(RunInfo{RunID: 1}, discardSink{}, nil)
+	defer w.Abort()
+	msgs := w.Messages()
+	s := w.Object("thread", "s")
+	start := time.Now()
+	for i := 0; i < MaxMessagesInFlight; i++ {
+		if err := msgs.Send(Msg{OneWay: true, Key: MsgKey{A: 1}, ID: int64(i), Client: NoObject, Server: NoObject, Channel: NoObject, TS: int64(i), Seq: Seq(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < MaxMessagesInFlight; i++ {
+		if err := msgs.Receive(Msg{OneWay: true, Key: MsgKey{A: 1}, Server: s, TS: int64(i), Seq: Seq(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if msgs.InFlight() != 0 || len(msgs.pending) != 0 {
+		t.Fatalf("%d in flight, %d queues", msgs.InFlight(), len(msgs.pending))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("%d messages sent and received in %v", MaxMessagesInFlight, d)
+	}
+}
