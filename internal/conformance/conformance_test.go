@@ -1,4 +1,4 @@
-// Package conformance asks every trace format the same five questions
+// Package conformance asks every trace format the same six questions
 // (docs/semantics.md) and compares traceduck's answers with truth
 // traceduck did not compute: the trace generator's ground truth
 // (internal/tracegen, kept by the simulators as they act) and the
@@ -34,7 +34,7 @@ const (
 	objJoin = ` JOIN objects o ON o.run_id = v.run_id AND o.object_id = v.object_id WHERE NOT v.truncated`
 )
 
-var questions = [5]struct {
+var questions = [nq]struct {
 	name, sql string
 	view      string // what must hold no row when the source cannot tell
 }{
@@ -43,14 +43,23 @@ var questions = [5]struct {
 	{"Q3 running ns per task", `SELECT {object}, sum(v.dur) FROM sched_intervals v` + objJoin + ` AND v.class = 'running' GROUP BY ALL`, "sched_intervals WHERE class = 'running'"},
 	{"Q4 complete instances per task (count, response)", `SELECT {object}, count(*), sum(v.response) FROM task_instances v` + objJoin + ` GROUP BY ALL`, "task_instances"},
 	{"Q5 waits for a CPU per task (count, latency)", `SELECT {object}, count(*), sum(v.latency) FROM sched_latency v` + objJoin + ` GROUP BY ALL`, "sched_latency"},
+	{"Q6 round trips per client and server (count, total)", `SELECT {client} || ' -> ' || {server}, count(*), sum(v.total_ns) FROM message_round_trips v
+		JOIN objects cl ON cl.run_id = v.run_id AND cl.object_id = v.client_id JOIN objects sv ON sv.run_id = v.run_id AND sv.object_id = v.server_id
+		WHERE NOT v.truncated AND NOT v.one_way GROUP BY ALL`, "message_round_trips"},
 }
 
+// nq is the number of questions.
+const nq = 6
+
 // keys are a source's key expressions; empty ones are the names
-// traceduck gives.
-type keys struct{ cpu, holder, object string }
+// traceduck gives. party keys the client and server of a message, over
+// the object X.
+type keys struct{ cpu, holder, object, party string }
 
 func (k keys) expand(q string) string {
-	return strings.NewReplacer("{cpu}", cmpOr(k.cpu, "c.name"), "{holder}", cmpOr(k.holder, "i.holder"), "{object}", cmpOr(k.object, "o.name")).Replace(q)
+	party := cmpOr(k.party, "X.name")
+	return strings.NewReplacer("{cpu}", cmpOr(k.cpu, "c.name"), "{holder}", cmpOr(k.holder, "i.holder"), "{object}", cmpOr(k.object, "o.name"),
+		"{client}", strings.ReplaceAll(party, "X.", "cl."), "{server}", strings.ReplaceAll(party, "X.", "sv.")).Replace(q)
 }
 
 func cmpOr(a, b string) string {
@@ -69,14 +78,14 @@ type source struct {
 	// make writes or finds the trace in dir (skipping when absent) and
 	// returns its path, the ingest options and the truth's answers.
 	make   func(t *testing.T, dir string) (string, ingest.Options, recount.Answers)
-	how    [5]string // "exact" or the documented difference
-	cannot [5]string // non-empty: the format cannot tell, and why
+	how    [nq]string // "exact" or the documented difference
+	cannot [nq]string // non-empty: the format cannot tell (or traceduck does not yet), and why
 }
 
 const exact = "exact"
 
 // TestConformance ingests every source into its own database, asks the
-// five questions and compares: exactly with the truth where the format
+// six questions and compares: exactly with the truth where the format
 // tells; where it cannot tell, traceduck must give no row (no invented
 // number). Each subtest logs its row of the matrix.
 func TestConformance(t *testing.T) {
@@ -87,8 +96,8 @@ func TestConformance(t *testing.T) {
 			db := dbtest.Open(t)
 			dbtest.Ingest(t, db, path, opt)
 			q := db.SQL()
-			wants := [5]map[string]bool{
-				rowsNS(want.CPUBusy), rowsHeld(want.CPUHeld), rowsNS(want.Running), rowsSum(want.Instances), rowsSum(want.Latency),
+			wants := [nq]map[string]bool{
+				rowsNS(want.CPUBusy), rowsHeld(want.CPUHeld), rowsNS(want.Running), rowsSum(want.Instances), rowsSum(want.Latency), rowsSum(want.RoundTrips),
 			}
 			var row []string
 			for i, qu := range questions {
@@ -220,7 +229,8 @@ func noFile(name string) source {
 // qnxKeys key QNX's CPUs by number, threads by "pid/tid", interrupts by
 // "irq V" (recount.QNX, tracegen.QNXTruth).
 var qnxKeys = keys{
-	cpu: "c.native_id::VARCHAR",
+	cpu:   "c.native_id::VARCHAR",
+	party: "X.pid || '/' || X.native_id",
 	holder: `CASE WHEN h.object_id IS NULL THEN 'none' WHEN h.kind = 'thread' THEN h.pid || '/' || h.native_id
 		WHEN h.kind = 'interrupt' THEN 'irq ' || h.native_id ELSE h.kind END`,
 	object: "o.pid || '/' || o.native_id",

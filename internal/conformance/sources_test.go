@@ -15,7 +15,7 @@ import (
 	"github.com/traceduck/traceduck/internal/tracegen"
 )
 
-var allExact = [5]string{exact, exact, exact, exact, exact}
+var allExact = [nq]string{exact, exact, exact, exact, exact, exact}
 
 // toppersHow: TLV's rules (and the generator's TOPPERS truth) say a task
 // holds the processor while its state is RUNNING, which ends at "task N
@@ -25,16 +25,16 @@ var allExact = [5]string{exact, exact, exact, exact, exact}
 // windows between the two lines (TestCPUTruthTOPPERS checks that).
 const toppersCPU = "documented difference: by task state, exact"
 
-var toppersHow = [5]string{toppersCPU, toppersCPU, exact, exact, exact}
+var toppersHow = [nq]string{toppersCPU, toppersCPU, exact, exact, exact, exact}
 
 // sources are the rows of the matrix: generated traces of every format
 // with their simulator's truth, then the real traces with their recounts.
 func sources() []source {
 	src := []source{
 		{name: "generated/btf", how: allExact, make: genBTF},
-		{name: "generated/qnx-text", keys: qnxKeys, how: [5]string{exact, exact, exact, "documented definition (READY after a blocked state to the next one), exact", exact},
+		{name: "generated/qnx-text", keys: qnxKeys, how: [nq]string{exact, exact, exact, "documented definition (READY after a blocked state to the next one), exact", exact, exact},
 			make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) { return genQNX(t, dir, false) }},
-		{name: "generated/qnx-kev", keys: qnxKeys, how: [5]string{exact, exact, exact, "documented definition (READY after a blocked state to the next one), exact", exact},
+		{name: "generated/qnx-kev", keys: qnxKeys, how: [nq]string{exact, exact, exact, "documented definition (READY after a blocked state to the next one), exact", exact, exact},
 			make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) { return genQNX(t, dir, true) }},
 		{name: "generated/tlv-standard", how: allExact, make: genTLV(tracegen.TLVStandard, 2)},
 		{name: "generated/toppers-asp", how: toppersHow, make: genTLV(tracegen.TOPPERSASP, 1)},
@@ -43,7 +43,7 @@ func sources() []source {
 			keys: keys{cpu: "c.native_id::VARCHAR", object: "o.pid || '/' || o.native_id"}},
 		{name: "generated/baget-wrapped", how: allExact, make: genBaget(12),
 			keys: keys{cpu: "c.native_id::VARCHAR", object: "o.pid || '/' || o.native_id"}},
-		{name: "generated/dtrace", make: genDTrace, how: [5]string{exact, exact, exact,
+		{name: "generated/dtrace", make: genDTrace, how: [nq]string{exact, exact, exact,
 			"documented definition (from the first on-cpu after a block: the wakeup is not traced), exact", "exact (preemptions only: the wakeup is not traced)"}},
 		{name: "generated/ftrace", how: allExact, make: genFtrace},
 	}
@@ -83,10 +83,7 @@ func sources() []source {
 		}
 		return rc.Answers(), nil
 	})...)
-	src = append(src, real("qnx/*.txt", "real/qnx/", qnxKeys, func(p string) (recount.Answers, error) {
-		rc, err := recount.ReadQNXText(p)
-		return rc.Answers(), err
-	})...)
+	src = append(src, real("qnx/*.txt", "real/qnx/", qnxKeys, qnxAnswers)...)
 	src = append(src, source{name: "real/qnx/seed-listing", how: allExact, keys: qnxKeys, make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 		text, err := recount.QNXSeedListing("../../../shared/seeds/qnx-neutrino-trace-interpretation.ru.txt")
 		if err != nil {
@@ -96,15 +93,15 @@ func sources() []source {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rc, err := recount.ReadQNXText(p)
+		a, err := qnxAnswers(p)
 		fail(t, err)
-		return p, ingest.Options{}, rc.Answers()
+		return p, ingest.Options{}, a
 	}})
 	// The DTraceToolkit's examples are printed aggregations and tool
 	// output: no event line, so nothing to tell. One stands for all
 	// (ingest/dtrace's TestCPUTruthDTrace reads every one).
 	noEvents := "the DTraceToolkit's examples hold no event lines"
-	src = append(src, source{name: "real/dtrace/intoncpu_example", cannot: [5]string{noEvents, noEvents, noEvents, noEvents, noEvents},
+	src = append(src, source{name: "real/dtrace/intoncpu_example", cannot: [nq]string{noEvents, noEvents, noEvents, noEvents, noEvents},
 		make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 			p := externalFile(t, "dtrace/opendtrace__toolkit__Examples__intoncpu_example.txt")
 			rc, err := recount.ReadDTrace(p)
@@ -118,7 +115,7 @@ func sources() []source {
 	if files := externalGlob("chrome-json/*.json"); len(files) > 0 {
 		for _, p := range files {
 			p := p
-			src = append(src, source{name: "real/chrome-json/" + short(p), cannot: [5]string{noCPU, noCPU, noSched, noSched, noSched},
+			src = append(src, source{name: "real/chrome-json/" + short(p), cannot: [nq]string{noCPU, noCPU, noSched, noSched, noSched},
 				make: func(t *testing.T, dir string) (string, ingest.Options, recount.Answers) {
 					return p, ingest.Options{}, recount.Answers{}
 				}})
@@ -126,7 +123,48 @@ func sources() []source {
 	} else {
 		src = append(src, noFile("real/chrome-json"))
 	}
+	for i := range src {
+		if why := noMessages(src[i].name); why != "" {
+			src[i].cannot[5] = why
+		}
+	}
 	return src
+}
+
+// noMessages says why a source's format has no messages
+// (docs/semantics.md, "Messages: round trips"): traceduck must give no
+// row there. QNX's are answered.
+func noMessages(source string) string {
+	switch f := strings.Split(source, "/")[1]; {
+	case strings.HasPrefix(f, "qnx"):
+		return ""
+	case f == "btf":
+		return "cannot: BTF has no messages"
+	case f == "dtrace":
+		return "cannot: the shipped D scripts have no message probes"
+	case strings.HasPrefix(f, "tlv") || strings.HasPrefix(f, "toppers"):
+		return "not yet: data queues and mailboxes"
+	case strings.HasPrefix(f, "baget"):
+		return "not yet: message queues"
+	case f == "ftrace":
+		return "not yet: binder transactions"
+	case f == "chrome-json":
+		return "not yet: flows"
+	}
+	panic("no word on the messages of " + source)
+}
+
+// qnxAnswers recounts a QNX listing: its CPUs and threads, and its
+// messages.
+func qnxAnswers(p string) (recount.Answers, error) {
+	rc, err := recount.ReadQNXText(p)
+	if err != nil {
+		return recount.Answers{}, err
+	}
+	msgs, err := recount.ReadQNXMessageList(p)
+	a := rc.Answers()
+	a.RoundTrips = recount.RoundTrips(msgs)
+	return a, err
 }
 
 // real are the rows of the real traces pattern finds (a row that skips
@@ -225,6 +263,15 @@ func genQNXKev(t *testing.T, dir string, cfg tracegen.QNXConfig, kev bool) (stri
 		}
 	}
 	_, a.Instances, a.Latency = recount.Sched(ivs)
+	a.RoundTrips = map[string]recount.Sum{}
+	for _, m := range tr.Messages {
+		if !m.OneWay && m.ReceiveNS >= 0 && m.ReplyNS >= 0 {
+			k := m.Client + " -> " + m.Server
+			s := a.RoundTrips[k]
+			s.N, s.NS = s.N+1, s.NS+m.ReplyNS-m.SendNS
+			a.RoundTrips[k] = s
+		}
+	}
 	return p, ingest.Options{}, a
 }
 

@@ -38,6 +38,58 @@ import (
 //     scoid and pid (none: a row without its send).
 //   - What is in flight at the end is truncated.
 func ReadQNXMessages(path string) ([]string, error) {
+	msgs, err := ReadQNXMessageList(path)
+	if err != nil {
+		return nil, err
+	}
+	null := func(v int64) string {
+		if v < 0 {
+			return "NULL"
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	name := func(s string) string {
+		if s == "" {
+			return "NULL"
+		}
+		return s
+	}
+	rows := make([]string, len(msgs))
+	for i, m := range msgs {
+		rows[i] = fmt.Sprintf("%s | %s | %d | %s | %s | %s | %v | %v", name(m.Client), name(m.Server), m.ID, null(m.Send), null(m.Recv), null(m.Reply), m.OneWay, m.Truncated)
+	}
+	sort.Strings(rows)
+	return rows, nil
+}
+
+// QNXMessage is one message of a recount: Client and Server "pid/tid",
+// "pid P" or "" (not known), times in ns (-1: not in the trace).
+type QNXMessage struct {
+	Client, Server    string
+	ID                int64
+	Send, Recv, Reply int64
+	OneWay, Truncated bool
+}
+
+// RoundTrips sums the complete round trips per "client -> server": how
+// many, and their total time (send to reply delivered).
+func RoundTrips(msgs []QNXMessage) map[string]Sum {
+	out := map[string]Sum{}
+	for _, m := range msgs {
+		if !m.OneWay && !m.Truncated {
+			k := m.Client + " -> " + m.Server
+			s := out[k]
+			s.N++
+			s.NS += m.Reply - m.Send
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// ReadQNXMessageList is ReadQNXMessages' messages, in the order they
+// ended.
+func ReadQNXMessageList(path string) ([]QNXMessage, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -61,23 +113,11 @@ func ReadQNXMessages(path string) ([]string, error) {
 		send, recv, reply   int64 // -1: not in the trace
 		oneWay, gone, await bool
 	}
-	var rows []string
-	null := func(v int64) string {
-		if v < 0 {
-			return "NULL"
-		}
-		return strconv.FormatInt(v, 10)
-	}
-	name := func(s string) string {
-		if s == "" {
-			return "NULL"
-		}
-		return s
-	}
+	var rows []QNXMessage
 	out := func(m *msg) {
 		m.gone = true
 		cut := m.send < 0 || m.recv < 0 || (!m.oneWay && m.reply < 0)
-		rows = append(rows, fmt.Sprintf("%s | %s | %d | %s | %s | %s | %v | %v", name(m.client), name(m.server), m.id, null(m.send), null(m.recv), null(m.reply), m.oneWay, cut))
+		rows = append(rows, QNXMessage{m.client, m.server, m.id, m.send, m.recv, m.reply, m.oneWay, cut})
 	}
 	var order []*msg              // in flight, in send order
 	queues := map[string][]*msg{} // key -> sent, not received
@@ -214,6 +254,5 @@ func ReadQNXMessages(path string) ([]string, error) {
 			out(x)
 		}
 	}
-	sort.Strings(rows)
 	return rows, nil
 }

@@ -40,6 +40,10 @@ type Answers struct {
 	Running   map[string]int64 // Q3: per task, ISR or thread, ns running
 	Instances map[string]Sum   // Q4: per task, complete instances and their summed response
 	Latency   map[string]Sum   // Q5: per task, complete waits for a CPU and their summed latency
+	// Q6: per "client -> server", complete round trips (send, receive,
+	// reply) and their summed total time (docs/semantics.md, "Messages:
+	// round trips")
+	RoundTrips map[string]Sum
 }
 
 // Interval is one scheduling-state interval of a task, ISR or thread,
