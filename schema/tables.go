@@ -21,6 +21,7 @@ const (
 	// TableResourceIntervals holds the holds and waits of resources
 	// (resources.go); the views resource_holds and resource_waits read it.
 	TableResourceIntervals = "resource_intervals"
+	TableMessages          = "messages"
 )
 
 // TableSymbols is the base table of the strings that events and
@@ -244,6 +245,27 @@ var tables = []table{
 		{"end_seq", "BIGINT", i64, "event that closed it (NULL when the trace ended first)"},
 		{"ended", "VARCHAR", dict, "released (hold), assigned or gave_up (wait); NULL when the trace ended first"},
 		{"truncated", "BOOLEAN", boo, "cut by the start or the end of the trace"},
+	}},
+	// Messages between tasks or threads (docs/semantics.md, "Messages:
+	// round trips"): one row per message, written by the run's
+	// MessageTracker (messages.go) when the message ends, from what a
+	// format's state machine tells it (send, receive, reply). The view
+	// message_round_trips (queries/messages.sql) adds the names and the
+	// durations.
+	{name: TableMessages, doc: "one row per message sent between tasks or threads (a round trip: send, receive, reply; a one-way message: send, receive)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"msg_id", "BIGINT", i64, "the trace's id of the message (QNX: a message's rcvid, a pulse's scoid); NULL when it has none"},
+		{"one_way", "BOOLEAN", boo, "a one-way message (QNX: a pulse): no reply is expected"},
+		{"client_id", "INTEGER", i32, "the sender (the context of the send); NULL when the trace does not tell"},
+		{"server_id", "INTEGER", i32, "the receiver: the thread that received it, else the receiver the send names (QNX: the server process)"},
+		{"channel_id", "INTEGER", i32, "the channel or connection it went through (kind channel); NULL when the trace does not name one"},
+		{"send_ts", "BIGINT", i64, "ns; NULL when the send is not in the trace"},
+		{"receive_ts", "BIGINT", i64, "ns; NULL when the receive is not in the trace"},
+		{"reply_ts", "BIGINT", i64, "ns, the reply delivered to the client; NULL for a one-way message, and when the reply is not in the trace"},
+		{"send_seq", "BIGINT", i64, "event of the send"},
+		{"receive_seq", "BIGINT", i64, "event of the receive"},
+		{"reply_seq", "BIGINT", i64, "event of the reply"},
+		{"truncated", "BOOLEAN", boo, "one of its events (send, receive, reply; a one-way message: send, receive) is not in the trace"},
 	}},
 }
 

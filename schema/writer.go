@@ -116,6 +116,7 @@ type RunWriter struct {
 	states    stateTracker
 	cpus      CPUTracker
 	resources ResourceTracker
+	msgs      MessageTracker // made on first use (Messages)
 
 	// aggregations and histograms (aggregations.go), made on first use
 	aggs, hists *batch
@@ -484,6 +485,7 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	w.finished = true
 	defer w.ev.release()
 	defer w.releaseAggregations()
+	defer w.msgs.release()
 	if err := w.cpus.finish(); err != nil {
 		w.states.release()
 		w.resources.release()
@@ -504,6 +506,9 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	if err := w.flushAggregations(); err != nil {
 		return w.out.close(err)
 	}
+	if err := w.msgs.finish(); err != nil {
+		return w.out.close(err)
+	}
 	for _, put := range []func() error{w.putObjects, w.putEco, w.putLevels, func() error { return w.putRun(ingestedAt) }, w.putDiagnostics} {
 		if err := put(); err != nil {
 			return w.out.close(err)
@@ -522,6 +527,7 @@ func (w *RunWriter) Abort() {
 	w.resources.release()
 	w.ev.release()
 	w.releaseAggregations()
+	w.msgs.release()
 	w.out.close(fmt.Errorf("aborted"))
 }
 

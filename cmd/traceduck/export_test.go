@@ -91,7 +91,7 @@ func TestExportParquetOtherDatabase(t *testing.T) {
 	mustRun(t, dir, nil, "ingest", "--db", a, "--name", "first", seedSample)
 	mustRun(t, dir, nil, "ingest", "--db", b, "--name", "second", sampleCopy(t, dir, "b.btf", "second"))
 	ds := filepath.Join(dir, "ds")
-	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 18 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
+	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 19 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
 	expectOut := func(out, want string) {
 		t.Helper()
 		if !regexp.MustCompile("^" + want).MatchString(out) {
@@ -199,7 +199,7 @@ func TestExportChromeRoundTrip(t *testing.T) {
 	}
 	mustRun(t, dir, nil, "ingest", "--db", db, trace)
 	out := mustRun(t, dir, nil, "export", "--db", db, "--chrome", "run.json")
-	if !regexp.MustCompile(`^run 1 written to run\.json: \d+ slices, \d+ instants, \d+ counter values on \d+ tracks\n$`).MatchString(out) {
+	if !regexp.MustCompile(`^run 1 written to run\.json: \d+ slices, \d+ instants, \d+ counter values, \d+ flows on \d+ tracks\n$`).MatchString(out) {
 		t.Errorf("output: %q", out)
 	}
 	var doc map[string]any

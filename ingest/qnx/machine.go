@@ -59,6 +59,7 @@ type machine struct {
 	// the CPU model, and per CPU (made in order 0..n) its object and what
 	// the machine needs besides the model (onCPU)
 	cpus   *schema.CPUTracker
+	msgs   *schema.MessageTracker // the message model (comm)
 	cpuIDs []schema.ObjectID
 	onCPU  []onCPU
 
@@ -118,6 +119,7 @@ func newMachine(w *schema.RunWriter) *machine {
 		once:     make(map[string]schema.DiagID),
 		levelSet: make(map[string]bool),
 		cpus:     w.CPUs(),
+		msgs:     w.Messages(),
 	}
 	m.cpus.SetWords(schema.CPUWords{Tasks: "threads", Interrupts: "interrupts"})
 	m.syms = syms{alive: w.Sym("alive"), inKernel: w.Sym("in_kernel"), handler: w.Sym("handler"), intClass: w.Sym("INT")}
@@ -282,6 +284,79 @@ func (m *machine) apply(e *event) error {
 		return m.syncKernel(e, th, class, call, num, ts, seq)
 	case intr:
 		return m.interrupt(class, irq, name, ts, seq, e.cpu, e.pos)
+	case string(class) == "COMM":
+		return m.comm(e, obj, ts, seq)
+	}
+	return nil
+}
+
+// comm tells the message model (schema.MessageTracker) about a COMM event
+// (docs/semantics.md, "Messages: round trips"), as QNX's kernel emits
+// them:
+//   - SND_MESSAGE rcvid pid: the thread running on the CPU (the client,
+//     in its MsgSend) sends a message to process pid (the event's object);
+//     a round trip, keyed by its rcvid.
+//   - REC_MESSAGE rcvid pid: the thread running on the CPU (the server,
+//     leaving its MsgReceive) receives the message of that rcvid. A
+//     failed receive (rcvid 0xffffffff) receives nothing.
+//   - REPLY_MESSAGE / MSG_ERROR tid pid: the reply (or error) is
+//     delivered to the client thread pid/tid; its round trip ends.
+//   - SND_PULSE scoid pid: the thread running on the CPU sends a pulse
+//     (one-way) through the server connection scoid to process pid.
+//     SND_PULSE_EXE, _DIS, _DEA, _UN, _QUN: the kernel sends one (a
+//     sigevent, a disconnect, a death, an unblock): no client. Keyed by
+//     (scoid, pid): pulses of one connection are received in the order
+//     they were sent. Its server is process pid until it is received.
+//   - REC_PULSE scoid pid: the thread running on the CPU receives the
+//     oldest pulse in flight of (scoid, pid).
+func (m *machine) comm(e *event, obj schema.ObjectID, ts int64, seq schema.Seq) error {
+	name := string(e.name)
+	msg := schema.Msg{ID: schema.NoInstance, Client: schema.NoObject, Server: schema.NoObject, Channel: schema.NoObject, TS: ts, Seq: seq, Line: e.pos}
+	running := func() schema.ObjectID {
+		if th := m.running(e.cpu); th != nil {
+			return th.id
+		}
+		return schema.NoObject
+	}
+	switch name {
+	case "SND_MESSAGE", "REC_MESSAGE":
+		rcvid, ok := hexField(e, "rcvid")
+		if !ok || rcvid == 0xffffffff {
+			return nil
+		}
+		msg.Key, msg.ID = schema.MsgKey{A: int64(rcvid)}, int64(rcvid)
+		if name == "SND_MESSAGE" {
+			msg.Client, msg.Server = running(), obj // commObject: the process pid
+			return m.msgs.Send(msg)
+		}
+		msg.Server = running()
+		return m.msgs.Receive(msg)
+	case "REPLY_MESSAGE", "MSG_ERROR":
+		pid, ok1 := intField(e, "pid")
+		tid, ok2 := intField(e, "tid")
+		if !ok1 || !ok2 {
+			return nil
+		}
+		if th := m.threads[threadKey{pid, tid}]; th != nil {
+			msg.Client = th.id
+		}
+		return m.msgs.Reply(msg)
+	case "SND_PULSE", "SND_PULSE_EXE", "SND_PULSE_DIS", "SND_PULSE_DEA", "SND_PULSE_UN", "SND_PULSE_QUN", "REC_PULSE":
+		scoid, ok1 := hexField(e, "scoid")
+		pid, ok2 := intField(e, "pid")
+		if !ok1 || !ok2 {
+			return nil
+		}
+		msg.OneWay, msg.Key, msg.ID, msg.Channel = true, schema.MsgKey{A: int64(scoid), B: pid}, int64(scoid), obj
+		switch name {
+		case "REC_PULSE":
+			msg.Server = running()
+			return m.msgs.Receive(msg)
+		case "SND_PULSE":
+			msg.Client = running()
+		}
+		msg.Server = m.process(pid).id
+		return m.msgs.Send(msg)
 	}
 	return nil
 }

@@ -94,6 +94,7 @@ func checkTruth(t *testing.T, db *schema.DB, run int32, truth tracegen.QNXTruth)
 		t.Errorf("interrupt time differs:\n%s", firstDiff(got, strings.Join(want, "\n")))
 	}
 	checkCPUTruth(t, db, run, truth)
+	checkMessages(t, db, run, truth)
 	want = want[:0]
 	for k, n := range truth.EventCounts {
 		want = append(want, fmt.Sprintf("%s | %d", k, n))

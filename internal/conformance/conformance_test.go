@@ -1,4 +1,4 @@
-// Package conformance asks every trace format the same seven questions
+// Package conformance asks every trace format the same eight questions
 // (docs/semantics.md) and compares traceduck's answers with truth
 // traceduck did not compute: the trace generator's ground truth
 // (internal/tracegen, kept by the simulators as they act) and the
@@ -27,8 +27,8 @@ const external = "../../../shared/testdata-external"
 // source's key expressions ({cpu}, {holder}, {object}) over the CPU
 // object c, the holder object h (NULL when nothing runs) and the task,
 // ISR or thread object o (Q6, Q7: the holder or waiter of the resource
-// r). Complete (not truncated) intervals, instances, holds and waits
-// only.
+// r; Q8: the client cl and server sv of a message). Complete (not
+// truncated) intervals, instances, holds, waits and round trips only.
 const (
 	cpuFrom = ` FROM cpu_intervals i JOIN objects c ON c.run_id = i.run_id AND c.object_id = i.cpu_id
 		LEFT JOIN objects h ON h.run_id = i.run_id AND h.object_id = i.holder_id WHERE NOT i.truncated`
@@ -37,7 +37,7 @@ const (
 )
 
 // nq is the number of questions.
-const nq = 7
+const nq = 8
 
 var questions = [nq]struct {
 	name, sql string
@@ -50,14 +50,21 @@ var questions = [nq]struct {
 	{"Q5 waits for a CPU per task (count, latency)", `SELECT {object}, count(*), sum(v.latency) FROM sched_latency v` + objJoin + ` GROUP BY ALL`, "sched_latency"},
 	{"Q6 holds of a resource per holder (count, ns)", `SELECT {resource} || ' ' || {object}, count(*), sum(v.dur) FROM resource_holds` + resJoin + `v.holder_id WHERE NOT v.truncated GROUP BY ALL`, "resource_holds"},
 	{"Q7 waits for a resource per waiter (count, ns)", `SELECT {resource} || ' ' || {object}, count(*), sum(v.dur) FROM resource_waits` + resJoin + `v.waiter_id WHERE NOT v.truncated GROUP BY ALL`, "resource_waits"},
+	{"Q8 round trips per client and server (count, total)", `SELECT {client} || ' -> ' || {server}, count(*), sum(v.total_ns) FROM message_round_trips v
+		JOIN objects cl ON cl.run_id = v.run_id AND cl.object_id = v.client_id JOIN objects sv ON sv.run_id = v.run_id AND sv.object_id = v.server_id
+		WHERE NOT v.truncated AND NOT v.one_way GROUP BY ALL`, "message_round_trips"},
 }
 
 // keys are a source's key expressions; empty ones are the names
-// traceduck gives.
-type keys struct{ cpu, holder, object string }
+// traceduck gives. party keys the client and server of a message, over
+// the object X.
+type keys struct{ cpu, holder, object, party string }
 
 func (k keys) expand(q string) string {
-	return strings.NewReplacer("{cpu}", cmpOr(k.cpu, "c.name"), "{holder}", cmpOr(k.holder, "i.holder"), "{object}", cmpOr(k.object, "o.name"), "{resource}", "r.name").Replace(q)
+	party := cmpOr(k.party, "X.name")
+	return strings.NewReplacer("{cpu}", cmpOr(k.cpu, "c.name"), "{holder}", cmpOr(k.holder, "i.holder"), "{object}", cmpOr(k.object, "o.name"),
+		"{resource}", "r.name",
+		"{client}", strings.ReplaceAll(party, "X.", "cl."), "{server}", strings.ReplaceAll(party, "X.", "sv.")).Replace(q)
 }
 
 func cmpOr(a, b string) string {
@@ -77,13 +84,13 @@ type source struct {
 	// returns its path, the ingest options and the truth's answers.
 	make   func(t *testing.T, dir string) (string, ingest.Options, recount.Answers)
 	how    [nq]string // "exact" or the documented difference
-	cannot [nq]string // non-empty: the format cannot tell, and why
+	cannot [nq]string // non-empty: the format cannot tell (or traceduck does not yet), and why
 }
 
 const exact = "exact"
 
 // TestConformance ingests every source into its own database, asks the
-// seven questions and compares: exactly with the truth where the format
+// eight questions and compares: exactly with the truth where the format
 // tells; where it cannot tell, traceduck must give no row (no invented
 // number). Each subtest logs its row of the matrix.
 func TestConformance(t *testing.T) {
@@ -96,7 +103,7 @@ func TestConformance(t *testing.T) {
 			q := db.SQL()
 			wants := [nq]map[string]bool{
 				rowsNS(want.CPUBusy), rowsHeld(want.CPUHeld), rowsNS(want.Running), rowsSum(want.Instances), rowsSum(want.Latency),
-				rowsSum(want.Holds), rowsSum(want.Waits),
+				rowsSum(want.Holds), rowsSum(want.Waits), rowsSum(want.RoundTrips),
 			}
 			var row []string
 			for i, qu := range questions {
@@ -228,7 +235,8 @@ func noFile(name string) source {
 // qnxKeys key QNX's CPUs by number, threads by "pid/tid", interrupts by
 // "irq V" (recount.QNX, tracegen.QNXTruth).
 var qnxKeys = keys{
-	cpu: "c.native_id::VARCHAR",
+	cpu:   "c.native_id::VARCHAR",
+	party: "X.pid || '/' || X.native_id",
 	holder: `CASE WHEN h.object_id IS NULL THEN 'none' WHEN h.kind = 'thread' THEN h.pid || '/' || h.native_id
 		WHEN h.kind = 'interrupt' THEN 'irq ' || h.native_id ELSE h.kind END`,
 	object: "o.pid || '/' || o.native_id",

@@ -8,7 +8,7 @@
 // It must stay independent of traceduck: plain Go over the file, no
 // import of the ingesters, the schema or the queries.
 //
-// Every recount gives its answers to the same seven questions (Answers);
+// Every recount gives its answers to the same eight questions (Answers);
 // the questions and what each format can tell are in docs/semantics.md.
 package recount
 
@@ -42,6 +42,10 @@ type Answers struct {
 	Latency   map[string]Sum   // Q5: per task, complete waits for a CPU and their summed latency
 	Holds     map[string]Sum   // Q6: per "RESOURCE HOLDER", complete holds of a resource and their summed length
 	Waits     map[string]Sum   // Q7: per "RESOURCE WAITER", complete waits for a resource and their summed length
+	// Q8: per "client -> server", complete round trips (send, receive,
+	// reply) and their summed total time (docs/semantics.md, "Messages:
+	// round trips")
+	RoundTrips map[string]Sum
 }
 
 // Interval is one scheduling-state interval of a task, ISR or thread,

@@ -169,6 +169,14 @@ type QNXInterval struct {
 // their CPU idle; interrupts and every other thread hold it busy; none
 // is idle.
 //
+// Messages, as the simulator passes them (docs/semantics.md, "Messages:
+// round trips"): every message a client thread sends (SND_MESSAGE), the
+// worker thread that receives it (REC_MESSAGE) and the reply delivered to
+// the client (REPLY_MESSAGE); every pulse a thread (SND_PULSE) or the
+// kernel (SND_PULSE_EXE: a process's death, the periodic timer) sends, and
+// the worker that receives it (REC_PULSE). Listed in the order of their
+// sends; what had not happened at the end of the trace is -1.
+//
 // All times are ns = floor(cycles * 1e9 / CyclesPerSec) of the full 64-bit
 // cycle count (QNXCyclesToNS); durations are differences of those.
 type QNXTruth struct {
@@ -196,6 +204,18 @@ type QNXTruth struct {
 	FirstNS   int64
 	LastNS    int64
 	Wraps     int // times the low 32 bits wrapped
+	Messages  []QNXMessage
+}
+
+// QNXMessage is one message or pulse the simulator passed.
+type QNXMessage struct {
+	Client    string // the sending thread, "pid/tid"; "" for a pulse the kernel sent
+	Server    string // the receiving thread, "pid/tid"; "pid P" (its process) until one receives it
+	ID        uint32 // a message's rcvid, a pulse's scoid
+	OneWay    bool   // a pulse
+	SendNS    int64
+	ReceiveNS int64 // -1: not received in the trace
+	ReplyNS   int64 // -1: a pulse, or no reply in the trace
 }
 
 // QNXHold is what holds a CPU ("pid/tid", "irq V" or "" for none) since
@@ -387,6 +407,7 @@ type qItem struct {
 	rcvid  uint32
 	scoid  uint32
 	dead   *qproc // itDeath
+	msg    int    // its index in the truth's messages
 }
 
 type qchan struct {
@@ -542,6 +563,7 @@ type qsim struct {
 	counts    map[string]int
 	states    []qiv
 	calls     []qiv
+	msgs      []QNXMessage
 	runNS     map[int]map[string]int64
 	intNS     map[int]int64
 	heldNS    map[int]map[string]int64
@@ -1191,6 +1213,12 @@ func (s *qsim) scoid(client, srv *qproc) uint32 {
 	return uint32(0x40 + 8*client.idx + srv.idx)
 }
 
+// sent records a message or pulse sent to srv by the last event (truth).
+func (s *qsim) sent(client string, srv *qproc, id uint32, oneWay bool) int {
+	s.msgs = append(s.msgs, QNXMessage{Client: client, Server: "pid " + srv.pidStr, ID: id, OneWay: oneWay, SendNS: s.lastNS, ReceiveNS: -1, ReplyNS: -1})
+	return len(s.msgs) - 1
+}
+
 func (s *qsim) act(c int, th *qthread, a qAct) {
 	p := th.p
 	switch a {
@@ -1209,6 +1237,7 @@ func (s *qsim) act(c int, th *qthread, a qAct) {
 		it := qItem{kind: kind, client: th, rcvid: s.rcvid(th, srv), scoid: s.scoid(p, srv)}
 		s.kcall(c, th, kcSendv, qf("coid", qhex8(srv.coid)), fMsgStr, qf("", "("+qhex8(0x00040100|uint32(s.rng.Intn(64)))+")"))
 		s.emit(c, "COMM", "SND_MESSAGE", qf("rcvid", qhex8(it.rcvid)), qf("pid", srv.pidStr))
+		it.msg = s.sent(th.key, srv, it.rcvid, false)
 		th.resume = resumeSendv
 		if ch := srv.ch; len(ch.recv) > 0 {
 			w := ch.recv[0]
@@ -1303,7 +1332,7 @@ func (s *qsim) act(c int, th *qthread, a qAct) {
 		s.kcall(c, th, kcSendPulse, qf("coid", qhex8(srv.coid)), qf("code", qhex8(uint32(1+s.rng.Intn(8)))))
 		sc := s.scoid(p, srv)
 		s.emit(c, "COMM", "SND_PULSE", qf("scoid", qhex8(sc)), qf("pid", srv.pidStr))
-		s.deliver(c, srv, qItem{kind: itPulse, scoid: sc})
+		s.deliver(c, srv, qItem{kind: itPulse, scoid: sc, msg: s.sent(th.key, srv, sc, true)})
 		s.kexit(c, th, kcSendPulse, qf("status", "0"), fEmpty0)
 	case qaSrvInfo:
 		s.kcall(c, th, kcSrvInfo, qf("pid", "0"), qf("coid", qhex8(th.target.coid)))
@@ -1331,7 +1360,7 @@ func (s *qsim) act(c int, th *qthread, a qAct) {
 		p.live--
 		s.resched(c)
 		s.emit(c, "COMM", "SND_PULSE_EXE", qf("scoid", qhex8(0x40000002)), qf("pid", "1"))
-		s.deliver(c, s.procnto, qItem{kind: itDeath, scoid: 0x40000002, dead: p})
+		s.deliver(c, s.procnto, qItem{kind: itDeath, scoid: 0x40000002, dead: p, msg: s.sent("", s.procnto, 0x40000002, true)})
 		return
 	case qaReply:
 		it := th.item
@@ -1341,6 +1370,7 @@ func (s *qsim) act(c int, th *qthread, a qAct) {
 		}
 		s.kcall(c, th, kcReplyv, qf("rcvid", qhex8(it.rcvid)), qf("status", "0x00000000"))
 		s.emit(c, "COMM", "REPLY_MESSAGE", qf("tid", cl.tidStr), qf("pid", cl.p.pidStr))
+		s.msgs[it.msg].ReplyNS = s.lastNS
 		s.makeReady(cl, c, false, cl.resume)
 		s.kexit(c, th, kcReplyv, fRetD0, fEmpty0)
 		th.rem, th.next = s.uspan(5, 40), qaReceive
@@ -1418,13 +1448,21 @@ func resumeReceive(s *qsim, c int) {
 	switch it.kind {
 	case itMsg, itSpawn:
 		s.emit(c, "COMM", "REC_MESSAGE", qf("rcvid", qhex8(it.rcvid)), qf("pid", th.p.pidStr))
+		s.received(it, th)
 		s.kexit(c, th, kcReceivev, qf("rcvid", qhex8(it.rcvid)), fRmsgStr, qf("", "(0x00000000)"))
 		th.rem, th.next = s.uspan(10, 400), qaReply
 	default:
 		s.emit(c, "COMM", "REC_PULSE", qf("scoid", qhex8(it.scoid)), qf("pid", th.p.pidStr))
+		s.received(it, th)
 		s.kexit(c, th, kcReceivev, qf("rcvid", "0x00000000"), fRmsgStr, qf("", "(0x00000000)"))
 		th.rem, th.next = s.uspan(10, 200), qaPulseDone
 	}
+}
+
+// received records that th received it by the last event (truth).
+func (s *qsim) received(it qItem, th *qthread) {
+	m := &s.msgs[it.msg]
+	m.ReceiveNS, m.Server = s.lastNS, th.key
 }
 
 // deliver queues a pulse on a server's channel, waking a receiving thread.
@@ -1532,7 +1570,7 @@ func (s *qsim) clockTick() {
 	}
 	if s.ticks%50 == 0 { // a periodic timer pulse to procnto
 		s.emit(0, "COMM", "SND_PULSE_EXE", qf("scoid", qhex8(0x40000002)), qf("pid", "1"))
-		s.deliver(0, s.procnto, qItem{kind: itPulse, scoid: 0x40000002})
+		s.deliver(0, s.procnto, qItem{kind: itPulse, scoid: 0x40000002, msg: s.sent("", s.procnto, 0x40000002, true)})
 	}
 }
 
@@ -1578,6 +1616,7 @@ func (s *qsim) finish() ([]qnxenc.Event, QNXTruth) {
 		FirstNS:       QNXCyclesToNS(ev[0].Cycles, s.cps),
 		LastNS:        QNXCyclesToNS(ev[len(ev)-1].Cycles, s.cps),
 		Wraps:         len(s.wrapAt),
+		Messages:      s.msgs,
 	}
 	for i, v := range s.states {
 		tr.ThreadStates[i] = v.iv

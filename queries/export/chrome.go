@@ -22,6 +22,8 @@ var (
 	chromeEventsSQL string
 	//go:embed chrome_load.sql
 	chromeLoadSQL string
+	//go:embed chrome_flows.sql
+	chromeFlowsSQL string
 )
 
 // ChromeOptions says what the Chrome export writes.
@@ -44,6 +46,7 @@ const MaxLoadWindows = 1_000_000
 // ChromeResult counts what the export wrote.
 type ChromeResult struct {
 	Slices, Instants, Counters, Tracks int
+	Flows                              int // arrows: a message's (client to server) and its reply's (server to client)
 }
 
 // Chrome process ids: the CPUs, then the real processes keep their pid,
@@ -74,7 +77,9 @@ type track struct {
 // process per real process, per object kind, and one for the CPUs (whose
 // intervals say what ran on them); events of objects without intervals as
 // instant events ("i"); the states of numeric signals and counters, and
-// the load of each CPU, as counter events ("C"); names as metadata ("M").
+// the load of each CPU, as counter events ("C"); messages as flows ("s"
+// to "f": an arrow from the client's track at the send to the server's
+// at the receive, and one back at the reply); names as metadata ("M").
 // Timestamps are µs with ns digits. The output is written as the rows
 // stream from the database; nothing is held per event.
 func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (ChromeResult, error) {
@@ -290,7 +295,13 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 		return res, err
 	}
 
-	// 4. CPU load per window, one counter track per CPU.
+	// 4. Messages: an arrow from the client to the server, and one back
+	//    for the reply, each bound to the slices around its ends.
+	if res.Flows, err = chromeFlows(ctx, db, out, tracks, args); err != nil {
+		return res, err
+	}
+
+	// 5. CPU load per window, one counter track per CPU.
 	if len(cpuByName) > 0 {
 		rows, err = db.QueryContext(ctx, chromeLoadSQL, append(args, sql.Named("window", window))...)
 		if err != nil {
@@ -316,6 +327,85 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 	}
 	out.raw("]}\n")
 	return res, out.w.Flush()
+}
+
+// chromeFlows writes the messages of message_round_trips as flow events:
+// "s" on the sender's track, "f" on the receiver's with "bp":"e" (bound
+// to the slice that encloses it, as at the "s"), one id per arrow, cat
+// "message", name "message" (a round trip's request), "reply" or
+// "one-way"; args msg_id and the durations.
+func chromeFlows(ctx context.Context, db *sql.DB, out *chromeWriter, tracks map[int64]*track, args []any) (int, error) {
+	rows, err := db.QueryContext(ctx, chromeFlowsSQL, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	arrow := func(name string, from, to *track, start, end int64, id sql.NullInt64, durs [3]sql.NullInt64) {
+		n++
+		for i, t := range []*track{from, to} {
+			out.sep()
+			if i == 0 {
+				out.raw(`{"ph":"s","name":`)
+			} else {
+				out.raw(`{"ph":"f","bp":"e","name":`)
+			}
+			out.str(name)
+			out.raw(`,"cat":"message","id":`)
+			out.int(int64(n))
+			out.raw(`,"ts":`)
+			if i == 0 {
+				out.us(start)
+			} else {
+				out.us(end)
+			}
+			out.ids(t.pid, t.tid)
+			out.raw(`,"args":{`)
+			comma := ""
+			if id.Valid {
+				out.raw(`"msg_id":`)
+				out.int(id.Int64)
+				comma = ","
+			}
+			for k, key := range []string{"wait_ns", "service_ns", "total_ns"} {
+				if durs[k].Valid {
+					out.raw(comma + `"` + key + `":`)
+					out.int(durs[k].Int64)
+					comma = ","
+				}
+			}
+			out.raw(`}}`)
+		}
+	}
+	for rows.Next() {
+		var (
+			client, server       int64
+			id, reply            sql.NullInt64
+			oneWay               bool
+			send, receive        int64
+			wait, service, total sql.NullInt64
+		)
+		if err := rows.Scan(&client, &server, &id, &oneWay, &send, &receive, &reply, &wait, &service, &total); err != nil {
+			return n, err
+		}
+		c, s := tracks[client], tracks[server]
+		if c == nil || s == nil || c.counter || s.counter {
+			continue
+		}
+		durs := [3]sql.NullInt64{wait, service, total}
+		if oneWay {
+			arrow("one-way", c, s, send, receive, id, durs)
+			continue
+		}
+		arrow("message", c, s, send, receive, id, durs)
+		if reply.Valid {
+			arrow("reply", s, c, reply.Int64, reply.Int64, id, durs)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return n, err
+	}
+	return n, rows.Err()
 }
 
 // chromeTracks reads the tracks and writes their names.

@@ -25,6 +25,8 @@ type chromeEvent struct {
 	Pid  *int64                     `json:"pid"`
 	Tid  *int64                     `json:"tid"`
 	S    string                     `json:"s"`
+	ID   *int64                     `json:"id"`
+	Bp   string                     `json:"bp"`
 	Args map[string]json.RawMessage `json:"args"`
 }
 
@@ -57,6 +59,10 @@ func parseChrome(t *testing.T, data []byte) []chromeEvent {
 		case "X":
 			if e.Ts == nil || e.Dur == nil {
 				t.Fatalf("event %d: X without ts or dur", i)
+			}
+		case "s", "f":
+			if e.Ts == nil || e.ID == nil {
+				t.Fatalf("event %d: %s without ts or id", i, e.Ph)
 			}
 		case "i", "C":
 			if e.Ts == nil {
@@ -216,5 +222,84 @@ func TestChromeWindow(t *testing.T) {
 	if _, err := export.Chrome(ctx, db.SQL(), &buf, export.ChromeOptions{Run: 99}); err == nil ||
 		err.Error() != "run 99: no such run (see 'SELECT run_id, name FROM runs')" {
 		t.Errorf("unknown run: %v", err)
+	}
+}
+
+// TestChromeFlows: the messages of the QNX sample run are arrows, a
+// request from the client's track at its send to the server's at its
+// receive and a reply back at its reply, each end inside a slice of its
+// track (Perfetto binds a flow to the slice that encloses it).
+func TestChromeFlows(t *testing.T) {
+	ctx := context.Background()
+	db := sampleDB(t)
+	const run = 2
+	if f := dbtest.Query(t, db.SQL(), `SELECT format FROM runs WHERE run_id = ?`, run); f != "qnx\n" {
+		t.Fatalf("run %d is %s", run, f)
+	}
+	var buf bytes.Buffer
+	res, err := export.Chrome(ctx, db.SQL(), &buf, export.ChromeOptions{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type end struct {
+		tid, ts int64
+		name    string
+	}
+	starts, finishes := map[int64]end{}, map[int64]end{}
+	type span struct{ start, end int64 }
+	slices := map[int64][]span{}
+	for _, e := range parseChrome(t, buf.Bytes()) {
+		switch e.Ph {
+		case "X":
+			s := ns(t, e.Ts)
+			slices[*e.Tid] = append(slices[*e.Tid], span{s, s + ns(t, e.Dur)})
+		case "s", "f":
+			if e.Cat != "message" {
+				t.Fatalf("flow of cat %q", e.Cat)
+			}
+			m := starts
+			if e.Ph == "f" {
+				m = finishes
+				if e.Bp != "e" {
+					t.Errorf("flow end without bp e: %+v", e)
+				}
+			}
+			if _, dup := m[*e.ID]; dup {
+				t.Fatalf("two %s of flow %d", e.Ph, *e.ID)
+			}
+			m[*e.ID] = end{*e.Tid, ns(t, e.Ts), e.Name}
+		}
+	}
+	inSlice := func(tid, ts int64) bool {
+		for _, s := range slices[tid] {
+			if s.start <= ts && ts <= s.end {
+				return true
+			}
+		}
+		return false
+	}
+	var got []string
+	for id, s := range starts {
+		f, ok := finishes[id]
+		if !ok || f.name != s.name {
+			t.Fatalf("flow %d: start %+v, finish %+v", id, s, f)
+		}
+		if !inSlice(s.tid, s.ts) || !inSlice(f.tid, f.ts) {
+			t.Errorf("flow %d (%s) from %d at %d to %d at %d: an end outside every slice of its track", id, s.name, s.tid, s.ts, f.tid, f.ts)
+		}
+		got = append(got, fmt.Sprintf("%s | %d | %d | %d | %d", s.name, s.tid, f.tid, s.ts, f.ts))
+	}
+	if len(finishes) != len(starts) || res.Flows != len(starts) {
+		t.Errorf("%d starts, %d finishes, result says %d flows", len(starts), len(finishes), res.Flows)
+	}
+	sort.Strings(got)
+	want := strings.Split(strings.TrimSpace(dbtest.Query(t, db.SQL(), `
+		SELECT CASE WHEN one_way THEN 'one-way' ELSE 'message' END, client_id, server_id, send_ts, receive_ts
+		FROM message_round_trips WHERE run_id = ? AND client_id IS NOT NULL AND server_id IS NOT NULL AND send_ts IS NOT NULL AND receive_ts IS NOT NULL
+		UNION ALL
+		SELECT 'reply', server_id, client_id, reply_ts, reply_ts FROM message_round_trips WHERE run_id = ? AND reply_ts IS NOT NULL AND client_id IS NOT NULL`, run, run)), "\n")
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) < 100 {
+		t.Errorf("flows (%d) differ from the messages (%d):\n%s", len(got), len(want), dbtest.Diff(strings.Join(want, "\n"), strings.Join(got, "\n")))
 	}
 }

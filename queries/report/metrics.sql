@@ -63,6 +63,19 @@ SELECT run_id, object AS key, quantile_disc(latency, 0.99) AS value
 FROM sched_latency WHERE NOT truncated
 GROUP BY run_id, object;
 
+-- metric: round_trip_p99
+-- unit: ns
+-- better: lower
+-- Per client and server (key: "CLIENT -> SERVER", their names): the 99th
+-- percentile (nearest rank) of the round trips the client sent the server
+-- (message_round_trips: total_ns, from the send until the reply was
+-- delivered), complete ones only (one-way messages and truncated round
+-- trips left out).
+SELECT run_id, client || ' -> ' || server AS key, quantile_disc(total_ns, 0.99) AS value
+FROM message_round_trips
+WHERE NOT one_way AND NOT truncated
+GROUP BY run_id, client, server;
+
 -- metric: cpu_load
 -- unit: ratio
 -- better: lower
