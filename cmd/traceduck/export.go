@@ -172,7 +172,7 @@ func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path strin
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values, %d flows on %d tracks\n",
-		opt.Run, cellText(path), res.Slices, res.Instants, res.Counters, res.Flows, res.Tracks)
+	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values, %d holds, %d waits, %d flows on %d tracks\n",
+		opt.Run, cellText(path), res.Slices, res.Instants, res.Counters, res.Holds, res.Waits, res.Flows, res.Tracks)
 	return nil
 }

@@ -24,6 +24,8 @@ var (
 	chromeLoadSQL string
 	//go:embed chrome_flows.sql
 	chromeFlowsSQL string
+	//go:embed chrome_resources.sql
+	chromeResourcesSQL string
 )
 
 // ChromeOptions says what the Chrome export writes.
@@ -47,6 +49,7 @@ const MaxLoadWindows = 1_000_000
 type ChromeResult struct {
 	Slices, Instants, Counters, Tracks int
 	Flows                              int // arrows: a message's (client to server) and its reply's (server to client)
+	Holds, Waits                       int // slices of the tracks "RESOURCE holds" and "RESOURCE waits"
 }
 
 // Chrome process ids: the CPUs, then the real processes keep their pid,
@@ -61,6 +64,11 @@ const (
 // would break the nesting of complete events on one track, so they go to
 // lane 1, 2... shown as threads "NAME #lane".
 const laneShift = 24
+
+// relationShift makes the tids of a resource's tracks of holds (1) and
+// waits (2), beside the resource's own track: above every object id and
+// lane, below 2^53 (JSON numbers are doubles for chrome://tracing).
+const relationShift = 40
 
 // track is where one object's events go.
 type track struct {
@@ -77,7 +85,10 @@ type track struct {
 // process per real process, per object kind, and one for the CPUs (whose
 // intervals say what ran on them); events of objects without intervals as
 // instant events ("i"); the states of numeric signals and counters, and
-// the load of each CPU, as counter events ("C"); messages as flows ("s"
+// the load of each CPU, as counter events ("C"); holds and waits of each
+// resource as complete events named after the holder or waiter on two
+// tracks beside the resource's, "RESOURCE holds" and "RESOURCE waits"
+// (several open at once go to lanes, as above); messages as flows ("s"
 // to "f": an arrow from the client's track at the send to the server's
 // at the receive, and one back at the reply); names as metadata ("M").
 // Timestamps are µs with ns digits. The output is written as the rows
@@ -222,6 +233,11 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 		return res, err
 	}
 	if err := rows.Err(); err != nil {
+		return res, err
+	}
+
+	// 2b. Holds and waits, on their resource's two tracks.
+	if res.Holds, res.Waits, err = chromeResources(ctx, db, out, tracks, args); err != nil {
 		return res, err
 	}
 
@@ -406,6 +422,87 @@ func chromeFlows(ctx context.Context, db *sql.DB, out *chromeWriter, tracks map[
 		return n, err
 	}
 	return n, rows.Err()
+}
+
+// chromeResources writes the holds and waits of resource_intervals as
+// complete events: name the holder or waiter, cat "hold" or "wait", on
+// the track "RESOURCE holds" or "RESOURCE waits" of the resource's
+// process; args the resource's kind, how it ended (released, assigned,
+// gave_up), truncated and clipped as for slices.
+func chromeResources(ctx context.Context, db *sql.DB, out *chromeWriter, tracks map[int64]*track, args []any) (holds, waits int, err error) {
+	rows, err := db.QueryContext(ctx, chromeResourcesSQL, args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	var (
+		sub    *track
+		subRes int64 = -1
+		subRel string
+	)
+	for rows.Next() {
+		var (
+			resource           int64
+			relation, actor    string
+			kind, ended        sql.NullString
+			start, end         int64
+			truncated, clipped bool
+		)
+		if err := rows.Scan(&resource, &relation, &actor, &kind, &ended, &start, &end, &truncated, &clipped); err != nil {
+			return holds, waits, err
+		}
+		rt := tracks[resource]
+		if rt == nil {
+			continue
+		}
+		if resource != subRes || relation != subRel {
+			rel, label := int64(1), " holds"
+			if relation == "wait" {
+				rel, label = 2, " waits"
+			}
+			sub = &track{pid: rt.pid, tid: rt.tid + rel<<relationShift, name: rt.name + label, kind: relation}
+			subRes, subRel = resource, relation
+			out.threadName(sub.pid, sub.tid, sub.name)
+			out.metaInt("thread_sort_index", sub.pid, sub.tid, int(rt.tid))
+		}
+		tid := sub.tid + int64(sub.lane(start, end))<<laneShift
+		if tid != sub.tid && !out.named[tid] {
+			out.threadName(sub.pid, tid, fmt.Sprintf("%s #%d", sub.name, tid>>laneShift&(1<<(relationShift-laneShift)-1)))
+		}
+		out.sep()
+		out.raw(`{"ph":"X","name":`)
+		out.str(actor)
+		out.raw(`,"cat":`)
+		out.str(relation)
+		out.raw(`,"ts":`)
+		out.us(start)
+		out.raw(`,"dur":`)
+		out.us(end - start)
+		out.ids(sub.pid, tid)
+		out.raw(`,"args":{"resource":`)
+		out.str(rt.name)
+		if kind.Valid {
+			out.raw(`,"kind":`)
+			out.str(kind.String)
+		}
+		if ended.Valid {
+			out.raw(`,"ended":`)
+			out.str(ended.String)
+		}
+		if truncated {
+			out.raw(`,"truncated":true`)
+		}
+		if clipped {
+			out.raw(`,"clipped":true`)
+		}
+		out.raw(`}}`)
+		if relation == "wait" {
+			waits++
+		} else {
+			holds++
+		}
+	}
+	return holds, waits, rows.Err()
 }
 
 // chromeTracks reads the tracks and writes their names.

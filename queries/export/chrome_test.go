@@ -115,8 +115,15 @@ func TestChromeRuns(t *testing.T) {
 				WHERE run_id = ? AND NOT (lower(o.kind) IN ('signal', 'counter')) ORDER BY ALL`, run)), "\n") {
 				want = append(want, line)
 			}
+			// Holds and waits, on their resources' tracks.
+			var wantRes []string
+			if rows := strings.TrimSpace(dbtest.Query(t, db.SQL(), `
+				SELECT i.relation, a.name, i.start_ts, i.dur FROM resource_intervals i JOIN objects a ON a.run_id = i.run_id AND a.object_id = i.actor_id
+				WHERE i.run_id = ? ORDER BY ALL`, run)); rows != "" {
+				wantRes = strings.Split(rows, "\n")
+			}
 			named := map[[2]int64]bool{}
-			var got []string
+			var got, gotRes []string
 			type span struct{ start, end int64 }
 			open := map[[2]int64][]span{}
 			instants := 0
@@ -132,7 +139,11 @@ func TestChromeRuns(t *testing.T) {
 						t.Fatalf("X on track %v before its thread_name", key)
 					}
 					start, dur := ns(t, e.Ts), ns(t, e.Dur)
-					got = append(got, fmt.Sprintf("%s | %d | %d", e.Name, start, dur))
+					if e.Cat == "hold" || e.Cat == "wait" {
+						gotRes = append(gotRes, fmt.Sprintf("%s | %s | %d | %d", e.Cat, e.Name, start, dur))
+					} else {
+						got = append(got, fmt.Sprintf("%s | %d | %d", e.Name, start, dur))
+					}
 					// Complete events on a track must nest: each starts
 					// after, or ends within, the ones still open.
 					s := open[key]
@@ -156,6 +167,14 @@ func TestChromeRuns(t *testing.T) {
 				if got[i] != want[i] {
 					t.Fatalf("interval %d: got %s, want %s", i, got[i], want[i])
 				}
+			}
+			sort.Strings(gotRes)
+			sort.Strings(wantRes)
+			if strings.Join(gotRes, "\n") != strings.Join(wantRes, "\n") || res.Holds+res.Waits != len(wantRes) {
+				t.Errorf("holds and waits (result says %d + %d):\n%s", res.Holds, res.Waits, dbtest.Diff(strings.Join(wantRes, "\n"), strings.Join(gotRes, "\n")))
+			}
+			if run <= 2 && len(wantRes) == 0 {
+				t.Errorf("run %d: no hold or wait to check (the samples' BTF semaphore, QNX sync waits)", run)
 			}
 			if instants != res.Instants {
 				t.Errorf("%d instants, result says %d", instants, res.Instants)

@@ -5,6 +5,9 @@
 --   process, named after the process object when there is one.
 --   Every other object is a thread of a process named after its kind
 --   (task, isr, semaphore...).
+-- A resource with holds or waits has a track even without states or
+-- events of its own (a QNX mutex): its holds' and waits' tracks are shown
+-- beside it.
 -- counter: a signal or counter whose states are all numbers; its states
 -- become counter events instead of slices.
 -- Columns: object_id, kind, name, native_id, group_key, group_name,
@@ -13,6 +16,8 @@ WITH used AS (
     SELECT DISTINCT object_id FROM state_intervals WHERE run_id = $run
     UNION
     SELECT DISTINCT object_id FROM events WHERE run_id = $run AND object_id IS NOT NULL
+    UNION
+    SELECT DISTINCT resource_id FROM resource_intervals WHERE run_id = $run
 ), numeric AS (
     SELECT object_id, bool_and(TRY_CAST(state AS DOUBLE) IS NOT NULL) AS all_numbers
     FROM state_intervals WHERE run_id = $run GROUP BY object_id

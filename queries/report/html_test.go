@@ -20,10 +20,10 @@ import (
 // The plots of the report over the three runs with the documented
 // command (--baseline v1 --fail-on 'response_p99 > +10%'), counted from
 // what the page is made of: a CPU load plot for each of the 3 runs (each
-// tells its 2 cores' states) and a trend for each of the 7 metrics whose
+// tells its 2 cores' states) and a trend for each of the 8 metrics whose
 // values change from run to run in a way a plot can show (diagnostics,
 // 0 in every run, has no relative change and no trend).
-const documentedPlots = 3 + 7
+const documentedPlots = 3 + 8
 
 // regressionHTML writes the report of the documented command.
 func regressionHTML(t *testing.T, hists ...string) []byte {

@@ -14,7 +14,7 @@ func TestDefaultMetrics(t *testing.T) {
 			t.Errorf("%s: doc %q, sql %q", m.Name, m.Doc, m.SQL)
 		}
 	}
-	want := "running_share/ratio response_p50/ns response_p99/ns response_max/ns sched_latency_p99/ns round_trip_p99/ns cpu_load/ratio event_rate/per_s diagnostics/count"
+	want := "running_share/ratio response_p50/ns response_p99/ns response_max/ns sched_latency_p99/ns round_trip_p99/ns resource_wait_p99/ns cpu_load/ratio event_rate/per_s diagnostics/count"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("default metrics %s, want %s", got, want)
 	}

@@ -76,6 +76,19 @@ FROM message_round_trips
 WHERE NOT one_way AND NOT truncated
 GROUP BY run_id, client, server;
 
+-- metric: resource_wait_p99
+-- unit: ns
+-- better: lower
+-- Per resource (key: its name, a semaphore, mutex, ...): the 99th
+-- percentile (nearest rank) of the waits for it (resource_waits: from the
+-- request that blocked until the assignment or the giving up), complete
+-- ones only; docs/semantics.md ("Resources: holds and waits") says which
+-- formats tell waits.
+SELECT run_id, resource AS key, quantile_disc(dur, 0.99) AS value
+FROM resource_waits
+WHERE NOT truncated
+GROUP BY run_id, resource;
+
 -- metric: cpu_load
 -- unit: ratio
 -- better: lower

@@ -335,7 +335,7 @@ SELECT run_id, object AS key, count(*) AS value FROM task_instances WHERE NOT tr
 			"--baseline v7: no run has this name or run_id (the runs: 1 v1, 2 v2, 3 v3)", true},
 		{"order", report.Options{Order: "size"}, "", `--order "size": expected ingest, name or tag:KEY`, true},
 		{"threshold metric", report.Options{Thresholds: []report.Threshold{mustThreshold(t, "nope > 1")}}, "",
-			`--fail-on "nope > 1": no metric nope (the metrics: running_share, response_p50, response_p99, response_max, sched_latency_p99, round_trip_p99, cpu_load, event_rate, diagnostics)`, true},
+			`--fail-on "nope > 1": no metric nope (the metrics: running_share, response_p50, response_p99, response_max, sched_latency_p99, round_trip_p99, resource_wait_p99, cpu_load, event_rate, diagnostics)`, true},
 		{"threshold unit", report.Options{Thresholds: []report.Threshold{mustThreshold(t, "event_rate > 1s")}}, "",
 			`--fail-on "event_rate > 1s": event_rate is measured in per_s, not a duration: write the limit without s`, true},
 	} {
