@@ -111,6 +111,8 @@ const (
 	findISRCut
 	findNestingDeep
 	findSemSource
+	findEventSource
+	findEventTarget
 )
 
 type parser struct {
@@ -129,9 +131,14 @@ type parser struct {
 	// holding is the instance of a task that holds a core: the CPU model
 	// knows holders (objects), BTF runs instances, and the stop of another
 	// instance of the same task must not free the core.
-	holding   map[schema.ObjectID]int64
-	state     map[procKey]state
-	confirmed map[schema.ObjectID]bool
+	holding map[schema.ObjectID]int64
+	state   map[procKey]state
+	// eventWait is the event each process instance asked for with
+	// wait_event and has not cleared: its wait action blocks on it.
+	eventWait map[procKey]*entity
+	// eventsDeclared marks the events declared to the resource model.
+	eventsDeclared map[schema.ObjectID]bool
+	confirmed      map[schema.ObjectID]bool
 
 	classSym [nTypes]schema.Sym
 	actSym   [nActions]actionSym // the symbol of each action's text, as last seen
@@ -165,6 +172,7 @@ func newParser(w *schema.RunWriter) *parser {
 		procCore:    make(map[procKey]*core),
 		holding:     make(map[schema.ObjectID]int64),
 		state:       make(map[procKey]state),
+		eventWait:   make(map[procKey]*entity),
 		confirmed:   make(map[schema.ObjectID]bool),
 		entityTypes: make(map[string]string),
 		entityNames: make(map[string]string),
@@ -462,6 +470,8 @@ func (p *parser) handle(typ entType, act action, src, tgt *entity, inst int64, n
 	switch {
 	case typ == tSemaphore && semVerb[act]:
 		return p.semaphore(act, src, tgt, ts, seq, n)
+	case typ == tEvent:
+		return p.event(act, src, tgt, note, ts, seq, n)
 	case typ == tSignal && act == aWrite:
 		if note == nil || len(note) == 0 {
 			p.findOnce(onceKey{kind: findSignalNoValue, name: tgt.id}, schema.Warning, n, seq,
@@ -514,6 +524,63 @@ func (p *parser) semaphore(act action, src, sem *entity, ts int64, seq schema.Se
 	return nil
 }
 
+// event applies a process's action on an event (the seed's EVENT
+// entity: a process waits for it, another sets it for that process, the
+// waiter clears it) to the resource model, where an event has waits and no
+// holds (ResourceSpec.Unowned, kind event):
+//
+//  1. wait_event: the source process instance requests the event;
+//  2. its wait action (running -> waiting, from the core) while the
+//     request is pending: the request blocked, the wait starts at the
+//     wait_event (transition calls eventBlocked);
+//  3. set_event naming the process in the note: it is woken, the wait
+//     ends there;
+//  4. clear_event by the process: it got the event (ended assigned). A
+//     wait_event that finds the event set is cleared at once: no wait.
+func (p *parser) event(act action, src, ev *entity, note []byte, ts int64, seq schema.Seq, n int64) error {
+	if !src.typ.isProcess() {
+		p.findOnce(onceKey{kind: findEventSource, act: act}, schema.Info, n, seq,
+			"EVENT %s by %s, which is not a process: kept as an event, no wait", p.w.String(p.ev.Event), p.w.ObjectName(src.id))
+		return nil
+	}
+	res := p.w.Resources()
+	if !p.eventsDeclared[ev.id] {
+		if p.eventsDeclared == nil {
+			p.eventsDeclared = make(map[schema.ObjectID]bool)
+		}
+		p.eventsDeclared[ev.id] = true
+		res.Declare(ev.id, schema.ResourceSpec{Kind: "event", Unowned: true})
+	}
+	inst := p.ev.SourceInstance
+	switch act {
+	case aWaitEvent:
+		p.eventWait[procKey{src.id, inst}] = ev
+		return res.Request(ev.id, src.id, inst, ts, seq)
+	case aSetEvent:
+		waiter := p.ents[string(note)]
+		if waiter == nil || !waiter.typ.isProcess() {
+			p.findOnce(onceKey{kind: findEventTarget, act: act}, schema.Info, n, seq,
+				"set_event of %s names %q in its note, which is not a process the trace knows: no waiter is woken", p.w.ObjectName(ev.id), note)
+			return nil
+		}
+		return res.Woken(ev.id, waiter.id, ts, seq)
+	case aClearEvent:
+		delete(p.eventWait, procKey{src.id, inst})
+		return res.Assign(ev.id, src.id, inst, ts, seq)
+	}
+	return nil
+}
+
+// eventBlocked starts the wait of process instance k for the event it
+// asked for, when its wait action comes while the request is pending.
+func (p *parser) eventBlocked(k procKey, ts int64, seq schema.Seq) error {
+	ev := p.eventWait[k]
+	if ev == nil {
+		return nil
+	}
+	return p.w.Resources().Wait(ev.id, k.obj, k.inst, ts, seq)
+}
+
 // transition moves a process, runnable or semaphore instance. An action
 // from a state the definition does not allow it from is recorded (once per
 // type, action and state, counted after that) and applied anyway: the
@@ -535,10 +602,16 @@ func (p *parser) transition(typ entType, tr transition, act action, ent *entity,
 	// time seen (p.prevTS), so that a core's intervals never overlap.
 	if tr.to == stGone {
 		delete(p.state, k)
+		delete(p.eventWait, k)
 		if err := p.w.Close(ent.id, inst, ts, seq); err != nil {
 			return err
 		}
 	} else {
+		if act == aWait && typ.isProcess() {
+			if err := p.eventBlocked(k, ts, seq); err != nil {
+				return err
+			}
+		}
 		p.state[k] = tr.to
 		if err := p.w.Transition(ent.id, inst, ts, p.stateSym[tr.to], seq, cpuOf(c)); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/recount"
 	"github.com/traceduck/traceduck/internal/tracegen"
 )
 
@@ -197,13 +198,16 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 	// resource_waits): complete ones per task, count and ns; and how many
 	// the end of the trace cut.
 	type semTruth struct {
-		view, who, sem string
+		view, who, sem, kind string
 		truth          map[string]tracegen.Sum
 		open           int
 	}
-	sems := []semTruth{{"resource_holds", "holder", "SEM_Shared", truth.Holds, truth.OpenHolds}, {"resource_waits", "waiter", "SEM_Shared", truth.Waits, truth.OpenWaits}}
+	// And the waits for the event EV_Done (no holds: an event has no
+	// owner), from the wait_event that blocks to the set_event that wakes.
+	sems := []semTruth{{"resource_holds", "holder", "SEM_Shared", "semaphore", truth.Holds, truth.OpenHolds}, {"resource_waits", "waiter", "SEM_Shared", "semaphore", truth.Waits, truth.OpenWaits},
+		{"resource_waits", "waiter", "EV_Done", "event", truth.EvWaits, truth.EvOpenWaits}}
 	if cfg.PoolUnits > 0 {
-		sems = append(sems, semTruth{"resource_holds", "holder", "SEM_Pool", truth.PoolHolds, truth.PoolOpenHolds}, semTruth{"resource_waits", "waiter", "SEM_Pool", truth.PoolWaits, truth.PoolOpenWaits})
+		sems = append(sems, semTruth{"resource_holds", "holder", "SEM_Pool", "semaphore", truth.PoolHolds, truth.PoolOpenHolds}, semTruth{"resource_waits", "waiter", "SEM_Pool", "semaphore", truth.PoolWaits, truth.PoolOpenWaits})
 		// several holders at once, as many as the simulator had
 		if truth.PoolMaxHolders < 2 {
 			t.Errorf("SEM_Pool: at most %d holder at once in the simulation", truth.PoolMaxHolders)
@@ -230,15 +234,52 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 			n[name], ns[name] = sum.N, sum.NS
 			total += sum.N
 		}
-		if total == 0 && (v.who == "holder" || cfg.Cores > 1) {
+		if total == 0 && (v.who == "holder" || cfg.Cores > 1) && v.kind == "semaphore" {
 			// (on one core the priority ceiling leaves no contention)
 			t.Errorf("%s %s: the generator made none", v.sem, v.view)
 		}
-		sel := "SELECT " + v.who + ", %s FROM " + v.view + " WHERE run_id = ? AND resource = '" + v.sem + "' AND resource_kind = 'semaphore' AND NOT truncated GROUP BY ALL"
+		sel := "SELECT " + v.who + ", %s FROM " + v.view + " WHERE run_id = ? AND resource = '" + v.sem + "' AND resource_kind = '" + v.kind + "' AND NOT truncated GROUP BY ALL"
 		compare(t, v.sem+" "+v.view+": complete ones per task", dbtest.QueryCounts(t, q, fmt.Sprintf(sel, "count(*)"), res.RunID), n)
 		compare(t, v.sem+" "+v.view+": ns per task", dbtest.QueryCounts(t, q, fmt.Sprintf(sel, "sum(dur)"), res.RunID), ns)
 		if got := queryText(t, q, "SELECT count(*) FILTER (WHERE truncated), count(*) FILTER (WHERE truncated AND end_ts <> ?) FROM "+v.view+" WHERE run_id = ? AND resource = '"+v.sem+"'", truth.LastTS, res.RunID); got != fmt.Sprintf("%d | 0\n", v.open) {
 			t.Errorf("%s %s: truncated ones, and those that do not end at the last event: %s, want %d | 0", v.sem, v.view, got, v.open)
+		}
+	}
+
+	// The recount of the raw lines (internal/recount, the truth of the
+	// real traces' conformance) counts the same holds and waits of
+	// SEM_Shared, SEM_Pool and EV_Done as the simulator, and as many cut
+	// by the end.
+	if cfg.TimeScale != "ps" {
+		rc, err := recount.ReadBTF(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := map[string]int64{}, map[string]int64{}
+		for key, s := range rc.Waits {
+			got[key+" n"], got[key+" ns"] = s.N, s.NS
+		}
+		for prefix, m := range map[string]map[string]tracegen.Sum{"SEM_Shared ": truth.Waits, "EV_Done ": truth.EvWaits, "SEM_Pool ": truth.PoolWaits} {
+			for name, s := range m {
+				want[prefix+name+" n"], want[prefix+name+" ns"] = s.N, s.NS
+			}
+		}
+		compare(t, "recount of the raw lines: waits", got, want)
+		if open := int64(truth.OpenWaits + truth.EvOpenWaits + truth.PoolOpenWaits); rc.OpenWaits != open {
+			t.Errorf("recount of the raw lines: %d waits cut, the simulator %d", rc.OpenWaits, open)
+		}
+		got, want = map[string]int64{}, map[string]int64{}
+		for key, s := range rc.Holds {
+			got[key+" n"], got[key+" ns"] = s.N, s.NS
+		}
+		for prefix, m := range map[string]map[string]tracegen.Sum{"SEM_Shared ": truth.Holds, "SEM_Pool ": truth.PoolHolds} {
+			for name, s := range m {
+				want[prefix+name+" n"], want[prefix+name+" ns"] = s.N, s.NS
+			}
+		}
+		compare(t, "recount of the raw lines: holds", got, want)
+		if open := int64(truth.OpenHolds + truth.PoolOpenHolds); rc.OpenHolds != open {
+			t.Errorf("recount of the raw lines: %d holds cut, the simulator %d", rc.OpenHolds, open)
 		}
 	}
 

@@ -251,8 +251,16 @@ func genBTF(t *testing.T, dir string) (string, ingest.Options, recount.Answers) 
 	return p, ingest.Options{Format: "btf"}, recount.Answers{
 		CPUBusy: tr.CoreBusy, CPUHeld: heldFrom(tr.CoreHeld, func(h string) bool { return h != "idle" }),
 		Running: tr.Running, Instances: sum(tr.Response), Latency: sum(tr.Latency),
-		Holds: prefixed("SEM_Shared ", sum(tr.Holds)), Waits: prefixed("SEM_Shared ", sum(tr.Waits)),
+		Holds: prefixed("SEM_Shared ", sum(tr.Holds)), Waits: merged(prefixed("SEM_Shared ", sum(tr.Waits)), prefixed("EV_Done ", sum(tr.EvWaits))),
 	}
+}
+
+// merged is the union of answers keyed apart (one resource each).
+func merged(a, b map[string]recount.Sum) map[string]recount.Sum {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
 }
 
 func genQNX(t *testing.T, dir string, kev bool) (string, ingest.Options, recount.Answers) {
@@ -335,9 +343,7 @@ func genTLV(style tracegen.TLVStyle, cores int) func(*testing.T, string) (string
 		// whose tasks spin SPINNING (TOPPERS's spin RUNNING)
 		a.Waits = prefixed("eventflag 1 ", sum(tr.Schedule.EvWaits))
 		if style == tracegen.TLVStandard {
-			for k, v := range prefixed("semaphore 1 ", sum(tr.Schedule.Waits)) {
-				a.Waits[k] = v
-			}
+			a.Waits = merged(a.Waits, prefixed("semaphore 1 ", sum(tr.Schedule.Waits)))
 		}
 		return p, ingest.Options{Format: style.String(), Params: map[string]string{"resources": resPath}}, a
 	}

@@ -46,7 +46,11 @@ type BTF struct {
 	// from the process-side semaphore lines (source: the process,
 	// target: the semaphore). OpenHolds and OpenWaits count those cut by
 	// the start or the end of the trace: a released with no assigned
-	// before it, an assigned or waiting with no end after it.
+	// before it, an assigned or waiting with no end after it. Waits also
+	// holds, per "event process", the complete waits for an EVENT: from
+	// the process's wait_event to the set_event naming it, when its wait
+	// action (running -> waiting) came between them, counted at its
+	// clear_event; OpenWaits counts those the end cuts.
 	Holds, Waits         map[string]Sum
 	OpenHolds, OpenWaits int64
 }
@@ -141,6 +145,15 @@ func ReadBTF(path string) (BTF, error) {
 		seenHold, seenWt bool
 	}
 	sems := map[string]*semUse{}
+	// the events: per process instance ("name instance"), the event it
+	// asked for, when, whether its wait action blocked it, when it was set
+	type evUse struct {
+		event, process string
+		at             int64
+		blocked, woken bool
+		wokenAt        int64
+	}
+	evs := map[string]*evUse{}
 	var last int64
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
@@ -194,6 +207,37 @@ func ReadBTF(path string) (BTF, error) {
 					r.CoreSaysBusy[tgt] += ts - s
 					delete(coreBusySince, tgt)
 				}
+			}
+		}
+		if typ == "EVENT" {
+			srcKey := src + " " + f[2]
+			switch act {
+			case "wait_event":
+				evs[srcKey] = &evUse{event: tgt, process: src, at: ts}
+			case "set_event":
+				if len(f) == 8 {
+					for _, u := range evs {
+						if u.process == f[7] && u.event == tgt && u.blocked && !u.woken {
+							u.woken, u.wokenAt = true, ts
+						}
+					}
+				}
+			case "clear_event":
+				if u := evs[srcKey]; u != nil {
+					if u.blocked {
+						end := ts // not woken in the trace: it ends here
+						if u.woken {
+							end = u.wokenAt
+						}
+						addSum(r.Waits, tgt+" "+src, end-u.at)
+					}
+					delete(evs, srcKey)
+				}
+			}
+		}
+		if typ == "T" && act == "wait" {
+			if u := evs[tgt+" "+tgtInst]; u != nil {
+				u.blocked = true
 			}
 		}
 		if typ == "SEM" && src != tgt {
@@ -277,8 +321,10 @@ func ReadBTF(path string) (BTF, error) {
 			delete(activated, k)
 		}
 
-		// The core.
-		if act == "activate" {
+		// The core: only the actions that take or leave one need it.
+		switch act {
+		case "start", "resume", "run", "poll_parking", "preempt", "terminate", "wait", "park":
+		default:
 			continue
 		}
 		on := src
@@ -331,6 +377,11 @@ func ReadBTF(path string) (BTF, error) {
 					}
 				}
 			}
+		}
+	}
+	for _, u := range evs {
+		if u.blocked {
+			r.OpenWaits++
 		}
 	}
 	for _, u := range sems {
