@@ -199,8 +199,8 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 	// the end of the trace cut.
 	type semTruth struct {
 		view, who, sem, kind string
-		truth          map[string]tracegen.Sum
-		open           int
+		truth                map[string]tracegen.Sum
+		open                 int
 	}
 	// And the waits for the event EV_Done (no holds: an event has no
 	// owner), from the wait_event that blocks to the set_event that wakes.
