@@ -529,6 +529,7 @@ var macroCalls = map[string]string{
 	"interval_intersect":       "WITH a AS (FROM state_intervals WHERE run_id = 1), b AS (FROM cpu_intervals WHERE run_id = 1) SELECT count(*) FROM interval_intersect('a', 'b')",
 	"intervals_overlapping":    "SELECT count(*) FROM intervals_overlapping(0, 2500000) WHERE run_id = 1",
 	"linear_bucket":            "SELECT linear_bucket(57, 0, 25, 4)",
+	"lock_stats":               "SELECT count(*) FROM lock_stats(run := 1)",
 	"llquantize_bucket":        "SELECT llquantize_bucket(37, 10, 0, 1, 20)",
 	"llquantize_check":         "SELECT llquantize_check(10, 0, 6, 20)",
 	"llquantize_label":         "SELECT llquantize_label(100, 10, 0, 1, 20)",

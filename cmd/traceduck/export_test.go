@@ -208,10 +208,16 @@ func TestExportChromeRoundTrip(t *testing.T) {
 	}
 	mustRun(t, dir, nil, "ingest", "--db", db, "run.json")
 
+	// The holds and waits of a resource come back as the intervals of its
+	// tracks "RESOURCE holds" and "RESOURCE waits", named after the holder
+	// or waiter.
 	const q = `SELECT regexp_replace(o.name, ' #[0-9]+$', '') AS name, s.state, s.start_ts, s.dur
-		FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE run_id = %d AND %s ORDER BY ALL`
-	want := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", fmt.Sprintf(q, 1, "lower(o.kind) <> 'signal'"))
-	got := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", fmt.Sprintf(q, 2, "o.kind <> 'counter'"))
+		FROM state_intervals s JOIN objects o USING (run_id, object_id) WHERE run_id = %d AND %s`
+	const qRes = ` UNION ALL SELECT r.name || ' ' || i.relation || 's', a.name, i.start_ts, i.dur FROM resource_intervals i
+		JOIN objects r ON r.run_id = i.run_id AND r.object_id = i.resource_id JOIN objects a ON a.run_id = i.run_id AND a.object_id = i.actor_id
+		WHERE i.run_id = 1`
+	want := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", fmt.Sprintf(q, 1, "lower(o.kind) <> 'signal'")+qRes+" ORDER BY ALL")
+	got := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv", fmt.Sprintf(q, 2, "o.kind <> 'counter'")+" ORDER BY ALL")
 	if got != want {
 		t.Errorf("intervals after the round trip differ: %d lines, want %d", strings.Count(got, "\n"), strings.Count(want, "\n"))
 	}
