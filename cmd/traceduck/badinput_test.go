@@ -548,7 +548,9 @@ Messages are shown as printed, with the path of the input relative to the
 case's directory; diagnostics as ` + "`SEVERITY LINE: message`" + ` (LINE is the line or
 byte offset; ` + "`-`" + ` when the finding has none).
 
-Beyond the input itself (tests in ` + "`cmd/traceduck`" + `): an ingest killed with SIGKILL
+Beyond the input itself (tests in ` + "`cmd/traceduck`" + `, and in
+` + "`cmd/traceduck/safety`" + ` those that kill, interrupt or starve the binary: the
+files named below): an ingest killed with SIGKILL
 at any point (as it opens the database, during the batches, before or after
 COMMIT, while the database closes) loses nothing committed before and leaves
 no part of its run (` + "`crash_test.go`" + `); a second process opening a database

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"fmt"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,12 +176,12 @@ func TestDemoInterrupted(t *testing.T) {
 	mustRun(t, dir, nil, "demo", "--db", "d.duckdb")
 	before := readFile(t, filepath.Join(dir, "d.duckdb"))
 	// Interrupted as it begins to ingest into the database it builds.
-	p := startIngest(t, dir, "demo-ingest", "demo", "--db", "d.duckdb")
-	p.waitStopped()
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+	p := clitest.Start(t, dir, "demo-ingest", nil, "demo", "--db", "d.duckdb")
+	p.WaitStopped()
+	if err := p.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	r := p.wait()
+	r := fromCLI(p.Wait())
 	r.stderr = strings.TrimPrefix(r.stderr, "traceduck: stopped at demo-ingest\n")
 	expectExit(t, r, 1, "interrupted")
 	if after := readFile(t, filepath.Join(dir, "d.duckdb")); !bytes.Equal(after, before) {

@@ -14,7 +14,7 @@ import (
 // traceduck ingest at a point it cannot reach by timing: set to one of
 // the points below, the process prints "traceduck: stopped at POINT" on
 // standard error when it gets there and sleeps until it is killed. The
-// crash tests (crash_test.go) then kill it with SIGKILL. Unset, nothing
+// crash tests (safety/crash_test.go) then kill it with SIGKILL. Unset, nothing
 // changes. Points:
 //
 //	before-commit  the run is written and checked, its transaction not committed

@@ -1,11 +1,12 @@
 //go:build unix
 
-package main
+package safety_test
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,14 +25,14 @@ func TestHugeNameDoesNotPoisonDatabase(t *testing.T) {
 	}
 	dir := t.TempDir()
 	name := strings.Repeat("N", 50<<20)
-	writeFile(t, dir, "big.json", []byte(`{"traceEvents":[{"name":"`+name+`","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]}`))
+	clitest.WriteFile(t, dir, "big.json", []byte(`{"traceEvents":[{"name":"`+name+`","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]}`))
 	name = ""
-	mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", "big.json")
-	mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", seedSample)
-	if got := scalar(t, dir, "t.duckdb", "SELECT max(strlen(name)) FROM symbols"); got != "32768" {
+	clitest.MustRun(t, dir, nil, "ingest", "--db", "t.duckdb", "big.json")
+	clitest.MustRun(t, dir, nil, "ingest", "--db", "t.duckdb", clitest.SeedSample)
+	if got := clitest.Scalar(t, dir, "t.duckdb", "SELECT max(strlen(name)) FROM symbols"); got != "32768" {
 		t.Errorf("longest symbol: %s bytes", got)
 	}
-	if got := scalar(t, dir, "t.duckdb", "SELECT message FROM diagnostics WHERE run_id = 1 AND message LIKE 'a name longer%'"); !strings.Contains(got, "a name longer than 32768 bytes: kept cut to its first 32768") {
+	if got := clitest.Scalar(t, dir, "t.duckdb", "SELECT message FROM diagnostics WHERE run_id = 1 AND message LIKE 'a name longer%'"); !strings.Contains(got, "a name longer than 32768 bytes: kept cut to its first 32768") {
 		t.Errorf("diagnostics of the run: %q", got)
 	}
 }
@@ -60,9 +61,9 @@ func TestManyLongNamesCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	r := td(t, dir, "ingest", "--db", "t.duckdb", "long.btf")
-	expectExit(t, r, 0)
-	if got := scalar(t, dir, "t.duckdb", "SELECT count(*) || ' ' || max(strlen(name)) FROM objects WHERE kind = 'task'"); got != "160 32768" {
+	r := clitest.Td(t, dir, "ingest", "--db", "t.duckdb", "long.btf")
+	clitest.ExpectExit(t, r, 0)
+	if got := clitest.Scalar(t, dir, "t.duckdb", "SELECT count(*) || ' ' || max(strlen(name)) FROM objects WHERE kind = 'task'"); got != "160 32768" {
 		t.Errorf("tasks: %s", got)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "t.duckdb.tmp")); !os.IsNotExist(err) {
@@ -80,7 +81,7 @@ func TestIngestOutOfMemoryIsClean(t *testing.T) {
 		t.Skip("writes and ingests 200 MB")
 	}
 	dir := t.TempDir()
-	mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", seedSample)
+	clitest.MustRun(t, dir, nil, "ingest", "--db", "t.duckdb", clitest.SeedSample)
 	f, err := os.Create(filepath.Join(dir, "values.btf"))
 	if err != nil {
 		t.Fatal(err)
@@ -94,9 +95,9 @@ func TestIngestOutOfMemoryIsClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	r := td(t, dir, "ingest", "--db", "t.duckdb", "values.btf")
-	expectExit(t, r, 1, "traceduck: values.btf: DuckDB ran out of memory (an ingest may use 128 MiB), nothing of it was written: ")
-	if got := scalar(t, dir, "t.duckdb", "SELECT count(*) FROM runs"); got != "1" {
+	r := clitest.Td(t, dir, "ingest", "--db", "t.duckdb", "values.btf")
+	clitest.ExpectExit(t, r, 1, "traceduck: values.btf: DuckDB ran out of memory (an ingest may use 128 MiB), nothing of it was written: ")
+	if got := clitest.Scalar(t, dir, "t.duckdb", "SELECT count(*) FROM runs"); got != "1" {
 		t.Errorf("runs after the failed ingest: %s", got)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "t.duckdb.tmp")); !os.IsNotExist(err) {
@@ -110,25 +111,25 @@ func TestIngestOutOfMemoryIsClean(t *testing.T) {
 // and a database that existed is never removed.
 func TestFailedIngestCreatesNoDatabase(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "bad.btf", []byte("#version 2.1.4\n#timeScale ns\nnot,a,btf,line\n"))
-	r := td(t, dir, "ingest", "--db", "new.duckdb", "bad.btf")
-	expectExit(t, r, 1, "traceduck: bad.btf:3: ")
+	clitest.WriteFile(t, dir, "bad.btf", []byte("#version 2.1.4\n#timeScale ns\nnot,a,btf,line\n"))
+	r := clitest.Td(t, dir, "ingest", "--db", "new.duckdb", "bad.btf")
+	clitest.ExpectExit(t, r, 1, "traceduck: bad.btf:3: ")
 	for _, f := range []string{"new.duckdb", "new.duckdb.wal", "new.duckdb.tmp"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
 			t.Errorf("%s is left after a failed ingest: %v", f, err)
 		}
 	}
-	expectExit(t, td(t, dir, "ingest", "--db", "new.duckdb", "no-such.btf"), 1)
+	clitest.ExpectExit(t, clitest.Td(t, dir, "ingest", "--db", "new.duckdb", "no-such.btf"), 1)
 	if _, err := os.Stat(filepath.Join(dir, "new.duckdb")); !os.IsNotExist(err) {
 		t.Errorf("new.duckdb is left after a missing file: %v", err)
 	}
-	expectExit(t, td(t, dir, "ingest", "--db", "two.duckdb", seedSample, "bad.btf"), 1)
-	if got := scalar(t, dir, "two.duckdb", "SELECT count(*) FROM runs"); got != "1" {
+	clitest.ExpectExit(t, clitest.Td(t, dir, "ingest", "--db", "two.duckdb", clitest.SeedSample, "bad.btf"), 1)
+	if got := clitest.Scalar(t, dir, "two.duckdb", "SELECT count(*) FROM runs"); got != "1" {
 		t.Errorf("the run before the failed path: %s runs", got)
 	}
-	mustRun(t, dir, nil, "ingest", "--db", "old.duckdb", seedSample)
-	expectExit(t, td(t, dir, "ingest", "--db", "old.duckdb", "bad.btf"), 1)
-	if got := scalar(t, dir, "old.duckdb", "SELECT count(*) FROM runs"); got != "1" {
+	clitest.MustRun(t, dir, nil, "ingest", "--db", "old.duckdb", clitest.SeedSample)
+	clitest.ExpectExit(t, clitest.Td(t, dir, "ingest", "--db", "old.duckdb", "bad.btf"), 1)
+	if got := clitest.Scalar(t, dir, "old.duckdb", "SELECT count(*) FROM runs"); got != "1" {
 		t.Errorf("the database that existed: %s runs", got)
 	}
 }
@@ -143,8 +144,8 @@ func TestQueryReadOnlyDatabase(t *testing.T) {
 		t.Skip("needs root to run traceduck as another user")
 	}
 	dir := t.TempDir()
-	mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", seedSample)
-	for _, d := range []string{dir, filepath.Dir(dir), filepath.Dir(binary)} {
+	clitest.MustRun(t, dir, nil, "ingest", "--db", "t.duckdb", clitest.SeedSample)
+	for _, d := range []string{dir, filepath.Dir(dir), filepath.Dir(clitest.Binary)} {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -153,9 +154,9 @@ func TestQueryReadOnlyDatabase(t *testing.T) {
 	if err := os.Chmod(db, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	asNobody := func(args ...string) result {
+	asNobody := func(args ...string) clitest.Result {
 		t.Helper()
-		cmd := exec.Command(binary, args...)
+		cmd := exec.Command(clitest.Binary, args...)
 		cmd.Dir = dir
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		var out, errb bytes.Buffer
@@ -168,24 +169,24 @@ func TestQueryReadOnlyDatabase(t *testing.T) {
 			}
 			code = ee.ExitCode()
 		}
-		return result{out.String(), errb.String(), code}
+		return clitest.Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
 	}
 	r := asNobody("query", "--db", "t.duckdb", "--output", "csv", "SELECT count(*) AS n FROM state_summary WHERE run_id = 1 AND state = 'running'")
-	if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "n\r\n") {
+	if r.Code != 0 || r.Stderr != "" || !strings.HasPrefix(r.Stdout, "n\r\n") {
 		t.Errorf("query of a read-only database:\n%s", r)
 	}
 	if err := os.Chmod(db, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, dir, nil, "query", "--db", "t.duckdb", "CREATE OR REPLACE MACRO traceduck_queries_sha256() AS 'an older traceduck'")
+	clitest.MustRun(t, dir, nil, "query", "--db", "t.duckdb", "CREATE OR REPLACE MACRO traceduck_queries_sha256() AS 'an older traceduck'")
 	if err := os.Chmod(db, 0o444); err != nil {
 		t.Fatal(err)
 	}
 	r = asNobody("query", "--db", "t.duckdb", "SELECT count(*) FROM runs")
-	if want := "traceduck: warning: t.duckdb: opened read-only (this process may not write it): its views are not those of this traceduck and may be stale or missing\n"; r.code != 0 || r.stderr != want {
+	if want := "traceduck: warning: t.duckdb: opened read-only (this process may not write it): its views are not those of this traceduck and may be stale or missing\n"; r.Code != 0 || r.Stderr != want {
 		t.Errorf("query of a read-only database of another library:\n%s\nwant stderr %q", r, want)
 	}
-	if r := asNobody("ingest", "--db", "t.duckdb", seedSample); r.code != 1 || !strings.Contains(r.stderr, "Permission denied") {
+	if r := asNobody("ingest", "--db", "t.duckdb", clitest.SeedSample); r.Code != 1 || !strings.Contains(r.Stderr, "Permission denied") {
 		t.Errorf("ingest into a read-only database:\n%s", r)
 	}
 }

@@ -1,11 +1,12 @@
 //go:build linux
 
-package main
+package safety_test
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -256,7 +257,7 @@ func (c *datasetCheck) clean(when string) {
 func TestCrashSafeIngestParquet(t *testing.T) {
 	dir := t.TempDir()
 	ds := filepath.Join(dir, "ds")
-	mustRun(t, dir, nil, "ingest", "--parquet", ds, seedSample)
+	clitest.MustRun(t, dir, nil, "ingest", "--parquet", ds, clitest.SeedSample)
 	c := &datasetCheck{t: t, ds: ds}
 	db := openDS(t, ds)
 	seedPrint := runPrint(t, db, 1)
@@ -284,17 +285,17 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 		if !long && !pick[step] {
 			continue
 		}
-		trace := sampleCopy(t, dir, fmt.Sprintf("step%d.btf", step), fmt.Sprint("step ", step))
+		trace := clitest.SampleCopy(t, dir, fmt.Sprintf("step%d.btf", step), fmt.Sprint("step ", step))
 		args := []string{"ingest", "--parquet", ds, trace}
 		stop := fmt.Sprintf("parquet-step-%d", step)
-		p := startIngest(t, dir, stop, args...)
+		p := clitest.Start(t, dir, stop, nil, args...)
 		select {
-		case <-p.stopped:
-		case <-p.done:
+		case <-p.Stopped():
+		case <-p.Done():
 		}
-		if r := p.wait0(); r != nil {
+		if r := p.Ended(); r != nil {
 			// It ended by itself: every step is done.
-			if r.code != 0 {
+			if r.Code != 0 {
 				t.Fatalf("ingest without a kill: %s", r)
 			}
 			if step != last+1 {
@@ -308,8 +309,8 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 			t.Fatalf("the job stopped at its step %d, past the %d it has (3 + %d + 2*%d)", step, last, shared, perRun)
 		}
 		steps++
-		point := p.stderrText()
-		p.kill()
+		point := p.StderrText()
+		p.Kill()
 		when := "killed at " + strings.TrimSpace(strings.TrimPrefix(point, "traceduck: stopped at "))
 		before := len(c.seen)
 		if long || step == 3+shared+perRun+1 || step >= last-1 {
@@ -321,10 +322,10 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 		if done != (step == last) {
 			t.Errorf("%s: committed %v; a job commits at its last step (%d)", when, done, last)
 		}
-		r := td(t, dir, args...)
+		r := clitest.Td(t, dir, args...)
 		if done {
-			expectExit(t, r, 1, trace+": already in "+ds+" as run ")
-		} else if r.code != 0 {
+			clitest.ExpectExit(t, r, 1, trace+": already in "+ds+" as run ")
+		} else if r.Code != 0 {
 			t.Fatalf("%s: the same ingest again: %s", when, r)
 		}
 		c.check(when+", then the same ingest again", seedPrint)
@@ -343,14 +344,14 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 	bigArgs := []string{"ingest", "--parquet", ds, "--force", big}
 	claims := filepath.Join(ds, ".claims")
 	start := time.Now()
-	p := startIngest(t, dir, "", bigArgs...)
+	p := clitest.Start(t, dir, "", nil, bigArgs...)
 	var claimed time.Time
-	p.waitFor("a run_id to be claimed", func() bool {
+	p.WaitFor("a run_id to be claimed", func() bool {
 		m, _ := filepath.Glob(filepath.Join(claims, "run_id=*"))
 		return len(m) > 0
 	})
 	claimed = time.Now()
-	if r := p.wait(); r.code != 0 {
+	if r := p.Wait(); r.Code != 0 {
 		t.Fatalf("big ingest: %s", r)
 	}
 	write := time.Since(claimed)
@@ -369,14 +370,14 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 		kills = 12
 	}
 	for i := 0; i < kills; i++ {
-		p := startIngest(t, dir, "", bigArgs...)
-		p.waitFor("a run_id to be claimed", func() bool {
+		p := clitest.Start(t, dir, "", nil, bigArgs...)
+		p.WaitFor("a run_id to be claimed", func() bool {
 			m, _ := filepath.Glob(filepath.Join(claims, "run_id=*"))
 			return len(m) > 0
 		})
 		f := rng.Float64()
 		time.Sleep(time.Duration(f * float64(write)))
-		p.killOrDone()
+		p.KillOrDone()
 		if long {
 			c.checkAll(fmt.Sprintf("killed at %.0f%% of the write", 100*f), bigPrint)
 		} else {
@@ -384,24 +385,24 @@ func TestCrashSafeIngestParquet(t *testing.T) {
 		}
 		// A refused ingest (the seed sample is there) still clears what
 		// the dead one left first.
-		expectExit(t, td(t, dir, "ingest", "--parquet", ds, seedSample), 1, "already in "+ds+" as run 1")
+		clitest.ExpectExit(t, clitest.Td(t, dir, "ingest", "--parquet", ds, clitest.SeedSample), 1, "already in "+ds+" as run 1")
 		c.clean(fmt.Sprintf("killed at %.0f%% of the write, then a refused ingest", 100*f))
 	}
 
 	// 3. A job killed as it clears what a dead one left: the next one
 	// finishes.
-	p = startIngest(t, dir, "parquet-step-15", bigArgs...)
-	p.waitStopped()
-	p.kill()
+	p = clitest.Start(t, dir, "parquet-step-15", nil, bigArgs...)
+	p.WaitStopped()
+	p.Kill()
 	c.check("killed in the middle of its run", bigPrint)
-	p = startIngest(t, dir, "parquet-step-2", "ingest", "--parquet", ds, seedSample)
-	p.waitStopped()
-	if s := p.stderrText(); !strings.Contains(s, "(removed ") {
+	p = clitest.Start(t, dir, "parquet-step-2", nil, "ingest", "--parquet", ds, clitest.SeedSample)
+	p.WaitStopped()
+	if s := p.StderrText(); !strings.Contains(s, "(removed ") {
 		t.Errorf("the second job did not stop in its cleanup: %s", s)
 	}
-	p.kill()
+	p.Kill()
 	c.checkAll("killed as it cleared a dead job's run", bigPrint)
-	expectExit(t, td(t, dir, "ingest", "--parquet", ds, seedSample), 1, "already in "+ds+" as run 1")
+	clitest.ExpectExit(t, clitest.Td(t, dir, "ingest", "--parquet", ds, clitest.SeedSample), 1, "already in "+ds+" as run 1")
 	c.clean("after a job killed in its cleanup, then a refused ingest")
 }
 
@@ -427,24 +428,6 @@ func datasetShape(t *testing.T, ds string) (shared, perRun int) {
 	return shared, perRun
 }
 
-// wait0 is the result of a process that has ended, nil while it runs.
-func (p *ingestProc) wait0() *result {
-	select {
-	case <-p.done:
-		r := p.res
-		return &r
-	default:
-		return nil
-	}
-}
-
-// stderrText is what the process printed on standard error so far.
-func (p *ingestProc) stderrText() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
-
 // TestIngestParquetSameFileRace runs several `ingest --parquet` of one
 // file into one dataset at once, again and again: exactly one writes it,
 // the others are refused (the file is in the dataset, or another job is
@@ -454,24 +437,24 @@ func TestIngestParquetSameFileRace(t *testing.T) {
 	const rounds, jobs = 8, 4
 	for round := 0; round < rounds; round++ {
 		ds := filepath.Join(dir, fmt.Sprintf("ds%d", round))
-		results := make([]result, jobs)
+		results := make([]clitest.Result, jobs)
 		var wg sync.WaitGroup
 		for i := 0; i < jobs; i++ {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				results[i] = td(t, dir, "ingest", "--parquet", ds, seedSample)
+				results[i] = clitest.Td(t, dir, "ingest", "--parquet", ds, clitest.SeedSample)
 			}(i)
 		}
 		wg.Wait()
 		ok := 0
 		for _, r := range results {
 			switch {
-			case r.code == 0:
+			case r.Code == 0:
 				ok++
-			case strings.HasPrefix(r.stderr, "traceduck: "+seedSample+": already in "+ds+" as run 1 (same sha256); --force ingests it again\n"),
-				strings.HasPrefix(r.stderr, "traceduck: "+seedSample+": another job is writing the same trace (same sha256) into "+ds+" now (pid "):
-				expectExit(t, r, 1, "--force ingests it again")
+			case strings.HasPrefix(r.Stderr, "traceduck: "+clitest.SeedSample+": already in "+ds+" as run 1 (same sha256); --force ingests it again\n"),
+				strings.HasPrefix(r.Stderr, "traceduck: "+clitest.SeedSample+": another job is writing the same trace (same sha256) into "+ds+" now (pid "):
+				clitest.ExpectExit(t, r, 1, "--force ingests it again")
 			default:
 				t.Errorf("round %d: %s", round, r)
 			}
@@ -494,10 +477,10 @@ func TestIngestParquetSameFileRace(t *testing.T) {
 func TestIngestParquetLiveJobKept(t *testing.T) {
 	dir := t.TempDir()
 	ds := filepath.Join(dir, "ds")
-	mustRun(t, dir, nil, "ingest", "--parquet", ds, seedSample)
-	a := sampleCopy(t, dir, "a.btf", "a")
-	p := startIngest(t, dir, "parquet-step-14", "ingest", "--parquet", ds, a)
-	p.waitStopped()
+	clitest.MustRun(t, dir, nil, "ingest", "--parquet", ds, clitest.SeedSample)
+	a := clitest.SampleCopy(t, dir, "a.btf", "a")
+	p := clitest.Start(t, dir, "parquet-step-14", nil, "ingest", "--parquet", ds, a)
+	p.WaitStopped()
 	listing := func() []string {
 		var out []string
 		filepath.WalkDir(ds, func(path string, d fs.DirEntry, err error) error {
@@ -524,8 +507,8 @@ func TestIngestParquetLiveJobKept(t *testing.T) {
 		t.Fatalf("the stopped job holds %d temporary files of run 2 and %d claims: %v", tmps, claims, held)
 	}
 
-	b := sampleCopy(t, dir, "b.btf", "b")
-	if out := mustRun(t, dir, nil, "ingest", "--parquet", ds, b); !strings.HasPrefix(out, "run 3: ") {
+	b := clitest.SampleCopy(t, dir, "b.btf", "b")
+	if out := clitest.MustRun(t, dir, nil, "ingest", "--parquet", ds, b); !strings.HasPrefix(out, "run 3: ") {
 		t.Errorf("another job: %s, want run 3 (2 is claimed)", out)
 	}
 	// The other job cleared nothing of the live one's.
@@ -540,11 +523,11 @@ func TestIngestParquetLiveJobKept(t *testing.T) {
 		}
 	}
 	// Its file is being written: refused, not written twice.
-	expectExit(t, td(t, dir, "ingest", "--parquet", ds, a), 1,
+	clitest.ExpectExit(t, clitest.Td(t, dir, "ingest", "--parquet", ds, a), 1,
 		a+": another job is writing the same trace (same sha256) into "+ds+" now (pid ")
 
-	p.kill()
-	if out := mustRun(t, dir, nil, "ingest", "--parquet", ds, a); !strings.HasPrefix(out, "run 4: ") {
+	p.Kill()
+	if out := clitest.MustRun(t, dir, nil, "ingest", "--parquet", ds, a); !strings.HasPrefix(out, "run 4: ") {
 		t.Errorf("after the job died, its file: %s, want run 4 (one above the runs there)", out)
 	}
 	c := &datasetCheck{t: t, ds: ds}

@@ -1,20 +1,16 @@
 //go:build linux
 
-package main
+package safety_test
 
 import (
 	"bufio"
 	"database/sql"
 	"fmt"
-	"io"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +56,7 @@ func TestCrashSafeIngest(t *testing.T) {
 	db := filepath.Join(dir, "crash.duckdb")
 
 	// 1. One small run committed before any kill.
-	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
+	clitest.MustRun(t, dir, nil, "ingest", "--db", db, clitest.SeedSample)
 	c := &crashCheck{t: t, dir: dir, db: db}
 	c.commit(1)
 	c.check("after the first run")
@@ -68,58 +64,58 @@ func TestCrashSafeIngest(t *testing.T) {
 	ingestArgs := []string{"ingest", "--db", db, "--name", "big", trace}
 
 	// 2. Killed before anything of the trace is read.
-	p := startIngest(t, dir, "", ingestArgs...)
-	p.waitFor("the database to be opened", func() bool { return p.hasOpen(db) })
-	p.kill()
+	p := clitest.Start(t, dir, "", nil, ingestArgs...)
+	p.WaitFor("the database to be opened", func() bool { return p.HasOpen(db) })
+	p.Kill()
 	c.check("killed as it opened the database")
 
-	p = startIngest(t, dir, "", ingestArgs...)
-	p.waitFor("the trace to be opened", func() bool { return p.hasOpen(trace) })
-	p.kill()
+	p = clitest.Start(t, dir, "", nil, ingestArgs...)
+	p.WaitFor("the trace to be opened", func() bool { return p.HasOpen(trace) })
+	p.Kill()
 	c.check("killed as it opened the trace")
 
 	// 3. Killed during the batches. The trace is read twice: once to hash
 	// it (a second descriptor, closed before parsing), then to parse it
 	// through the descriptor opened first.
 	for _, f := range fractions {
-		p = startIngest(t, dir, "", ingestArgs...)
+		p = clitest.Start(t, dir, "", nil, ingestArgs...)
 		at := int64(f * float64(size))
-		p.waitFor(fmt.Sprintf("%.0f%% of the trace to be parsed", 100*f), func() bool {
-			pos, n := p.tracePos(trace)
+		p.WaitFor(fmt.Sprintf("%.0f%% of the trace to be parsed", 100*f), func() bool {
+			pos, n := p.TracePos(trace)
 			return n == 1 && pos >= at
 		})
-		p.kill()
+		p.Kill()
 		c.check(fmt.Sprintf("killed at %.0f%% of the batches", 100*f))
 	}
 
 	// 4. Killed with the whole run written in its transaction.
-	p = startIngest(t, dir, "before-commit", ingestArgs...)
-	p.waitStopped()
-	p.kill()
+	p = clitest.Start(t, dir, "before-commit", nil, ingestArgs...)
+	p.WaitStopped()
+	p.Kill()
 	c.check("killed before COMMIT")
 
 	// 5. Killed after COMMIT, before the database was closed: the run is
 	// there, whole, and the same file is then refused as a duplicate.
-	p = startIngest(t, dir, "after-commit", ingestArgs...)
-	p.waitStopped()
-	p.kill()
+	p = clitest.Start(t, dir, "after-commit", nil, ingestArgs...)
+	p.WaitStopped()
+	p.Kill()
 	c.commit(2)
 	c.check("killed after COMMIT")
 	c.wholeRun(2, truth.Lines)
-	r := td(t, dir, ingestArgs...)
-	expectExit(t, r, 1, "big.btf: already ingested as run 2 (big, sha256 ")
+	r := clitest.Td(t, dir, ingestArgs...)
+	clitest.ExpectExit(t, r, 1, "big.btf: already ingested as run 2 (big, sha256 ")
 
 	// 6. A complete ingest of the same file again (--force), timed from
 	// the moment the whole trace has been read to the end of the process.
 	forceArgs := []string{"ingest", "--db", db, "--force", "--name", "big", trace}
-	p = startIngest(t, dir, "", forceArgs...)
+	p = clitest.Start(t, dir, "", nil, forceArgs...)
 	var readAll time.Time
-	p.waitFor("the whole trace to be read", func() bool {
-		pos, n := p.tracePos(trace)
+	p.WaitFor("the whole trace to be read", func() bool {
+		pos, n := p.TracePos(trace)
 		return n == 1 && pos == size
 	})
 	readAll = time.Now()
-	if r := p.wait(); r.code != 0 {
+	if r := p.Wait(); r.Code != 0 {
 		t.Fatalf("ingest --force: %s", r)
 	}
 	tail := time.Since(readAll)
@@ -133,13 +129,13 @@ func TestCrashSafeIngest(t *testing.T) {
 	// after COMMIT, the run is there whole or not at all.
 	next := int32(4)
 	for _, f := range tails {
-		p = startIngest(t, dir, "", forceArgs...)
-		p.waitFor("the whole trace to be read", func() bool {
-			pos, n := p.tracePos(trace)
+		p = clitest.Start(t, dir, "", nil, forceArgs...)
+		p.WaitFor("the whole trace to be read", func() bool {
+			pos, n := p.TracePos(trace)
 			return n == 1 && pos == size
 		})
 		time.Sleep(time.Duration(f * float64(tail)))
-		p.killOrDone()
+		p.KillOrDone()
 		if c.has(next) {
 			c.commit(next)
 			c.wholeRun(next, truth.Lines)
@@ -180,172 +176,6 @@ func writeBigBTFSeed(t *testing.T, path string, n int, seed int64) tracegen.Trut
 	return truth
 }
 
-// ingestProc is a traceduck running in the background.
-type ingestProc struct {
-	t       *testing.T
-	cmd     *exec.Cmd
-	stopped chan struct{} // closed when it printed "stopped at"
-	done    chan struct{} // closed when it has exited
-	mu      sync.Mutex
-	stdout  strings.Builder
-	stderr  strings.Builder
-	res     result
-}
-
-// startIngest starts traceduck with args in dir; stop, when not empty, is
-// the TRACEDUCK_TEST_STOP point (teststop.go).
-func startIngest(t *testing.T, dir, stop string, args ...string) *ingestProc {
-	t.Helper()
-	return startWithStdin(t, dir, stop, nil, args...)
-}
-
-// startWithStdin is startIngest with standard input read from stdin.
-func startWithStdin(t *testing.T, dir, stop string, stdin io.Reader, args ...string) *ingestProc {
-	t.Helper()
-	p := &ingestProc{t: t, stopped: make(chan struct{}), done: make(chan struct{})}
-	p.cmd = exec.Command(binary, args...)
-	p.cmd.Dir = dir
-	p.cmd.Stdin = stdin
-	p.cmd.Env = append(os.Environ(), testStopEnv+"="+stop)
-	p.cmd.Stdout = &lockedWriter{&p.mu, &p.stdout}
-	errPipe, err := p.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(errPipe)
-		once := sync.Once{}
-		for sc.Scan() {
-			p.mu.Lock()
-			p.stderr.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			if strings.HasPrefix(sc.Text(), "traceduck: stopped at "+stop) && stop != "" {
-				once.Do(func() { close(p.stopped) })
-			}
-		}
-		err := p.cmd.Wait()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			code = -1
-		}
-		p.mu.Lock()
-		p.res = result{p.stdout.String(), p.stderr.String(), code}
-		p.mu.Unlock()
-		close(p.done)
-	}()
-	return p
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *strings.Builder
-}
-
-func (w *lockedWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(b)
-}
-
-// waitFor polls cond until it holds; the process ending first fails the
-// test (the point to kill at was never reached).
-func (p *ingestProc) waitFor(what string, cond func() bool) {
-	p.t.Helper()
-	for !cond() {
-		select {
-		case <-p.done:
-			p.t.Fatalf("traceduck ended before %s: %s", what, p.res)
-		case <-time.After(time.Millisecond):
-		}
-	}
-}
-
-// waitStopped waits for the process to stop at its TRACEDUCK_TEST_STOP
-// point.
-func (p *ingestProc) waitStopped() {
-	p.t.Helper()
-	select {
-	case <-p.stopped:
-	case <-p.done:
-		p.t.Fatalf("traceduck ended before it stopped: %s", p.res)
-	}
-}
-
-// kill sends SIGKILL and waits for the process to be gone.
-func (p *ingestProc) kill() {
-	p.t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		p.t.Fatal(err)
-	}
-	<-p.done
-	if p.res.code == 0 {
-		p.t.Fatalf("traceduck ended by itself before it was killed: %s", p.res)
-	}
-}
-
-// killOrDone is kill for a process that may have ended by itself
-// already, which it must have done with success.
-func (p *ingestProc) killOrDone() {
-	p.t.Helper()
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-	if p.res.code != 0 && !strings.Contains(p.cmd.ProcessState.String(), "killed") {
-		p.t.Fatalf("traceduck failed: %s", p.res)
-	}
-}
-
-// wait waits for the process to end by itself.
-func (p *ingestProc) wait() result {
-	<-p.done
-	return p.res
-}
-
-// openFDs returns the descriptors the process has open on path, lowest
-// first.
-func (p *ingestProc) openFDs(path string) []int {
-	dir := fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var fds []int
-	for _, e := range ents {
-		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && target == path {
-			if fd, err := strconv.Atoi(e.Name()); err == nil {
-				fds = append(fds, fd)
-			}
-		}
-	}
-	sort.Ints(fds)
-	return fds
-}
-
-func (p *ingestProc) hasOpen(path string) bool { return len(p.openFDs(path)) > 0 }
-
-// tracePos is the file position of the descriptor the trace is parsed
-// from (the lowest one on path) and how many descriptors are open on it.
-func (p *ingestProc) tracePos(path string) (pos int64, n int) {
-	fds := p.openFDs(path)
-	if len(fds) == 0 {
-		return 0, 0
-	}
-	info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", p.cmd.Process.Pid, fds[0]))
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(info), "\n") {
-		if v, ok := strings.CutPrefix(line, "pos:"); ok {
-			pos, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		}
-	}
-	return pos, len(fds)
-}
-
 // crashCheck knows which runs the database must hold and what each held
 // when it was committed.
 type crashCheck struct {
@@ -368,7 +198,7 @@ func (c *crashCheck) commit(run int32) {
 // has reports whether the database holds run.
 func (c *crashCheck) has(run int32) bool {
 	c.t.Helper()
-	got := scalar(c.t, c.dir, c.db, fmt.Sprintf("SELECT count(*) FROM runs WHERE run_id = %d", run))
+	got := clitest.Scalar(c.t, c.dir, c.db, fmt.Sprintf("SELECT count(*) FROM runs WHERE run_id = %d", run))
 	return got != "0"
 }
 
@@ -389,8 +219,8 @@ func (c *crashCheck) withDB(fn func(*sql.DB)) {
 // holds rows of any other run, and that every view and macro answers.
 func (c *crashCheck) check(when string) {
 	c.t.Helper()
-	r := td(c.t, c.dir, "query", "--db", c.db, "--output", "csv", "SELECT run_id FROM runs ORDER BY run_id")
-	if r.code != 0 {
+	r := clitest.Td(c.t, c.dir, "query", "--db", c.db, "--output", "csv", "SELECT run_id FROM runs ORDER BY run_id")
+	if r.Code != 0 {
 		c.t.Fatalf("%s: the database does not open: %s", when, r)
 	}
 	var want strings.Builder
@@ -398,8 +228,8 @@ func (c *crashCheck) check(when string) {
 	for _, id := range c.runs {
 		fmt.Fprintf(&want, "%d\r\n", id)
 	}
-	if r.stdout != want.String() {
-		c.t.Fatalf("%s: runs %q, want %q", when, r.stdout, want.String())
+	if r.Stdout != want.String() {
+		c.t.Fatalf("%s: runs %q, want %q", when, r.Stdout, want.String())
 	}
 	c.withDB(func(db *sql.DB) {
 		for _, table := range runTables(c.t, db) {

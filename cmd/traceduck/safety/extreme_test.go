@@ -1,7 +1,8 @@
-package main
+package safety_test
 
 import (
 	"database/sql"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,21 +30,21 @@ const normalBTF = `#version 2.1.4
 // maximum) are refused at ingest and leave the database as it was.
 func TestExtremeRunLeavesOthersComputable(t *testing.T) {
 	dir := t.TempDir()
-	normal := writeFile(t, dir, "normal.btf", []byte(normalBTF))
-	edge := writeFile(t, dir, "edge.btf", []byte(`#version 2.1.4
+	normal := clitest.WriteFile(t, dir, "normal.btf", []byte(normalBTF))
+	edge := clitest.WriteFile(t, dir, "edge.btf", []byte(`#version 2.1.4
 #timeScale ns
 0,Timer,0,T,Work,0,activate
 0,Core_0,0,T,Work,0,start
 4611686018427387904,Core_0,0,T,Work,0,terminate
 `))
-	negative := writeFile(t, dir, "negative.json", []byte(`[
+	negative := clitest.WriteFile(t, dir, "negative.json", []byte(`[
 {"name":"a","ph":"B","pid":1,"tid":1,"ts":-4611686018427387.904},
 {"name":"b","ph":"X","pid":1,"tid":2,"ts":-5,"dur":5},
 {"name":"a","ph":"E","pid":1,"tid":1,"ts":0}]`))
 	alone := filepath.Join(dir, "alone.duckdb")
 	all := filepath.Join(dir, "all.duckdb")
-	mustRun(t, dir, nil, "ingest", "--db", alone, normal)
-	mustRun(t, dir, nil, "ingest", "--db", all, normal, edge, negative)
+	clitest.MustRun(t, dir, nil, "ingest", "--db", alone, normal)
+	clitest.MustRun(t, dir, nil, "ingest", "--db", all, normal, edge, negative)
 
 	for _, c := range []struct{ name, data, want string }{
 		{"hostile.json", `[{"name":"a","cat":"c","ph":"B","pid":1,"tid":1,"ts":-9000000000000000},
@@ -52,13 +53,13 @@ func TestExtremeRunLeavesOthersComputable(t *testing.T) {
 		{"hostile.btf", "#version 2.1.4\n#timeScale ns\n0,Core_0,0,T,Work,0,start\n9223372036854775000,Core_0,0,T,Work,0,terminate\n",
 			"traceduck: hostile.btf:4: time: expected at most 4611686018427387904 ns (2^62 ns, about 146 years) either side of 0, found 9223372036854775000 ns\n"},
 	} {
-		writeFile(t, dir, c.name, []byte(c.data))
-		before := readFile(t, all)
-		r := td(t, dir, "ingest", "--db", all, c.name)
-		if r.code != 1 || r.stderr != c.want {
+		clitest.WriteFile(t, dir, c.name, []byte(c.data))
+		before := clitest.ReadFile(t, all)
+		r := clitest.Td(t, dir, "ingest", "--db", all, c.name)
+		if r.Code != 1 || r.Stderr != c.want {
 			t.Errorf("ingest %s: %s\nwant exit 1, stderr %q", c.name, r, c.want)
 		}
-		if string(readFile(t, all)) != string(before) {
+		if string(clitest.ReadFile(t, all)) != string(before) {
 			t.Errorf("ingest %s: the refused run changed the database", c.name)
 		}
 	}
@@ -81,8 +82,8 @@ func TestExtremeRunLeavesOthersComputable(t *testing.T) {
 		{"query", "SELECT * FROM sched_stats WHERE run_id = 1 ORDER BY ALL"},
 		{"query", "SELECT * FROM cpu_utilization WHERE run_id = 1 ORDER BY ALL"},
 	} {
-		want := mustRun(t, dir, nil, append(args, "--db", alone)...)
-		got := mustRun(t, dir, nil, append(args, "--db", all)...)
+		want := clitest.MustRun(t, dir, nil, append(args, "--db", alone)...)
+		got := clitest.MustRun(t, dir, nil, append(args, "--db", all)...)
 		if got != want {
 			t.Errorf("%q: run 1 beside the extreme runs:\n%s\nalone:\n%s", args, got, want)
 		}
@@ -100,7 +101,7 @@ func TestExtremeRunLeavesOthersComputable(t *testing.T) {
 		{"query", "SELECT run_id, count(*), max(load) FROM cpu_load(1000000000000000000) GROUP BY ALL ORDER BY ALL"},
 		{"query", "SELECT run_id, max(dur), sum(dur) FROM state_trace(-1) GROUP BY ALL ORDER BY ALL"},
 	} {
-		mustRun(t, dir, nil, append(args, "--db", all)...)
+		clitest.MustRun(t, dir, nil, append(args, "--db", all)...)
 	}
 	queryEveryView(t, all)
 }
@@ -136,24 +137,24 @@ func queryEveryView(t *testing.T, path string) {
 func TestNullClassEverywhere(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
-	mustRun(t, dir, nil, "demo", "--db", db)
+	clitest.MustRun(t, dir, nil, "demo", "--db", db)
 	nocat := filepath.Join("..", "..", "..", "shared", "testdata-external", "chrome-json",
 		"eclipse-tracecompass-incubator__org.eclipse.tracecompass.incubator__tracetypes__org.eclipse.tracecompass.incubator.traceevent.core.tests__traces__nanoseconds.json")
 	if _, err := os.Stat(nocat); err != nil {
 		t.Skipf("%s: %v", nocat, err)
 	}
 	nocat, _ = filepath.Abs(nocat)
-	noname := writeFile(t, dir, "noname.json", []byte(`[{"ph":"B","pid":1,"tid":1,"ts":0},
+	noname := clitest.WriteFile(t, dir, "noname.json", []byte(`[{"ph":"B","pid":1,"tid":1,"ts":0},
 {"ph":"E","pid":1,"tid":1,"ts":1},
 {"ph":"X","ts":2,"dur":3},
 {"ph":"i","ts":4},
 {"ph":"C","pid":1,"ts":5,"args":{"a":1}},
 {"ph":"b","id":1,"pid":1,"ts":6},{"ph":"e","id":1,"pid":1,"ts":7}]`))
-	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "nocat", nocat)
-	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "noname", noname)
-	nocatRun := scalar(t, dir, db, "SELECT run_id FROM runs WHERE name = 'nocat'")
-	nonameRun := scalar(t, dir, db, "SELECT run_id FROM runs WHERE name = 'noname'")
-	if n := scalar(t, dir, db, "SELECT count(*) FROM events WHERE class IS NULL AND run_id = "+nocatRun); n != "16" {
+	clitest.MustRun(t, dir, nil, "ingest", "--db", db, "--name", "nocat", nocat)
+	clitest.MustRun(t, dir, nil, "ingest", "--db", db, "--name", "noname", noname)
+	nocatRun := clitest.Scalar(t, dir, db, "SELECT run_id FROM runs WHERE name = 'nocat'")
+	nonameRun := clitest.Scalar(t, dir, db, "SELECT run_id FROM runs WHERE name = 'noname'")
+	if n := clitest.Scalar(t, dir, db, "SELECT count(*) FROM events WHERE class IS NULL AND run_id = "+nocatRun); n != "16" {
 		t.Fatalf("nanoseconds.json: %s events without class, want 16", n)
 	}
 	for _, args := range [][]string{
@@ -169,24 +170,24 @@ func TestNullClassEverywhere(t *testing.T) {
 		{"export", "--chrome", filepath.Join(dir, "nocat.json"), "--run", nocatRun},
 		{"export", "--chrome", filepath.Join(dir, "noname-export.json"), "--run", nonameRun},
 	} {
-		mustRun(t, dir, nil, append(args, "--db", db)...)
+		clitest.MustRun(t, dir, nil, append(args, "--db", db)...)
 	}
 	queryEveryView(t, db)
 
 	// The tree names the missing class; marks name it the same way.
-	got := mustRun(t, dir, nil, "query", "--db", db, "--output", "csv",
+	got := clitest.MustRun(t, dir, nil, "query", "--db", db, "--output", "csv",
 		"SELECT label FROM eco_tree('eco') WHERE run_id = "+nocatRun+" AND depth <= 2 ORDER BY pos LIMIT 3")
 	if want := "label\r\nnocat\r\n(none)\r\n(none):ns1\r\n"; got != want {
 		t.Errorf("eco_tree of nanoseconds.json: %q, want %q", got, want)
 	}
-	got = mustRun(t, dir, nil, "events", "--db", db, "--run", nocatRun, "--include", "event=(none):us1", "--output", "csv")
+	got = clitest.MustRun(t, dir, nil, "events", "--db", db, "--run", nocatRun, "--include", "event=(none):us1", "--output", "csv")
 	if n := strings.Count(got, "\r\n"); n != 3 {
 		t.Errorf("events --include 'event=(none):us1': %d lines, want a header and 2 events:\n%s", n, got)
 	}
 	// Exported without cat, read back without class.
 	re := filepath.Join(dir, "re.duckdb")
-	mustRun(t, dir, nil, "ingest", "--db", re, filepath.Join(dir, "nocat.json"))
-	if n := scalar(t, dir, re, "SELECT count(*) FROM events WHERE class IS NOT NULL AND NOT starts_with(args->>'ph', 'M')"); n != "8" {
+	clitest.MustRun(t, dir, nil, "ingest", "--db", re, filepath.Join(dir, "nocat.json"))
+	if n := clitest.Scalar(t, dir, re, "SELECT count(*) FROM events WHERE class IS NOT NULL AND NOT starts_with(args->>'ph', 'M')"); n != "8" {
 		t.Errorf("exported nanoseconds.json read back: %s events with a class, want the 8 slices (cat: the kind of their track)", n)
 	}
 }

@@ -1,10 +1,11 @@
 //go:build linux
 
-package main
+package safety_test
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,31 +27,31 @@ func TestSecondWriterRefused(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "first.btf")
 	truth := writeBigBTF(t, trace, 20_000)
-	data := readFile(t, trace)
+	data := clitest.ReadFile(t, trace)
 	db := filepath.Join(dir, "shared.duckdb")
 
 	pr, pw := io.Pipe()
-	first := startWithStdin(t, dir, "", pr, "ingest", "--db", db, "--format", "btf", "--name", "first", "-")
+	first := clitest.Start(t, dir, "", pr, "ingest", "--db", db, "--format", "btf", "--name", "first", "-")
 	if _, err := pw.Write(data[:len(data)/2]); err != nil {
 		t.Fatal(err)
 	}
-	first.waitFor("the database to be opened", func() bool { return first.hasOpen(db) })
+	first.WaitFor("the database to be opened", func() bool { return first.HasOpen(db) })
 
 	want := fmt.Sprintf("traceduck: %s: database is locked by another process (PID %d, %s): DuckDB lets one process at a time open a database file; try again when that one has finished\n",
-		db, first.cmd.Process.Pid, binary)
+		db, first.Pid(), clitest.Binary)
 	for _, args := range [][]string{
-		{"ingest", "--db", db, seedSample},
+		{"ingest", "--db", db, clitest.SeedSample},
 		{"query", "--db", db, "SELECT count(*) FROM runs"},
 		{"stats", "--db", db},
 	} {
-		r := td(t, dir, args...)
-		if r.code != 1 || r.stderr != want || r.stdout != "" {
+		r := clitest.Td(t, dir, args...)
+		if r.Code != 1 || r.Stderr != want || r.Stdout != "" {
 			t.Errorf("traceduck %q while another has the database open: %s\nwant exit 1 and stderr %q", args, r, want)
 		}
 	}
 	select {
-	case <-first.done:
-		t.Fatalf("the first process ended while its input was open: %s", first.res)
+	case <-first.Done():
+		t.Fatalf("the first process ended while its input was open: %s", first.Wait())
 	default:
 	}
 
@@ -58,14 +59,14 @@ func TestSecondWriterRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	pw.Close()
-	if r := first.wait(); r.code != 0 || r.stdout != fmt.Sprintf("run 1: - (btf, %d events)\n", truth.Lines) {
+	if r := first.Wait(); r.Code != 0 || r.Stdout != fmt.Sprintf("run 1: - (btf, %d events)\n", truth.Lines) {
 		t.Fatalf("first ingest: %s", r)
 	}
 	c := &crashCheck{t: t, dir: dir, db: db}
 	c.commit(1)
 	c.wholeRun(1, truth.Lines)
 	c.check("after the second writer was refused")
-	if out := mustRun(t, dir, nil, "ingest", "--db", db, seedSample); !bytes.HasPrefix([]byte(out), []byte("run 2: ")) {
+	if out := clitest.MustRun(t, dir, nil, "ingest", "--db", db, clitest.SeedSample); !bytes.HasPrefix([]byte(out), []byte("run 2: ")) {
 		t.Errorf("the second ingest, tried again: %q", out)
 	}
 }

@@ -1,9 +1,10 @@
 //go:build linux
 
-package main
+package safety_test
 
 import (
 	"fmt"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,19 +34,19 @@ func TestDiskFull(t *testing.T) {
 	})
 	db := filepath.Join(mnt, "t.duckdb")
 	c := &crashCheck{t: t, dir: dir, db: db}
-	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
+	clitest.MustRun(t, dir, nil, "ingest", "--db", db, clitest.SeedSample)
 	c.commit(1)
 
 	// Each trace takes about 0.5 MB of the database: the disk is full
 	// after a few.
 	failed := ""
-	var failure result
+	var failure clitest.Result
 	for i := 2; i < 40 && failed == ""; i++ {
 		trace := filepath.Join(dir, fmt.Sprintf("part%d.btf", i))
 		writeBigBTFSeed(t, trace, 15_000, int64(i))
-		r := td(t, dir, "ingest", "--db", db, trace)
+		r := clitest.Td(t, dir, "ingest", "--db", db, trace)
 		switch {
-		case r.code == 0:
+		case r.Code == 0:
 			c.commit(int32(i))
 		default:
 			failed, failure = trace, r
@@ -58,16 +59,16 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("the first trace did not fit already: %s", failure)
 	}
 	want := regexp.MustCompile(`^traceduck: ` + regexp.QuoteMeta(failed) + `: disk full, nothing of it was written: .*No space left on device\n$`)
-	if failure.code != 1 || !want.MatchString(failure.stderr) {
+	if failure.Code != 1 || !want.MatchString(failure.Stderr) {
 		t.Errorf("ingest on a full disk: %s\nwant exit 1 and one line matching %s", failure, want)
 	}
-	t.Logf("after %d runs: %s", len(c.runs), strings.TrimSpace(failure.stderr))
+	t.Logf("after %d runs: %s", len(c.runs), strings.TrimSpace(failure.Stderr))
 	c.check("after the disk got full")
 
 	if err := syscall.Mount("tmpfs", mnt, "tmpfs", syscall.MS_REMOUNT, "size=64m"); err != nil {
 		t.Fatalf("make the tmpfs larger: %v", err)
 	}
-	out := mustRun(t, dir, nil, "ingest", "--db", db, failed)
+	out := clitest.MustRun(t, dir, nil, "ingest", "--db", db, failed)
 	next := c.runs[len(c.runs)-1] + 1
 	if !strings.HasPrefix(out, fmt.Sprintf("run %d: %s (btf, ", next, failed)) {
 		t.Errorf("ingest once there is room: %q", out)
