@@ -1,4 +1,5 @@
--- eco_tree: (eco_tree(ord, sort_by := 'name')) the event statistics tree of
+-- eco_tree: (eco_tree(ord, sort_by := 'name', t_from := NULL, t_to :=
+-- NULL, relative := false)) the event statistics tree of
 -- the Baget tracer (seed, 4.3-4.4): the eco-triples (event, context, main
 -- object) of every run summed up one of six hierarchies, chosen by ord, the
 -- order of the three dimensions e (event), c (context), o (main object):
@@ -30,11 +31,14 @@
 --   path          the labels from depth 1 down to the node
 --   class, event, context_kind, context, object_kind, object, context_id,
 --   object_id     the node's coordinates: what it fixes, NULL for what it does not
+-- t_from and t_to (ns on the trace's time base; relative := true: from
+-- each run's first event) count only the events in [t_from, t_to); a triple (and a run) with none there has no node
+-- (eco_tree_window below).
 -- Indent label by depth to print the tree (what `traceduck stats` does).
 -- Example, how often each event happened in each context, first 3 levels:
 --   SELECT repeat('  ', depth - 1) || label AS node, count
 --   FROM eco_tree('eco') WHERE run_id = 1 AND depth BETWEEN 1 AND 3 ORDER BY pos;
-CREATE OR REPLACE MACRO eco_tree(ord, sort_by := 'name') AS TABLE
+CREATE OR REPLACE MACRO eco_tree(ord, sort_by := 'name', t_from := NULL, t_to := NULL, relative := false) AS TABLE
 WITH
 -- the arguments, checked once: a bad one is an error even on an empty database
 params AS (
@@ -43,19 +47,33 @@ params AS (
                            || ' is not one of eco, eoc, ceo, coe, oec, oce') END AS ord,
            CASE WHEN sort_by::VARCHAR IN ('name', 'count') THEN sort_by::VARCHAR
                 ELSE error('eco_tree: sort_by ' || coalesce('"' || sort_by::VARCHAR || '"', 'NULL')
-                           || ' is not one of name, count') END AS sort_by
+                           || ' is not one of name, count') END AS sort_by,
+           CASE WHEN t_from IS NULL AND t_to IS NULL THEN false
+                WHEN t_from IS NULL OR t_to IS NULL OR t_from < t_to THEN true
+                ELSE error('eco_tree: the window [' || t_from || ', ' || t_to || ') is empty: want t_from < t_to') END AS windowed
+),
+-- in a window, the events of each triple in [t_from, t_to)
+in_window AS (
+    SELECT e.run_id, e.eco_id, count(*) AS count
+    FROM events e
+    JOIN (SELECT run_id, CASE WHEN relative THEN first_ts ELSE 0 END AS origin FROM runs) o ON o.run_id = e.run_id
+    WHERE (t_from IS NOT NULL OR t_to IS NOT NULL)
+      AND (t_from IS NULL OR e.ts >= t_from + o.origin) AND (t_to IS NULL OR e.ts < t_to + o.origin)
+    GROUP BY e.run_id, e.eco_id
 ),
 -- one row per triple with its names, and where each dimension stands in
 -- the order (pe, pc, po: 1, 2 or 3)
 triples AS (
-    SELECT t.run_id, t.eco_id, t.count, coalesce(t.class, '(none)') AS class, coalesce(t.event, '(none)') AS event,
+    SELECT t.run_id, t.eco_id, CASE WHEN p.windowed THEN w.count ELSE t.count END AS count, coalesce(t.class, '(none)') AS class, coalesce(t.event, '(none)') AS event,
            coalesce(c.kind, '(none)') AS context_kind, coalesce(c.name, '(none)') AS context, t.context_id,
            coalesce(o.kind, '(none)') AS object_kind, coalesce(o.name, '(none)') AS object, t.object_id,
            strpos(p.ord, 'e') AS pe, strpos(p.ord, 'c') AS pc, strpos(p.ord, 'o') AS po
     FROM eco_triples t
     CROSS JOIN params p
+    LEFT JOIN in_window w ON w.run_id = t.run_id AND w.eco_id = t.eco_id
     LEFT JOIN objects c ON c.run_id = t.run_id AND c.object_id = t.context_id
     LEFT JOIN objects o ON o.run_id = t.run_id AND o.object_id = t.object_id
+    WHERE NOT p.windowed OR w.count IS NOT NULL
 ),
 -- each triple once per depth 0..4, keeping only the coordinates the node at
 -- that depth fixes: the dimension at position p is fixed below depth p
@@ -131,3 +149,13 @@ FROM counted n
 CROSS JOIN params p
 LEFT JOIN runs r ON r.run_id = n.run_id
 ORDER BY n.run_id, pos;
+
+-- eco_tree_window: (eco_tree_window(ord, t1, t2, sort_by := 'name',
+-- relative := false)) the
+-- event statistics tree of the events in the time window [t1, t2) (ns on
+-- the trace's time base): eco_tree(ord, t_from := t1, t_to := t2), same
+-- columns. Nodes with no event in the window are left out.
+-- Example: SELECT repeat('  ', depth) || label, count FROM
+-- eco_tree_window('eco', 0, 10000000) WHERE run_id = 1 ORDER BY pos;
+CREATE OR REPLACE MACRO eco_tree_window(ord, t1, t2, sort_by := 'name', relative := false) AS TABLE
+SELECT * FROM eco_tree(ord, sort_by := sort_by, t_from := t1, t_to := t2, relative := relative);

@@ -183,18 +183,22 @@ LEFT JOIN objects o ON o.run_id = p.run_id AND o.object_id = p.object_id
 WHERE p.is_end AND p.prev_is_begin;
 
 -- durations_in_state_level: (durations_in_state_level(state_name, lvl,
--- object_kind := NULL, object_name := NULL, run := NULL)) how long
+-- object_kind := NULL, object_name := NULL, run := NULL, t_from := NULL,
+-- t_to := NULL, relative := false)) how long
 -- objects stayed in a state at an aggregation level of state_trace (lvl
 -- as there: 0 the atomic states of state_intervals, 1 and up their
 -- aggregates in state_levels, -1 a kind's top level): one row per complete
--- interval of the state at that level, selected as in durations_in_state.
+-- interval of the state at that level, selected as in durations_in_state;
+-- with t_from and t_to, the intervals clipped to the window as
+-- state_trace_levels does (the part inside, complete when the window cut
+-- what the trace did not tell).
 -- Columns as durations_in_state, and level. Example (BTF: how long each
 -- core stayed busy): SELECT * FROM hist_quantize('FROM
 -- durations_in_state_level(''busy'', -1, object_kind := ''cpu'')').
-CREATE OR REPLACE MACRO durations_in_state_level(state_name, lvl, object_kind := NULL, object_name := NULL, run := NULL) AS TABLE
+CREATE OR REPLACE MACRO durations_in_state_level(state_name, lvl, object_kind := NULL, object_name := NULL, run := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
 SELECT run_id, object_id, kind, object, state, instance, start_ts, end_ts,
        object AS key, dur AS value, level
-FROM state_trace(lvl, run := run, object_kind := object_kind, object_name := object_name)
+FROM state_trace(lvl, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative)
 WHERE NOT truncated AND state = state_name;
 
 -- hist_state_levels: (hist_state_levels(state_name, run := NULL,

@@ -66,7 +66,8 @@ SELECT run_id, kind, atomic, level,
 FROM slm_rows;
 
 -- state_trace_levels: (state_trace_levels(lo, hi, run := NULL,
--- object_kind := NULL, object_name := NULL)) the state traces of every
+-- object_kind := NULL, object_name := NULL, t_from := NULL, t_to :=
+-- NULL, relative := false)) the state traces of every
 -- object at each level lo..hi (levels as above: negative from the top,
 -- clamped to each kind's 0..depth); run, object_kind and object_name, when
 -- given, keep one run, the objects of one kind, of one name (filtering
@@ -80,6 +81,16 @@ FROM slm_rows;
 -- parts (how many state_intervals rows it is made of), truncated (some
 -- part was cut by the start or the end of the trace, so the true length
 -- is unknown).
+--
+-- t_from and t_to (ns on the trace's time base, NULL: no bound; with
+-- relative := true, ns from each run's first event) keep the window
+-- [t_from, t_to): intervals that cross a bound are clipped to it
+-- before anything else and count the part inside; start_seq (end_seq) is
+-- NULL where the window cut the interval. A clipped interval is truncated
+-- only if the trace cut it on a side the window does not: an interval cut
+-- by the end of the trace (its true end unknown) is known inside a window
+-- that ends before it. (Merging clipped intervals at the levels above is
+-- clipping the merged ones: clipping keeps which intervals meet.)
 --
 -- Level 0 is state_intervals as the format recorded them, one row each.
 -- At every level above, the intervals are mapped up and merged:
@@ -107,7 +118,7 @@ FROM slm_rows;
 -- its total is the sum of the durations of the intervals mapped to it.
 -- Example: SELECT level, state, start_ts, dur, parts FROM
 -- state_trace_levels(0, -1) WHERE object = 'Core_0' ORDER BY level, start_ts.
-CREATE OR REPLACE MACRO state_trace_levels(lo, hi, run := NULL, object_kind := NULL, object_name := NULL) AS TABLE
+CREATE OR REPLACE MACRO state_trace_levels(lo, hi, run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
 WITH sti_objects AS (
     SELECT o.run_id, o.object_id, o.kind, o.name, d.depth
     FROM objects o
@@ -119,15 +130,37 @@ sti_levels AS (
     SELECT run_id, object_id, kind,
            unnest(range(state_level_at(lo, depth), state_level_at(hi, depth) + 1)) AS level
     FROM sti_objects),
+sti_window AS (
+    -- the intervals of the selected run in [t_from, t_to) (NULL: no
+    -- bound; relative: from the run's first event), clipped to it: a
+    -- clipped interval counts the part inside, which is known even when
+    -- the interval was cut by the trace's start (end) if the window cuts
+    -- it there too
+    SELECT s.run_id, s.object_id, s.instance, s.state,
+           CASE WHEN w.lo IS NULL OR s.start_ts >= w.lo THEN s.start_ts ELSE w.lo END AS start_ts,
+           CASE WHEN w.hi IS NULL OR s.end_ts <= w.hi THEN s.end_ts ELSE w.hi END AS end_ts,
+           s.cpu,
+           CASE WHEN w.lo IS NULL OR s.start_ts >= w.lo THEN s.start_seq END AS start_seq,
+           CASE WHEN w.hi IS NULL OR s.end_ts <= w.hi THEN s.end_seq END AS end_seq,
+           s.truncated AND NOT (
+               (s.start_seq IS NULL OR s.end_seq IS NULL)
+               AND (s.start_seq IS NOT NULL OR s.start_ts < w.lo)
+               AND (s.end_seq IS NOT NULL OR s.end_ts > w.hi)) IS TRUE AS truncated
+    FROM state_intervals s
+    JOIN (SELECT run_id, t_from + CASE WHEN relative THEN first_ts ELSE 0 END AS lo,
+                 t_to + CASE WHEN relative THEN first_ts ELSE 0 END AS hi
+          FROM runs WHERE run IS NULL OR run_id = run) w ON w.run_id = s.run_id
+    WHERE (run IS NULL OR s.run_id = run)
+      AND (w.lo IS NULL OR s.end_ts > w.lo OR s.start_ts = s.end_ts AND s.start_ts >= w.lo)
+      AND (w.hi IS NULL OR s.start_ts < w.hi)),
 sti_mapped AS (
     SELECT s.run_id, s.object_id, s.instance,
            l.level, coalesce(m.state, s.state) AS state,
-           s.start_ts, s.end_ts, s.dur, s.cpu, s.start_seq, s.end_seq, s.truncated
-    FROM state_intervals s
+           s.start_ts, s.end_ts, s.end_ts - s.start_ts AS dur, s.cpu, s.start_seq, s.end_seq, s.truncated
+    FROM sti_window s
     JOIN sti_levels l ON l.run_id = s.run_id AND l.object_id = s.object_id
     LEFT JOIN state_level_map m
-           ON m.run_id = s.run_id AND m.kind = l.kind AND m.atomic = s.state AND m.level = l.level
-    WHERE run IS NULL OR s.run_id = run),
+           ON m.run_id = s.run_id AND m.kind = l.kind AND m.atomic = s.state AND m.level = l.level),
 sti_spans AS (
     -- a CPU's intervals never overlap (one holder at a time, whatever
     -- their instances: docs/semantics.md), so CPUs are one sequence
@@ -182,12 +215,13 @@ FROM sti_traces t
 JOIN sti_objects o ON o.run_id = t.run_id AND o.object_id = t.object_id;
 
 -- state_trace: (state_trace(level, run := NULL, object_kind := NULL,
--- object_name := NULL)) the state trace of every object (or of those
+-- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))
+-- the state trace of every object (or of those
 -- selected as in state_trace_levels) at one aggregation level:
 -- state_trace_levels(level, level). Level 0 is state_intervals with
 -- names; -1 the top. Columns as state_trace_levels. Examples:
 --   CPU busy/idle:        SELECT object, state, start_ts, dur FROM state_trace(-1, object_kind := 'cpu')
 --   threads/interrupts:   SELECT * FROM state_trace(1, run := 1, object_kind := 'cpu')   (BTF: level 2, tasks/isrs/idle)
 --   per process (QNX):    SELECT * FROM state_trace(1, run := 3, object_kind := 'cpu')   (procnto, usr/bin/app_1, ...)
-CREATE OR REPLACE MACRO state_trace(lvl, run := NULL, object_kind := NULL, object_name := NULL) AS TABLE
-SELECT * FROM state_trace_levels(lvl, lvl, run := run, object_kind := object_kind, object_name := object_name);
+CREATE OR REPLACE MACRO state_trace(lvl, run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+SELECT * FROM state_trace_levels(lvl, lvl, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative);

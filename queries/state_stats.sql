@@ -1,12 +1,15 @@
 -- state_stats_of: (state_stats_of(run := NULL, object_kind := NULL,
--- object_name := NULL)) the rows of state_stats (see below) of one run,
--- the objects of one kind, of one name, computed for those objects alone:
+-- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))
+-- the rows of state_stats (see below) of one run, the objects of one
+-- kind, of one name, in the time window [t_from, t_to) (intervals clipped
+-- to it, as state_trace_levels does; relative: from each run's first
+-- event), computed for those objects alone:
 -- on a run of millions of intervals, much faster than a WHERE on
 -- state_stats other than on run_id and level (which DuckDB pushes down
 -- itself; kind and object it cannot push below the merge's window).
 -- Columns as state_stats.
 -- Example: SELECT state, count, p99_ns FROM state_stats_of(object_kind := 'cpu') WHERE level = 2.
-CREATE OR REPLACE MACRO state_stats_of(run := NULL, object_kind := NULL, object_name := NULL) AS TABLE
+CREATE OR REPLACE MACRO state_stats_of(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
 WITH ss_grouped AS (
     SELECT run_id, any_value(kind) AS kind, object_id, any_value(object) AS object, level, state,
            count(*) FILTER (WHERE NOT truncated) AS count,
@@ -17,7 +20,7 @@ WITH ss_grouped AS (
            stddev_samp(dur) FILTER (WHERE NOT truncated) AS stddev_ns,
            quantile_disc(dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT truncated) AS pct,
            count(*) FILTER (WHERE truncated) AS truncated
-    FROM state_trace_levels(0, -1, run := run, object_kind := object_kind, object_name := object_name)
+    FROM state_trace_levels(0, -1, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative)
     GROUP BY run_id, object_id, level, state)
 SELECT g.run_id, g.kind, g.object_id, g.object, g.level, g.state,
        CASE WHEN g.level < coalesce(d.depth, 0) THEN coalesce(p.state_up, g.state) END AS parent_state,
@@ -54,3 +57,19 @@ LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')
 -- WHERE kind = 'task' AND level = 0 AND state = 'running' ORDER BY total_ns DESC.
 CREATE OR REPLACE VIEW state_stats AS
 SELECT * FROM state_stats_of();
+
+-- state_stats_window: (state_stats_window(t1, t2, run := NULL, relative :=
+-- false)) state_stats over the time window [t1, t2) (ns on the trace's
+-- time base; relative := true: ns from each run's first event): every
+-- interval clipped to the window counts the part inside it (seed 6.4's
+-- statistics of a chosen stretch of the trace). Same columns as
+-- state_stats. On the BTF seed example, T_1MS_0 runs 100..25100, so
+-- state_stats_window(1000, 11000) gives it one running interval of
+-- 10000 ns.
+-- Example: SELECT object, state, count, total_ns FROM
+-- state_stats_window(1000, 11000, run := 1) WHERE level = 0 ORDER BY ALL.
+CREATE OR REPLACE MACRO state_stats_window(t1, t2, run := NULL, relative := false) AS TABLE
+SELECT * FROM state_stats_of(run := run,
+    t_from := CASE WHEN t1 IS NULL OR t2 IS NULL OR t1 < t2 THEN t1
+                   ELSE error('state_stats_window: the window [' || t1 || ', ' || t2 || ') is empty: want t1 < t2') END,
+    t_to := t2, relative := relative);

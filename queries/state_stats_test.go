@@ -220,7 +220,32 @@ type stateRow struct {
 	state      string
 	start, end int64
 	seq        sql.NullInt64
+	endSeq     sql.NullInt64
 	truncated  bool
+}
+
+// clip cuts r to the window [lo, hi) as state_trace_levels does (the
+// definition in its comment): false when r is outside it; the part
+// inside is truncated only where the trace cut r on a side the window
+// does not cut.
+func (r stateRow) clip(lo, hi int64) (stateRow, bool) {
+	if r.start >= hi || r.end <= lo && !(r.start == r.end && r.start >= lo) {
+		return r, false
+	}
+	cutStart, cutEnd := r.start < lo, r.end > hi
+	if cutStart {
+		r.start, r.seq = lo, sql.NullInt64{}
+	}
+	if cutEnd {
+		r.end, r.endSeq = hi, sql.NullInt64{}
+	}
+	// the trace cut it at the start when its start_seq was NULL, at the
+	// end when its end_seq was: known if the window cut every such side
+	if r.truncated && (!r.seq.Valid && !cutStart || !r.endSeq.Valid && !cutEnd || r.seq.Valid && r.endSeq.Valid) {
+		return r, true
+	}
+	r.truncated = false
+	return r, true
 }
 
 // stateStatsByGo recomputes state_stats from state_intervals and
@@ -228,6 +253,14 @@ type stateRow struct {
 // state_stats.sql, and returns its rows as text lines (integers exactly,
 // mean and standard deviation to 9 significant digits).
 func stateStatsByGo(t *testing.T, db *sql.DB) []string {
+	return stateStatsByGoIn(t, db, nil)
+}
+
+// stateStatsByGoIn is stateStatsByGo over the window win ([lo, hi) in ns;
+// nil: the whole trace): the intervals clipped to it first, each
+// object's sequences told from its intervals over the whole trace (a
+// window of the merged trace is the merged trace of the window).
+func stateStatsByGoIn(t *testing.T, db *sql.DB, win *[2]int64) []string {
 	t.Helper()
 	type levelKey struct {
 		run         int32
@@ -263,14 +296,14 @@ func stateStatsByGo(t *testing.T, db *sql.DB) []string {
 	}
 
 	objects := map[[2]int32][]stateRow{}
-	rs, err = db.Query(`SELECT s.run_id, s.object_id, o.kind, o.name, s.instance, s.state, s.start_ts, s.end_ts, s.start_seq, s.truncated
+	rs, err = db.Query(`SELECT s.run_id, s.object_id, o.kind, o.name, s.instance, s.state, s.start_ts, s.end_ts, s.start_seq, s.end_seq, s.truncated
 		FROM state_intervals s JOIN objects o USING (run_id, object_id)`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rs.Next() {
 		var r stateRow
-		if err := rs.Scan(&r.run, &r.obj, &r.kind, &r.name, &r.inst, &r.state, &r.start, &r.end, &r.seq, &r.truncated); err != nil {
+		if err := rs.Scan(&r.run, &r.obj, &r.kind, &r.name, &r.inst, &r.state, &r.start, &r.end, &r.seq, &r.endSeq, &r.truncated); err != nil {
 			t.Fatal(err)
 		}
 		objects[[2]int32{r.run, r.obj}] = append(objects[[2]int32{r.run, r.obj}], r)
@@ -304,6 +337,18 @@ func stateStatsByGo(t *testing.T, db *sql.DB) []string {
 					overlapping = true
 				}
 			}
+		}
+		if win != nil {
+			var in []stateRow
+			for _, r := range rows {
+				if c, ok := r.clip(win[0], win[1]); ok {
+					in = append(in, c)
+				}
+			}
+			if len(in) == 0 {
+				continue
+			}
+			rows = in
 		}
 		r0 := rows[0]
 		d := depth[[2]string{fmt.Sprint(r0.run), r0.kind}]
@@ -404,8 +449,14 @@ func stateStatsByGo(t *testing.T, db *sql.DB) []string {
 
 // stateStatsBySQL returns state_stats in the layout of stateStatsByGo.
 func stateStatsBySQL(t *testing.T, db *sql.DB) []string {
+	return stateStatsFrom(t, db, "state_stats")
+}
+
+// stateStatsFrom returns the rows of a relation with the columns of
+// state_stats (the view, a macro) in the layout of stateStatsByGo.
+func stateStatsFrom(t *testing.T, db *sql.DB, from string) []string {
 	t.Helper()
-	rs, err := db.Query(`SELECT run_id, kind, object, level, state, parent_state, count, total_ns, mean_ns, min_ns, max_ns, stddev_ns, p50_ns, p90_ns, p99_ns, truncated FROM state_stats`)
+	rs, err := db.Query(`SELECT run_id, kind, object, level, state, parent_state, count, total_ns, mean_ns, min_ns, max_ns, stddev_ns, p50_ns, p90_ns, p99_ns, truncated FROM ` + from)
 	if err != nil {
 		t.Fatal(err)
 	}

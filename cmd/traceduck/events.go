@@ -21,7 +21,7 @@ func newEventsCmd() *cobra.Command {
 		dbPath             string
 		run                int32
 		includes, excludes []string
-		from, to           string
+		window             windowFlags
 		limit              int64
 		output             = outputFlags{format: outTable}
 	)
@@ -57,32 +57,22 @@ mark matches is selected when no --include is given (only excludes:
 everything else), not selected otherwise; 'all' sets that explicitly.
 
 --from and --to keep the events with from <= ts < to: nanoseconds on the
-trace's time base, or a number with a unit (s, ms, us, ns: 10ms, 1.5ms).
---limit N stops after N events (0: all).`,
+trace's time base, or a number with a unit (s, ms, us, ns: 10ms, 1.5ms);
+with --relative, from each run's first event. The ts column printed is on
+the trace's time base either way. --limit N stops after N events (0: all).`,
 		Example: `  traceduck events --db t.duckdb --include 'event=T:start' --exclude 'context=Core_1'
   traceduck events --db t.duckdb --run 1 --include 'object=Task_2ms_*' --from 10ms --to 20ms
   traceduck events --db t.duckdb --include all --exclude class=INT --include 'event=INT:INT_ENTR&context=(none)' --limit 20
   traceduck query --db t.duckdb "SELECT * FROM eco_selection(['event=T:start'], ['context=Core_1']) WHERE run_id = 1"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var lo, hi *int64
-			for _, f := range []struct {
-				name, value string
-				p           **int64
-			}{{"from", from, &lo}, {"to", to, &hi}} {
-				if f.value == "" {
-					continue
-				}
-				ns, err := parseEventsTime(f.value)
-				if err != nil {
-					return usagef("--%s %s: %v", f.name, f.value, err)
-				}
-				*f.p = &ns
+			if err := window.parse(); err != nil {
+				return err
 			}
 			if limit < 0 {
 				return usagef("--limit %d: want 0 (all) or more", limit)
 			}
-			q := eventsQuery{run: run, includes: includes, excludes: excludes, from: lo, to: hi, limit: limit}
+			q := eventsQuery{run: run, includes: includes, excludes: excludes, window: window, limit: limit}
 			return runEvents(cmd.Context(), dbPath, q, output, cmd.OutOrStdout())
 		},
 	}
@@ -90,8 +80,7 @@ trace's time base, or a number with a unit (s, ms, us, ns: 10ms, 1.5ms).
 	addRunFlag(cmd, &run)
 	cmd.Flags().StringArrayVar(&includes, "include", nil, "select the events under this node (repeatable)")
 	cmd.Flags().StringArrayVar(&excludes, "exclude", nil, "leave out the events under this node (repeatable)")
-	cmd.Flags().StringVar(&from, "from", "", "only events at or after this time (ns, or with a unit: 10ms)")
-	cmd.Flags().StringVar(&to, "to", "", "only events before this time")
+	addWindowFlags(cmd, &window, "only events")
 	cmd.Flags().Int64Var(&limit, "limit", 0, "at most N events (0: all)")
 	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
@@ -101,7 +90,7 @@ trace's time base, or a number with a unit (s, ms, us, ns: 10ms, 1.5ms).
 type eventsQuery struct {
 	run                int32
 	includes, excludes []string
-	from, to           *int64
+	window             windowFlags
 	limit              int64
 }
 
@@ -116,19 +105,19 @@ func (q eventsQuery) marksSQL() string {
 func (q eventsQuery) sql() string {
 	var where []string
 	if q.run != 0 {
-		where = append(where, fmt.Sprintf("run_id = %d", q.run))
+		where = append(where, fmt.Sprintf("e.run_id = %d", q.run))
 	}
-	if q.from != nil {
-		where = append(where, fmt.Sprintf("ts >= %d", *q.from))
+	if w := q.window.eventsWhere("e.ts", "r.first_ts"); w != "" {
+		where = append(where, w)
 	}
-	if q.to != nil {
-		where = append(where, fmt.Sprintf("ts < %d", *q.to))
+	text := fmt.Sprintf("SELECT e.* FROM selected_events(%s, %s) e", queries.LiteralList(q.includes), queries.LiteralList(q.excludes))
+	if q.window.relative {
+		text += " JOIN runs r ON r.run_id = e.run_id"
 	}
-	text := fmt.Sprintf("SELECT * FROM selected_events(%s, %s)", queries.LiteralList(q.includes), queries.LiteralList(q.excludes))
 	if len(where) > 0 {
 		text += " WHERE " + strings.Join(where, " AND ")
 	}
-	text += " ORDER BY run_id, seq"
+	text += " ORDER BY e.run_id, e.seq"
 	if q.limit > 0 {
 		text += fmt.Sprintf(" LIMIT %d", q.limit)
 	}

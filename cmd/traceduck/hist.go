@@ -28,6 +28,7 @@ type histArgs struct {
 	linear                int64
 	buckets               string
 	unit                  string
+	window                windowFlags
 	output                outputFlags
 }
 
@@ -124,6 +125,7 @@ hist_lquantize('query', L, U, S), ...; see queries/hist_tables.sql).`,
 	f.Int64Var(&a.linear, "linear", 0, "N buckets (at most 2097152) of equal width from the smallest to the largest value")
 	f.StringVar(&a.buckets, "buckets", "", "buckets between these ascending edges, e.g. 0,10us,100us,1ms")
 	f.Var(enumValue{&a.unit, []string{"ns", "us", "ms", "s"}}, "unit", "divide the values (ns) by this unit first: ns, us, ms, s")
+	addWindowFlags(cmd, &a.window, "with --state: only the intervals, clipped to [from, to),")
 	outputs := append([]string{outDTrace}, outputFormats...)
 	addOutputFlags(cmd, &a.output, outputs)
 	return cmd
@@ -255,6 +257,11 @@ func runHist(ctx context.Context, a histArgs, changed func(string) bool, w, stde
 		return usagef("--pool and --run: give one (--run keeps one run, --pool pools every run)")
 	case a.state != "" && a.dbPath == "":
 		return usagef("--state needs --db")
+	case a.sqlText != "" && (a.window.from != "" || a.window.to != "" || a.window.relative):
+		return usagef("--from, --to and --relative window the intervals of --state, not the rows of --sql")
+	}
+	if err := a.window.parse(); err != nil {
+		return err
 	}
 	path := a.dbPath
 	if path == "" {
@@ -334,6 +341,18 @@ func stateHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
+	}
+	if len(runs) == 0 && a.window.set() {
+		whole := a
+		whole.window = windowFlags{}
+		var n int64
+		if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM "+durationsCall(whole, a.run)).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("no complete interval of state %q in the window (--from %s --to %s%s) among the objects of %s; it has %d in the whole trace",
+				a.state, cmpOr(a.window.from, "-"), cmpOr(a.window.to, "-"), map[bool]string{true: ", relative to each run's first event"}[a.window.relative], histSelection(a), n)
+		}
 	}
 	if len(runs) == 0 {
 		return stateMissing(ctx, conn, a)
@@ -519,6 +538,10 @@ func stateSource(a histArgs, run int32) histSource {
 // --state at --level in run (0: every run).
 func durationsCall(a histArgs, run int32) string {
 	sel := fmt.Sprintf("object_kind := %s, object_name := %s, run := %s", optLiteral(a.kind), optLiteral(a.object), runArg(run))
+	if a.window.set() {
+		// the window clips the intervals, at level 0 too
+		return fmt.Sprintf("durations_in_state_level(%s, %d, %s%s)", queries.Literal(a.state), a.level, sel, a.window.macroArgs())
+	}
 	if a.level == 0 {
 		return fmt.Sprintf("durations_in_state(%s, %s)", queries.Literal(a.state), sel)
 	}

@@ -20,6 +20,7 @@ func newStatesCmd() *cobra.Command {
 		object string
 		state  string
 		level  = "0"
+		window windowFlags
 		output = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
@@ -44,18 +45,28 @@ Percentiles are nearest-rank (DuckDB's quantile_disc): the duration of rank
 ceil(p/100 * count), a duration that occurred. The standard deviation is the
 sample one (n - 1), empty for a single interval.
 
+--from and --to keep the window [from, to) of each run (ns on the trace's
+time base, or with a unit: 1.5ms, 250us; with --relative, from each run's
+first event): every interval is clipped to it and counts the part inside
+(the macro state_stats_window). An interval cut by the end of the trace is
+known inside a window that ends before it.
+
 Rows are sorted by run, kind, object, level, then the longest total first.`,
 		Example: `  traceduck states --db t.duckdb --kind task
   traceduck states --db t.duckdb --kind cpu --level -1
   traceduck states --db t.duckdb --run 2 --object Core_0 --level all
-  traceduck states --db t.duckdb --kind thread --state RUNNING --output csv > running.csv`,
+  traceduck states --db t.duckdb --kind thread --state RUNNING --output csv > running.csv
+  traceduck states --db t.duckdb --kind task --from 10ms --to 20ms --relative`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lvl, all, err := parseStateLevel(level)
 			if err != nil {
 				return err
 			}
-			return runStates(cmd.Context(), dbPath, statesSQL(run, kind, object, state, lvl, all), run, output, cmd.OutOrStdout())
+			if err := window.parse(); err != nil {
+				return err
+			}
+			return runStates(cmd.Context(), dbPath, statesSQL(run, kind, object, state, lvl, all, &window), run, output, cmd.OutOrStdout())
 		},
 	}
 	addDBFlag(cmd, &dbPath, true, "database file (must exist)")
@@ -64,6 +75,7 @@ Rows are sorted by run, kind, object, level, then the longest total first.`,
 	cmd.Flags().StringVar(&object, "object", "", "only the objects of this name")
 	cmd.Flags().StringVar(&state, "state", "", "only this state (a name at the chosen level)")
 	cmd.Flags().StringVar(&level, "level", "0", "aggregation level: 0 atomic, 1, 2, ... coarser; -1 the top; all")
+	addWindowFlags(cmd, &window, "only the intervals")
 	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
@@ -84,7 +96,7 @@ func parseStateLevel(s string) (level int, all bool, err error) {
 // into the text, names as SQL string literals. The run, kind and object
 // go to state_stats_of, which computes the statistics of those objects
 // alone.
-func statesSQL(run int32, kind, object, state string, level int, all bool) string {
+func statesSQL(run int32, kind, object, state string, level int, all bool, window *windowFlags) string {
 	lit := func(s string) string {
 		if s == "" {
 			return "NULL"
@@ -109,7 +121,7 @@ func statesSQL(run int32, kind, object, state string, level int, all bool) strin
 	return `SELECT s.run_id, s.kind, s.object, s.level, s.state, s.count, s.total_ns,
        round(s.mean_ns, 1) AS mean_ns, s.min_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.max_ns,
        round(s.stddev_ns, 1) AS stddev_ns, s.truncated
-FROM state_stats_of(run := ` + runArg + `, object_kind := ` + lit(kind) + `, object_name := ` + lit(object) + `) s
+FROM state_stats_of(run := ` + runArg + `, object_kind := ` + lit(kind) + `, object_name := ` + lit(object) + window.macroArgs() + `) s
 LEFT JOIN state_level_depth d ON d.run_id = s.run_id AND d.kind = s.kind` + cond + `
 ORDER BY s.run_id, s.kind, s.object, s.object_id, s.level, s.total_ns DESC, s.state`
 }

@@ -21,6 +21,7 @@ func newStatsCmd() *cobra.Command {
 		order  = "eco"
 		sortBy = "name"
 		depth  int
+		window windowFlags
 		output = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
@@ -45,6 +46,10 @@ An event is named class:event; a missing context or object is (none). The
 labels and levels are what the marks of 'traceduck events' name:
 --include 'event=T:start' selects the node T:start, and so on.
 
+--from and --to count only the events in [from, to) (ns on the trace's
+time base, or with a unit: 1.5ms; with --relative, from each run's first
+event; the macro eco_tree_window); a node with none there is left out.
+
 --output table (the default) and markdown print an indented tree with each
 node's level, count, share of the run's events and, for a triple, its
 eco_id; csv and json print the rows of the SQL macro eco_tree(order), every
@@ -53,13 +58,17 @@ coordinates).`,
 		Example: `  traceduck stats --db t.duckdb --run 1 --depth 2
   traceduck stats --db t.duckdb --order ceo --sort count
   traceduck stats --db t.duckdb --order oec --output csv > tree.csv
+  traceduck stats --db t.duckdb --run 1 --depth 2 --from 10ms --to 20ms
   traceduck query --db t.duckdb "SELECT repeat('  ', depth) || label, count FROM eco_tree('coe') WHERE run_id = 1 ORDER BY pos"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if depth < 0 || depth > 4 {
 				return usagef("--depth %d: want 0 (the runs only) to 4 (the triples)", depth)
 			}
-			return runStats(cmd.Context(), dbPath, run, order, sortBy, depth, output, cmd.OutOrStdout())
+			if err := window.parse(); err != nil {
+				return err
+			}
+			return runStats(cmd.Context(), dbPath, statsSQL(run, order, sortBy, depth, &window), run, output, cmd.OutOrStdout())
 		},
 	}
 	addDBFlag(cmd, &dbPath, true, "database file (must exist)")
@@ -67,6 +76,7 @@ coordinates).`,
 	cmd.Flags().Var(enumValue{&order, ecoOrders}, "order", "hierarchy: "+strings.Join(ecoOrders, ", "))
 	cmd.Flags().IntVar(&depth, "depth", 4, "deepest level shown: 0 runs, 1 groups, 2 events/contexts/objects, 3 pairs, 4 triples")
 	cmd.Flags().Var(enumValue{&sortBy, []string{"name", "count"}}, "sort", "siblings by name, or by count largest first")
+	addWindowFlags(cmd, &window, "count only the events")
 	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
@@ -74,15 +84,15 @@ coordinates).`,
 // statsSQL is the query of the tree. The arguments are checked words and
 // numbers, written into the text so that csv and json output can run it
 // through queryTo, which takes SQL text alone.
-func statsSQL(run int32, order, sortBy string, depth int) string {
+func statsSQL(run int32, order, sortBy string, depth int, window *windowFlags) string {
 	where := fmt.Sprintf("depth <= %d", depth)
 	if run != 0 {
 		where = fmt.Sprintf("run_id = %d AND %s", run, where)
 	}
-	return fmt.Sprintf("SELECT * FROM eco_tree('%s', sort_by := '%s') WHERE %s ORDER BY run_id, pos", order, sortBy, where)
+	return fmt.Sprintf("SELECT * FROM eco_tree('%s', sort_by := '%s'%s) WHERE %s ORDER BY run_id, pos", order, sortBy, window.macroArgs(), where)
 }
 
-func runStats(ctx context.Context, dbPath string, run int32, order, sortBy string, depth int, output outputFlags, w io.Writer) error {
+func runStats(ctx context.Context, dbPath, text string, run int32, output outputFlags, w io.Writer) error {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return err
@@ -96,7 +106,6 @@ func runStats(ctx context.Context, dbPath string, run int32, order, sortBy strin
 	if err := checkRunExists(ctx, conn, run); err != nil {
 		return err
 	}
-	text := statsSQL(run, order, sortBy, depth)
 	if output.format == outCSV || output.format == outJSON {
 		return queryTo(ctx, conn, text, newResultWriter(output, w))
 	}
