@@ -92,10 +92,12 @@ type cpuState struct {
 // rule is one <state> (cpu false) or <cpu> rule of an event, in order,
 // with the kind of its field's objects and the symbol of its target.
 type rule struct {
-	cpu  bool
-	i    int
-	kind int32
-	to   schema.Sym
+	cpu   bool
+	sync  bool // a <resource> or <message> rule: i indexes Syncs
+	i     int
+	kind  int32
+	akind int32 // the kind of a sync rule's actor= field's objects
+	to    schema.Sym
 }
 
 type evInfo struct {
@@ -136,6 +138,12 @@ type machine struct {
 	args  Args
 	ev    schema.Event // the event being written, reused
 
+	resOf    []string                            // by kind id: what <id resource=> says its objects are ("": no resource)
+	resDecl  []bool                              // the object was declared to the resource model, by ObjectID-1
+	waitsFor map[schema.ObjectID]schema.ObjectID // actor -> the resource it waits for (the last wait the rules started)
+	res      *schema.ResourceTracker             // nil until a rule applies
+	msgs     *schema.MessageTracker              // nil until a rule applies
+
 	prevTS   int64         // latest time of an event with a time field
 	haveTS   bool          // prevTS is set
 	backDiag schema.DiagID // the warning of times going backwards, once made
@@ -145,7 +153,7 @@ type machine struct {
 func newMachine(w *schema.RunWriter, d *Description) *machine {
 	m := &machine{w: w, d: d, kindIDs: map[string]int32{},
 		objs: map[objKey]schema.ObjectID{}, texts: map[kindPID]map[string]schema.ObjectID{},
-		byOID: map[kindOID]schema.ObjectID{}, cpus: map[int64]*cpuState{}, model: w.CPUs()}
+		byOID: map[kindOID]schema.ObjectID{}, cpus: map[int64]*cpuState{}, model: w.CPUs(), waitsFor: map[schema.ObjectID]schema.ObjectID{}}
 	m.thread = m.kindID("thread")
 	m.cpuKind = m.kindID("cpu")
 	m.procKind = m.kindID("process")
@@ -168,19 +176,31 @@ func newMachine(w *schema.RunWriter, d *Description) *machine {
 			}
 		}
 		for i, r := range ev.States {
-			info.rules = append(info.rules, rule{false, i, m.fieldKind(r.Field), w.Sym(r.To)})
+			info.rules = append(info.rules, rule{i: i, kind: m.fieldKind(r.Field), to: w.Sym(r.To)})
 		}
 		for i, r := range ev.CPURules {
-			info.rules = append(info.rules, rule{true, i, m.fieldKind(r.Field), schema.NoSym})
+			info.rules = append(info.rules, rule{cpu: true, i: i, kind: m.fieldKind(r.Field), to: schema.NoSym})
+		}
+		for i, r := range ev.Syncs {
+			info.rules = append(info.rules, rule{sync: true, i: i, kind: m.fieldKind(r.Field), akind: m.fieldKind(r.Actor), to: schema.NoSym})
 		}
 		line := func(r rule) int {
-			if r.cpu {
+			switch {
+			case r.cpu:
 				return ev.CPURules[r.i].Line
+			case r.sync:
+				return ev.Syncs[r.i].Line
 			}
 			return ev.States[r.i].Line
 		}
 		sort.SliceStable(info.rules, func(i, j int) bool { return line(info.rules[i]) < line(info.rules[j]) })
 		m.evs = append(m.evs, info)
+	}
+	m.resOf = make([]string, len(m.kindNames))
+	for kind, res := range d.Resources {
+		if id, ok := m.kindIDs[kind]; ok {
+			m.resOf[id] = res
+		}
 	}
 	m.kindIDs = nil
 	return m
@@ -229,6 +249,7 @@ func (m *machine) track(kind int32, pid int64) {
 	m.pids = append(m.pids, pid)
 	m.objSt = append(m.objSt, "")
 	m.held = append(m.held, false)
+	m.resDecl = append(m.resDecl, false)
 }
 
 // object returns the object (kind, pid, oid), registering it.
@@ -423,9 +444,12 @@ func (m *machine) event(ev *Event, ent Entry, rec []byte) error {
 	}
 	for _, r := range info.rules {
 		var err error
-		if r.cpu {
+		switch {
+		case r.sync:
+			err = m.syncRule(&ev.Syncs[r.i], r, rec, e.Context, ts, seq, ent.Off)
+		case r.cpu:
 			err = m.cpuRule(&ev.CPURules[r.i], r, rec, c, ts, seq, e.CPU, ent.Off)
-		} else {
+		default:
 			err = m.stateRule(ev, info, &ev.States[r.i], r, rec, c, ts, seq, e.CPU)
 		}
 		if err != nil {
@@ -564,4 +588,96 @@ func (m *machine) process(pid int64) schema.ObjectID {
 		return id
 	}
 	return m.object(objKey{kind: m.procKind, oid: uint64(pid)})
+}
+
+// syncRule applies a <resource> or <message> rule (docs 2.8): its verb,
+// told to the run's resource model or message model, about the resource
+// (queue) its field names and the actor its actor= field names, else the
+// event's context. A resource verb needs an actor; a rule without field=
+// acts on the resource the actor waits for, and does not apply when it
+// waits for none. An object id of 0 names no object: the rule does not
+// apply.
+func (m *machine) syncRule(r *SyncRule, ru rule, rec []byte, ctx schema.ObjectID, ts int64, seq schema.Seq, off int64) error {
+	if !r.Applies(m.d, rec) {
+		return nil
+	}
+	actor := ctx
+	if r.Actor != nil {
+		actor = m.byField(r.Actor, ru.akind, rec)
+	}
+	if r.Message {
+		return m.message(r, ru, rec, actor, ts, seq, off)
+	}
+	if actor == schema.NoObject {
+		return nil
+	}
+	res, ok := m.waitsFor[actor]
+	if !ok {
+		res = schema.NoObject
+	}
+	if r.Field != nil {
+		res = m.byField(r.Field, ru.kind, rec)
+		if res != schema.NoObject && !m.resDecl[res-1] {
+			m.resDecl[res-1] = true
+			m.resources().Declare(res, schema.ResourceSpec{Unowned: m.resOf[ru.kind] != ResOwned})
+		}
+	}
+	if res == schema.NoObject {
+		return nil
+	}
+	t := m.resources()
+	var err error
+	switch r.Verb {
+	case VerbRequest:
+		err = t.Request(res, actor, schema.NoInstance, ts, seq)
+	case VerbWait:
+		err = t.Wait(res, actor, schema.NoInstance, ts, seq)
+	case VerbAssign:
+		err = t.Assign(res, actor, schema.NoInstance, ts, seq)
+	case VerbRelease:
+		err = t.Release(res, actor, schema.NoInstance, ts, seq)
+	case VerbGiveUp:
+		err = t.GiveUp(res, actor, schema.NoInstance, ts, seq)
+	case VerbWoken:
+		err = t.Woken(res, actor, ts, seq)
+	}
+	switch {
+	case t.Waiting(res, actor):
+		m.waitsFor[actor] = res
+	case m.waitsFor[actor] == res:
+		delete(m.waitsFor, actor)
+	}
+	return err
+}
+
+// message applies a <message> rule: a one-way message sent to or received
+// from the queue its field names, by the actor (NoObject: not known); with
+// id=, a receive takes the oldest message in flight on the queue with that
+// id, else the oldest on the queue.
+func (m *machine) message(r *SyncRule, ru rule, rec []byte, actor schema.ObjectID, ts int64, seq schema.Seq, off int64) error {
+	q := m.byField(r.Field, ru.kind, rec)
+	if q == schema.NoObject {
+		return nil
+	}
+	if m.msgs == nil {
+		m.msgs = m.w.Messages()
+	}
+	msg := schema.Msg{OneWay: true, Key: schema.MsgKey{A: int64(q)}, ID: schema.NoInstance, Channel: q, TS: ts, Seq: seq, Line: off}
+	if r.ID != nil {
+		msg.ID = m.d.Int(rec, r.ID)
+		msg.Key.B = msg.ID
+	}
+	if r.Verb == VerbSend {
+		msg.Client = actor
+		return m.msgs.Send(msg)
+	}
+	msg.Server = actor
+	return m.msgs.Receive(msg)
+}
+
+func (m *machine) resources() *schema.ResourceTracker {
+	if m.res == nil {
+		m.res = m.w.Resources()
+	}
+	return m.res
 }
