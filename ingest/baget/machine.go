@@ -63,6 +63,14 @@ import (
 // maxNesting bounds nested interrupts on one CPU (docs 2.7).
 const maxNesting = 64
 
+// The words of an owned resource's state (docs 2.8), and the bound on the
+// state_levels rows they make (one per kind and number of waiters).
+const (
+	ResFree      = "free"
+	ResHeld      = "held"
+	maxResLevels = 1 << 16
+)
+
 // Objects are keyed by integers (kind interned per description node at
 // the start): a record's lookups hash no strings and allocate nothing.
 type objKey struct {
@@ -142,7 +150,11 @@ type machine struct {
 	resDecl  []bool                              // the object was declared to the resource model, by ObjectID-1
 	waitsFor map[schema.ObjectID]schema.ObjectID // actor -> the resource it waits for (the last wait the rules started)
 	res      *schema.ResourceTracker             // nil until a rule applies
+	rstate   map[schema.ObjectID]*resState       // owned resources the rules acted on
+	dirty    []schema.ObjectID                   // owned resources whose state an event's rules changed
 	msgs     *schema.MessageTracker              // nil until a rule applies
+
+	levels map[string]bool // state_levels rows written for resource states (kind NUL state)
 
 	prevTS   int64         // latest time of an event with a time field
 	haveTS   bool          // prevTS is set
@@ -456,6 +468,9 @@ func (m *machine) event(ev *Event, ent Entry, rec []byte) error {
 			return err
 		}
 	}
+	if len(m.dirty) > 0 {
+		return m.resourceStates(ts, seq, e.CPU)
+	}
 	return nil
 }
 
@@ -626,6 +641,11 @@ func (m *machine) syncRule(r *SyncRule, ru rule, rec []byte, ctx schema.ObjectID
 		return nil
 	}
 	t := m.resources()
+	owned := m.resOf[m.kinds[res-1]] == ResOwned
+	var h0, w0 bool
+	if owned {
+		h0, w0 = t.Holds(res, actor) > 0, t.Waiting(res, actor)
+	}
 	var err error
 	switch r.Verb {
 	case VerbRequest:
@@ -641,13 +661,122 @@ func (m *machine) syncRule(r *SyncRule, ru rule, rec []byte, ctx schema.ObjectID
 	case VerbWoken:
 		err = t.Woken(res, actor, ts, seq)
 	}
+	w1 := t.Waiting(res, actor)
 	switch {
-	case t.Waiting(res, actor):
+	case w1:
 		m.waitsFor[actor] = res
 	case m.waitsFor[actor] == res:
 		delete(m.waitsFor, actor)
 	}
+	if owned && err == nil {
+		m.resourceCounts(res, actor, r.Verb, h0, w0, t.Holds(res, actor) > 0, w1)
+	}
 	return err
+}
+
+// resState is what the machine knows of an owned resource's state
+// (docs 2.8): how many actors hold it (the holder when one does) and
+// wait for it, as the rules told the resource model; known from the first
+// assign or release on it (before, a log that starts mid-stream has not
+// told who holds it).
+type resState struct {
+	known   bool
+	holders int32
+	waiters int32
+	holder  schema.ObjectID // the one holder; NoObject when none, several or not known
+	inst    int64           // of the interval open
+	open    bool
+	word    string
+	dirty   bool
+}
+
+// resourceCounts updates res's counts after a verb of actor, which held
+// (h0, h1) and waited (w0, w1) for it before and after.
+func (m *machine) resourceCounts(res, actor schema.ObjectID, verb string, h0, w0, h1, w1 bool) {
+	if m.rstate == nil {
+		m.rstate = map[schema.ObjectID]*resState{}
+	}
+	st := m.rstate[res]
+	if st == nil {
+		st = &resState{holder: schema.NoObject}
+		m.rstate[res] = st
+	}
+	switch {
+	case h1 && !h0:
+		st.holders++
+		st.holder = schema.NoObject
+		if st.holders == 1 {
+			st.holder = actor
+		}
+	case h0 && !h1:
+		st.holders--
+		if st.holders != 1 || st.holder == actor {
+			st.holder = schema.NoObject // none, several, or the other one (not known which)
+		}
+	}
+	switch {
+	case w1 && !w0:
+		st.waiters++
+	case w0 && !w1:
+		st.waiters--
+	}
+	if verb == VerbAssign || verb == VerbRelease {
+		st.known = true
+	}
+	if st.known && !st.dirty {
+		st.dirty = true
+		m.dirty = append(m.dirty, res)
+	}
+}
+
+// resourceStates writes the state of each owned resource an event's rules
+// changed: free or held, with " (N waiting)" while N actors wait; the
+// interval's instance is the holder's object_id when one actor holds it
+// (0 otherwise), as a CPU's is the holder's. A new interval opens only
+// when the word or the holder changes.
+func (m *machine) resourceStates(ts int64, seq schema.Seq, cpu schema.CPU) error {
+	for _, res := range m.dirty {
+		st := m.rstate[res]
+		st.dirty = false
+		word := ResFree
+		if st.holders > 0 {
+			word = ResHeld
+		}
+		base := word
+		if st.waiters > 0 {
+			word += " (" + strconv.Itoa(int(st.waiters)) + " waiting)"
+		}
+		inst := int64(0)
+		if st.holder != schema.NoObject {
+			inst = int64(st.holder)
+		}
+		if st.open && st.word == word && st.inst == inst {
+			continue
+		}
+		if st.open {
+			if err := m.w.Close(res, st.inst, ts, seq); err != nil {
+				return err
+			}
+		}
+		if m.levels == nil {
+			m.levels = map[string]bool{}
+		}
+		kind := m.kindNames[m.kinds[res-1]]
+		if k := kind + "\x00" + word; !m.levels[k] && len(m.levels) < maxResLevels {
+			m.levels[k] = true
+			m.w.StateLevel(kind, word, 0, base)
+		}
+		if k := kind + "\x01" + base; !m.levels[k] {
+			m.levels[k] = true
+			m.w.StateLevel(kind, base, 1, "")
+		}
+		st.open, st.word, st.inst = true, word, inst
+		if err := m.w.Transition(res, inst, ts, m.w.Sym(word), seq, cpu); err != nil {
+			return err
+		}
+	}
+	m.dirty = m.dirty[:0]
+	return nil
 }
 
 // message applies a <message> rule: a one-way message sent to or received

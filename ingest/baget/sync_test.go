@@ -78,41 +78,9 @@ const syncXML = `<description os="tos-1" arch="t32">
 // or the event's context (the thread running on the event's CPU), and a
 // rule without field= acting on the resource the actor waits for.
 func TestSyncRules(t *testing.T) {
-	const sw, lock, got, unlock, semwait, semgive, send, recv, sendid, recvid = 20, 30, 31, 32, 33, 34, 40, 41, 42, 43
-	const a, b = 0x100, 0x200 // threads 256 and 512
 	lb := &logBuilder{}
 	lb.header("tos-1", "t32", 0, 0)
-	r := func(typ int, words ...uint32) []byte { return lb.rec(typ, 4+4*len(words), words...) }
-	recs := [][]byte{
-		r(sw, 10, 0, a), r(sw, 11, 1, b),
-		r(lock, 20, 0, 1, 0),                   // a requests mutex 1, gets it: a hold from 20
-		r(lock, 30, 1, 1, 1),                   // b requests it, blocks: a wait from 30
-		r(unlock, 40, 0, 1),                    // a releases it: hold 20..40
-		r(got, 45, 0, b),                       // b is handed what it waits for: wait 30..45, hold from 45
-		r(lock, 50, 0, 2, 1),                   // a waits for mutex 2 from 50
-		r(lock, 60, 0, 2, 2),                   // a's call returns a timeout: wait 50..60 given up (its request changes nothing)
-		r(unlock, 70, 1, 1),                    // b releases mutex 1: hold 45..70
-		r(unlock, 75, 1, 1),                    // again: a warning, nothing
-		r(semwait, 80, 0, 5),                   // a waits for semaphore 5
-		r(semgive, 85, 1, 5, a),                // given to a: wait 80..85; unowned: no hold, and b's release changes nothing
-		r(lock, 90, 1, 0, 0),                   // mutex 0: no object, the rules do not apply
-		r(got, 92, 1, b),                       // b waits for nothing: nothing
-		r(send, 100, 0, 7), r(send, 101, 1, 7), // a, then b, send on queue 7
-		r(recv, 110, 1, 7), r(recv, 111, 0, 7), // b receives a's, a receives b's
-		r(recv, 112, 0, 7), // nothing in flight: a receive without its send
-		r(sendid, 120, 0, 8, 5), r(sendid, 121, 0, 8, 6),
-		r(recvid, 130, 1, 8, 6), r(recvid, 131, 1, 8, 5), // by id, not in send order
-		r(lock, 140, 0, 3, 0), // a holds mutex 3 until the end
-		r(unlock, 145, 1, 9),  // b releases mutex 9, held since before the log
-		r(lock, 150, 1, 3, 1), // b waits for mutex 3 until the end
-	}
-	per := (testBS - 8) / 20
-	lb.block(append([][]byte{lb.rec(tBlock, 8, 0)}, recs[:per]...)...)
-	for rest, n := recs[per:], uint32(1); len(rest) > 0; n++ {
-		k := min(per, len(rest))
-		lb.block(append([][]byte{lb.rec(tBlock, 8, n)}, rest[:k]...)...)
-		rest = rest[k:]
-	}
+	lb.b = append(lb.b, syncBlocks()...)
 	dir := t.TempDir()
 	logPath, descPath := filepath.Join(dir, "sync.blog"), filepath.Join(dir, "sync.xml")
 	if err := os.WriteFile(logPath, lb.b, 0o644); err != nil {
@@ -150,9 +118,68 @@ func TestSyncRules(t *testing.T) {
 		"thread 256 | thread 512 | mqueue 8 | 5 | 120 | 131 | true | false\n"; msgs != want {
 		t.Errorf("messages:\n%s\nwant:\n%s", msgs, want)
 	}
+	// The mutexes' states, known from the first assign or release: mutex
+	// 2 was only waited for, so its state is not known.
+	states := dbtest.Query(t, q, `SELECT o.name, s.state, coalesce(h.name, '-'), s.start_ts, s.end_ts, s.truncated
+		FROM state_intervals s JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id AND o.kind = 'mutex'
+		LEFT JOIN objects h ON h.run_id = s.run_id AND h.object_id = s.instance ORDER BY o.name, s.start_ts`)
+	if want := "mutex 1 | held | thread 256 | 20 | 30 | false\n" +
+		"mutex 1 | held (1 waiting) | thread 256 | 30 | 40 | false\n" +
+		"mutex 1 | free (1 waiting) | - | 40 | 45 | false\n" +
+		"mutex 1 | held | thread 512 | 45 | 70 | false\n" +
+		"mutex 1 | free | - | 70 | 150 | true\n" +
+		"mutex 3 | held | thread 256 | 140 | 150 | false\n" +
+		"mutex 3 | held (1 waiting) | thread 256 | 150 | 150 | true\n" +
+		"mutex 9 | free | - | 145 | 150 | true\n"; states != want {
+		t.Errorf("mutex states:\n%s\nwant:\n%s", states, want)
+	}
+	levels := dbtest.Query(t, q, `SELECT state, level, parent_state FROM state_levels WHERE kind = 'mutex' ORDER BY level, state`)
+	if want := "free | 0 | free\nfree (1 waiting) | 0 | free\nheld | 0 | held\nheld (1 waiting) | 0 | held\nfree | 1 | \nheld | 1 | \n"; levels != want {
+		t.Errorf("mutex levels:\n%s\nwant:\n%s", levels, want)
+	}
 	diags := dbtest.Query(t, q, `SELECT severity, message FROM diagnostics ORDER BY src_line`)
 	if want := "warning | a release of a resource its actor does not hold (it released it before, or was never assigned it after the trace began): no hold\n" +
 		"info | a message received whose send is not in the trace (sent before the trace began, or its event was not traced): kept without its send (truncated)\n"; diags != want {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", diags, want)
 	}
+}
+
+// syncBlocks is the data blocks of TestSyncRules's log (also a fuzz seed).
+func syncBlocks() []byte {
+	const sw, lock, got, unlock, semwait, semgive, send, recv, sendid, recvid = 20, 30, 31, 32, 33, 34, 40, 41, 42, 43
+	const a, b = 0x100, 0x200 // threads 256 and 512
+	lb := &logBuilder{}
+	r := func(typ int, words ...uint32) []byte { return lb.rec(typ, 4+4*len(words), words...) }
+	recs := [][]byte{
+		r(sw, 10, 0, a), r(sw, 11, 1, b),
+		r(lock, 20, 0, 1, 0),                   // a requests mutex 1, gets it: a hold from 20
+		r(lock, 30, 1, 1, 1),                   // b requests it, blocks: a wait from 30
+		r(unlock, 40, 0, 1),                    // a releases it: hold 20..40
+		r(got, 45, 0, b),                       // b is handed what it waits for: wait 30..45, hold from 45
+		r(lock, 50, 0, 2, 1),                   // a waits for mutex 2 from 50
+		r(lock, 60, 0, 2, 2),                   // a's call returns a timeout: wait 50..60 given up (its request changes nothing)
+		r(unlock, 70, 1, 1),                    // b releases mutex 1: hold 45..70
+		r(unlock, 75, 1, 1),                    // again: a warning, nothing
+		r(semwait, 80, 0, 5),                   // a waits for semaphore 5
+		r(semgive, 85, 1, 5, a),                // given to a: wait 80..85; unowned: no hold, and b's release changes nothing
+		r(lock, 90, 1, 0, 0),                   // mutex 0: no object, the rules do not apply
+		r(got, 92, 1, b),                       // b waits for nothing: nothing
+		r(send, 100, 0, 7), r(send, 101, 1, 7), // a, then b, send on queue 7
+		r(recv, 110, 1, 7), r(recv, 111, 0, 7), // b receives a's, a receives b's
+		r(recv, 112, 0, 7), // nothing in flight: a receive without its send
+		r(sendid, 120, 0, 8, 5), r(sendid, 121, 0, 8, 6),
+		r(recvid, 130, 1, 8, 6), r(recvid, 131, 1, 8, 5), // by id, not in send order
+		r(lock, 140, 0, 3, 0), // a holds mutex 3 until the end
+		r(unlock, 145, 1, 9),  // b releases mutex 9, held since before the log
+		r(lock, 150, 1, 3, 1), // b waits for mutex 3 until the end
+	}
+	out := &logBuilder{}
+	per := (testBS - 8) / 20
+	out.block(append([][]byte{lb.rec(tBlock, 8, 0)}, recs[:per]...)...)
+	for rest, n := recs[per:], uint32(1); len(rest) > 0; n++ {
+		k := min(per, len(rest))
+		out.block(append([][]byte{lb.rec(tBlock, 8, n)}, rest[:k]...)...)
+		rest = rest[k:]
+	}
+	return out.b
 }

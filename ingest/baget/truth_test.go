@@ -253,6 +253,16 @@ func checkTruth(t *testing.T, db *sql.DB, run int32, truth tracegen.BagetTruth) 
 	for _, l := range baget.StateLevels {
 		want = append(want, fmt.Sprintf("%s %s %d %s", l.Kind, l.State, l.Level-1, l.Parent))
 	}
+	// the mutexes' states: each one met, under free or held
+	mutexLevels := map[string]bool{}
+	for _, st := range append(append([]tracegen.BagetResState(nil), truth.ResStates...), truth.ResStatesOpen...) {
+		base, _, _ := strings.Cut(st.State, " (")
+		mutexLevels["mutex "+st.State+" 0 "+base] = true
+		mutexLevels["mutex "+base+" 1 "] = true
+	}
+	for l := range mutexLevels {
+		want = append(want, l)
+	}
 	compare(t, "state_levels", rows(t, db, `SELECT kind || ' ' || state || ' ' || level || ' ' || parent_state FROM state_levels WHERE run_id = ?`, run), want)
 }
 
@@ -282,6 +292,20 @@ func checkSyncTruth(t *testing.T, db *sql.DB, run int32, truth tracegen.BagetTru
 	}
 	if !truth.Wrapped && (len(truth.Holds) == 0 || len(truth.Waits) == 0 || len(truth.Messages) == 0) {
 		t.Errorf("the generated log has %d holds, %d waits, %d messages: expected some of each", len(truth.Holds), len(truth.Waits), len(truth.Messages))
+	}
+	states := func(l []tracegen.BagetResState) (out []string) {
+		for _, st := range l {
+			out = append(out, fmt.Sprintf("%s | %s | %s | %d | %d", st.Name, st.State, objGo(st.Holder), st.StartNS, st.EndNS))
+		}
+		return out
+	}
+	stateQ := `SELECT o.name, s.state, ` + objSQL("h") + `, s.start_ts, s.end_ts FROM state_intervals s
+		JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id AND o.kind = 'mutex'
+		LEFT JOIN objects h ON h.run_id = s.run_id AND h.object_id = s.instance WHERE s.run_id = ? AND `
+	compare(t, "mutex states", rows(t, db, stateQ+`NOT s.truncated`, run), states(truth.ResStates))
+	compare(t, "mutex states open at the end", rows(t, db, stateQ+`s.truncated`, run), states(truth.ResStatesOpen))
+	if len(truth.ResStates) == 0 {
+		t.Error("no mutex states in the truth")
 	}
 	msgs := func(l []tracegen.BagetQueueMsg) (out []string) {
 		for _, m := range l {

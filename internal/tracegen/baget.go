@@ -157,6 +157,17 @@ type BagetQueueMsg struct {
 	SendNS, RecvNS   int64
 }
 
+// BagetResState is an interval of a mutex in one state (docs/baget-format.md
+// 2.8): free or held, with " (N waiting)" while N threads wait, and the
+// thread that holds it.
+type BagetResState struct {
+	Resource       BagetObj
+	Name           string
+	State          string
+	Holder         BagetObj // zero when free
+	StartNS, EndNS int64
+}
+
 // BagetTruth is what the simulator knows about the log, for what remains in
 // it (see the package comment of GenerateBaget for the rules).
 type BagetTruth struct {
@@ -188,6 +199,10 @@ type BagetTruth struct {
 	// (RecvNS 0); MsgNoSend: received, whose send is not in the log (a
 	// wrapped log; SendNS 0).
 	Messages, MsgOpen, MsgNoSend []BagetQueueMsg
+	// The mutexes' state intervals, from the first lock or unlock in the
+	// log (before it, who holds a mutex is not known): complete ones, and
+	// those open at the end (EndNS = LastNS).
+	ResStates, ResStatesOpen []BagetResState
 }
 
 // GenerateBaget simulates a small RTOS and returns its log, the description
@@ -1094,6 +1109,7 @@ func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
 				return err
 			}
 		}
+		sync.states(r.t)
 		for _, t := range r.trans {
 			if t.thread < 0 {
 				c := &cpus[r.cpu]
@@ -1183,6 +1199,17 @@ type bsyncObs struct {
 	waits map[bspanKey]int64
 	msgs  map[bmsgKey]BagetQueueMsg // sent, not received
 	order []bmsgKey                 // sends, in order
+	mutex map[BagetObj]*bmutexObs
+	dirty []BagetObj
+}
+
+// bmutexObs is a mutex as a reader of the log knows it.
+type bmutexObs struct {
+	known            bool
+	holders, waiters int
+	holder           int // thread index; -1
+	open             bool
+	st               BagetResState // the interval open
 }
 
 type bspanKey struct {
@@ -1197,7 +1224,7 @@ type bmsgKey struct {
 
 func newBSyncObs(s *bsim, tr *BagetTruth, all bool) *bsyncObs {
 	o := &bsyncObs{s: s, tr: tr, all: all, names: map[BagetObj]string{},
-		holds: map[bspanKey]int64{}, waits: map[bspanKey]int64{}, msgs: map[bmsgKey]BagetQueueMsg{}}
+		holds: map[bspanKey]int64{}, waits: map[bspanKey]int64{}, msgs: map[bmsgKey]BagetQueueMsg{}, mutex: map[BagetObj]*bmutexObs{}}
 	for _, l := range [][]*bsync{s.sems, s.muts, s.mqs} {
 		for _, x := range l {
 			o.names[x.obj] = x.name
@@ -1218,6 +1245,17 @@ func (o *bsyncObs) mark(r brec, mk bmark, ctx BagetObj, ctxKnown bool) error {
 		thr = BagetObj{} // not known to a reader
 	}
 	k := bspanKey{mk.obj, mk.th}
+	mu := o.mutex[mk.obj]
+	if mk.obj.Kind == "mutex" {
+		if mu == nil {
+			mu = &bmutexObs{holder: -1}
+			o.mutex[mk.obj] = mu
+		}
+		if mk.op == holdStart || mk.op == holdEnd {
+			mu.known = true // the reader's assign or release
+		}
+		o.dirty = append(o.dirty, mk.obj)
+	}
 	span := func(start int64) BagetSpan {
 		return BagetSpan{Resource: mk.obj, ResourceName: o.names[mk.obj], Thread: o.s.thr[mk.th].obj, StartNS: start, EndNS: r.t}
 	}
@@ -1231,15 +1269,28 @@ func (o *bsyncObs) mark(r brec, mk bmark, ctx BagetObj, ctxKnown bool) error {
 			m = o.waits
 		}
 		m[k] = r.t
+		if mu != nil && mk.op == holdStart {
+			mu.holders++
+			mu.holder = mk.th
+		} else if mu != nil {
+			mu.waiters++
+		}
 	case holdEnd:
 		if start, ok := o.holds[k]; ok {
 			delete(o.holds, k)
 			o.tr.Holds = append(o.tr.Holds, span(start))
+			if mu != nil {
+				mu.holders--
+				mu.holder = -1
+			}
 		}
 	case waitEnd:
 		if start, ok := o.waits[k]; ok {
 			delete(o.waits, k)
 			o.tr.Waits = append(o.tr.Waits, span(start))
+			if mu != nil {
+				mu.waiters--
+			}
 		}
 	case msgSend:
 		mk := bmsgKey{mk.obj, mk.no}
@@ -1259,9 +1310,45 @@ func (o *bsyncObs) mark(r brec, mk bmark, ctx BagetObj, ctxKnown bool) error {
 	return nil
 }
 
+// states moves the mutexes a record acted on to their new states.
+func (o *bsyncObs) states(t int64) {
+	for _, obj := range o.dirty {
+		mu := o.mutex[obj]
+		if !mu.known {
+			continue
+		}
+		st := BagetResState{Resource: obj, Name: o.names[obj], State: baget.ResFree}
+		if mu.holders > 0 {
+			st.State = baget.ResHeld
+			st.Holder = o.s.thr[mu.holder].obj
+		}
+		if mu.waiters > 0 {
+			st.State += fmt.Sprintf(" (%d waiting)", mu.waiters)
+		}
+		if mu.open && mu.st.State == st.State && mu.st.Holder == st.Holder {
+			continue
+		}
+		if mu.open {
+			mu.st.EndNS = t
+			o.tr.ResStates = append(o.tr.ResStates, mu.st)
+		}
+		st.StartNS = t
+		mu.open, mu.st = true, st
+	}
+	o.dirty = o.dirty[:0]
+}
+
 // finish lists what is still open at the end of the log, in the order it
 // began.
 func (o *bsyncObs) finish() {
+	for _, mu := range o.mutex {
+		if mu.open {
+			st := mu.st
+			st.EndNS = o.tr.LastNS
+			o.tr.ResStatesOpen = append(o.tr.ResStatesOpen, st)
+		}
+	}
+	sort.Slice(o.tr.ResStatesOpen, func(i, j int) bool { return o.tr.ResStatesOpen[i].Resource.OID < o.tr.ResStatesOpen[j].Resource.OID })
 	open := func(m map[bspanKey]int64) []BagetSpan {
 		var out []BagetSpan
 		for k, start := range m {
