@@ -26,7 +26,7 @@ func (c badCase) xml() string {
 <descriptor type="unsigned short" size="unsigned short"/>
 <Objects>
 <id type_name="thread_ptr" base="pointer" kind="thread"/>
-<id type_name="sem_id" base="int" kind="semaphore"/>
+<id type_name="sem_id" base="int" kind="semaphore" resource="unowned"/>
 </Objects>
 <Common>
 %s
@@ -131,10 +131,66 @@ var badCases = []badCase{
 		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/>
 <state field="th" to="thrRun"/></event>`,
 		want: `bad.xml:12: event "A": state field: an existing field expected, found no field "th"`},
+	{name: "resource field of no resource kind",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="th" type_name="thread_ptr"/>
+<resource verb="wait" field="th"/></event>`,
+		want: `bad.xml:12: <resource field=> a field of a resource kind (<id resource=>) expected, found "th" of kind thread`},
+	{name: "resource bad verb",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<resource verb="lock" field="s"/></event>`,
+		want: `bad.xml:12: <resource verb=> one of assign, give_up, release, request, wait, woken expected, found "lock"`},
+	{name: "resource wait without field",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<resource verb="wait"/></event>`,
+		want: `bad.xml:12: <resource> with a field attribute expected, found none`},
+	{name: "resource field missing",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/>
+<resource verb="release" field="sem"/></event>`,
+		want: `bad.xml:12: event "A": resource field: an existing field expected, found no field "sem"`},
+	{name: "resource actor not an object",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<resource verb="assign" field="s" actor="t"/></event>`,
+		want: `bad.xml:12: <resource actor=> a field of an object-id type expected, found type int`},
+	{name: "resource test without bounds",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<resource verb="assign" field="s" test="t"/></event>`,
+		want: `bad.xml:12: <resource test=> with min= or max= expected, found neither`},
+	{name: "resource min without test",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<resource verb="assign" field="s" min="0"/></event>`,
+		want: `bad.xml:12: <resource min=> only with test= expected, found min= without test=`},
+	{name: "resource min above max",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<resource verb="assign" field="s" test="t" min="3" max="-1"/></event>`,
+		want: `bad.xml:12: <resource> min <= max expected, found min=3 > max=-1`},
+	{name: "resource max not a number",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<resource verb="assign" field="s" test="t" max="many"/></event>`,
+		want: `bad.xml:12: <resource max=> an integer expected, found "many"`},
+	{name: "resource test of a double",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/><field Name="d" type_name="double"/>
+<resource verb="assign" field="s" test="d" min="0"/></event>`,
+		want: `bad.xml:12: <resource test=> an integer field expected, found type double`},
+	{name: "resource unknown attribute",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<resource verb="assign" field="s" id="t"/></event>`,
+		want: `bad.xml:12: <resource> attributes verb, field, actor, test, min, max expected, found id="t"`},
+	{name: "message on a semaphore",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<message verb="send" field="s"/></event>`,
+		want: `bad.xml:12: <message field=> a field of a queue kind (<id resource="queue">) expected, found "s" of kind semaphore (unowned)`},
+	{name: "message bad verb",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/><field Name="s" type_name="sem_id"/>
+<message verb="assign" field="s"/></event>`,
+		want: `bad.xml:12: <message verb=> one of receive, send expected, found "assign"`},
+	{name: "message without field",
+		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/>
+<message verb="receive"/></event>`,
+		want: `bad.xml:12: <message> with a field attribute expected, found none`},
 	{name: "unknown element",
 		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"/>
 <feild Name="x" type_name="int"/></event>`,
-		want: `bad.xml:12: <field>, <creates>, <state> or <cpu> inside <event> expected, found <feild>`},
+		want: `bad.xml:12: <field>, <creates>, <state>, <cpu>, <resource> or <message> inside <event> expected, found <feild>`},
 	{name: "unknown attribute",
 		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int" size="4"/></event>`,
 		want:   `bad.xml:11: <field> attributes Name, type_name, dim expected, found size="4"`},
@@ -185,5 +241,32 @@ func TestDescriptionBounds(t *testing.T) {
 	want = `bad.xml:24: types nested at most 16 deep expected, found deeper through field "a"`
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestResourceKindErrors: <id resource=> names what the objects of its
+// kind are, once per kind, and only for kinds that can be resources.
+func TestResourceKindErrors(t *testing.T) {
+	for _, c := range []struct{ ids, want string }{
+		{`<id type_name="s" base="int" kind="semaphore" resource="shared"/>`,
+			`bad.xml:5: <id resource=> one of owned, queue, unowned expected, found "shared"`},
+		{`<id type_name="t" base="pointer" kind="thread" resource="owned"/>`,
+			`bad.xml:5: <id resource=> on a kind of resource expected, found it on kind "thread"`},
+		{`<id type_name="m" base="int" kind="mutex" resource="owned"/>
+<id type_name="m2" base="short" kind="mutex" resource="unowned"/>`,
+			`bad.xml:6: one resource= for kind "mutex" expected, found "owned" and "unowned"`},
+	} {
+		x := `<description os="os" arch="a">
+<abi endian="little" pointer="4" long_long_align="4" double_align="4"/>
+<descriptor type="unsigned short" size="unsigned short"/>
+<Objects>
+` + c.ids + `
+</Objects>
+<event Name="E" id="1" time="t"><field Name="t" type_name="int"/></event>
+</description>`
+		_, err := Parse("bad.xml", []byte(x))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("error\n got %v\nwant %s", err, c.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ const (
 	maxAllNodes        = 1 << 20 // nodes of all field trees
 	maxDim             = 1 << 20 // one array dimension
 	maxSizeof          = 1 << 20 // sizeof of any type or record
+	maxSyncRules       = 64      // <resource> and <message> rules of one <event>
 )
 
 // Node is a descriptor of one field in a record's field tree (seed 3.4).
@@ -77,6 +79,59 @@ type CPURule struct {
 	Line  int
 }
 
+// Resource kinds: what a <id resource=> says the objects of its kind are
+// (docs 2.8).
+const (
+	ResOwned   = "owned"   // a task owns it while it holds it: holds and waits (a mutex)
+	ResUnowned = "unowned" // nobody owns it: waits only (a counting semaphore, an event flag)
+	ResQueue   = "queue"   // a message queue: waits only, and messages (<message>)
+)
+
+// Verbs of <resource> and <message> rules (docs 2.8).
+const (
+	VerbRequest = "request"
+	VerbWait    = "wait"
+	VerbAssign  = "assign"
+	VerbRelease = "release"
+	VerbGiveUp  = "give_up"
+	VerbWoken   = "woken"
+	VerbSend    = "send"
+	VerbReceive = "receive"
+)
+
+var (
+	resourceVerbs = map[string]bool{VerbRequest: true, VerbWait: true, VerbAssign: true, VerbRelease: true, VerbGiveUp: true, VerbWoken: true}
+	messageVerbs  = map[string]bool{VerbSend: true, VerbReceive: true}
+	// verbs that end a wait: they may name no resource (the one the actor waits for)
+	waitEnders = map[string]bool{VerbAssign: true, VerbGiveUp: true, VerbWoken: true}
+	resKinds   = map[string]bool{ResOwned: true, ResUnowned: true, ResQueue: true}
+)
+
+// SyncRule is a <resource> or <message> rule (docs 2.8): Verb applied to
+// the resource (queue) in Field by the actor in Actor (nil: the event's
+// context), when the value of Test (if any) is within Min..Max. Field nil
+// (a <resource> verb that ends a wait): the resource the actor waits for.
+// ID: a <message>'s id field.
+type SyncRule struct {
+	Message  bool
+	Verb     string
+	Field    *Node
+	Actor    *Node
+	ID       *Node
+	Test     *Node
+	Min, Max int64
+	Line     int
+}
+
+// Applies reports whether the rule's test admits the record.
+func (r *SyncRule) Applies(d *Description, rec []byte) bool {
+	if r.Test == nil {
+		return true
+	}
+	v := d.Int(rec, r.Test)
+	return v >= r.Min && v <= r.Max
+}
+
 // Event is one record type (<event>) with its field tree.
 type Event struct {
 	Name     string
@@ -94,6 +149,7 @@ type Event struct {
 	Creates                               *Creates
 	States                                []StateRule
 	CPURules                              []CPURule
+	Syncs                                 []SyncRule // <resource> and <message> rules, in order
 
 	args []argOp // the args program (compileArgs); nil: walk the tree
 }
@@ -107,6 +163,7 @@ type Description struct {
 	TypeRecord *BaseType
 	SizeRecord *BaseType
 	Objects    map[string]*BaseType // object-id types by name
+	Resources  map[string]string    // object kind -> ResOwned, ResUnowned, ResQueue (<id resource=>)
 	Events     []*Event             // in document order
 	ByID       map[uint64]*Event
 	ByName     map[string]*Event
@@ -302,7 +359,7 @@ func (p *parser) root(r *elem) error {
 	if err := p.checkAttrs(r, "os", "arch", "time_unit"); err != nil {
 		return err
 	}
-	d := &Description{File: p.file, TimeUnit: "ns", Objects: map[string]*BaseType{},
+	d := &Description{File: p.file, TimeUnit: "ns", Objects: map[string]*BaseType{}, Resources: map[string]string{},
 		ByID: map[uint64]*Event{}, ByName: map[string]*Event{}}
 	p.d = d
 	var err error
@@ -478,7 +535,7 @@ func (p *parser) objects(o *elem) error {
 		if len(p.d.Objects) >= maxTypes {
 			return p.errf(e.line, "at most %d <id> elements expected, found more", maxTypes)
 		}
-		if err := p.checkAttrs(e, "type_name", "base", "kind"); err != nil {
+		if err := p.checkAttrs(e, "type_name", "base", "kind", "resource"); err != nil {
 			return err
 		}
 		if len(e.kids) > 0 {
@@ -508,6 +565,17 @@ func (p *parser) objects(o *elem) error {
 		}
 		if !isIdent(kind) {
 			return p.errf(e.line, "an object kind (letters, digits, _) in <id kind=> expected, found %q", clip(kind))
+		}
+		if r, ok := e.attr("resource"); ok {
+			switch {
+			case !resKinds[r]:
+				return p.errf(e.line, "<id resource=> one of %s expected, found %q", names(resKinds), clip(r))
+			case kind == "thread" || kind == "process" || kind == "interrupt" || kind == "cpu":
+				return p.errf(e.line, "<id resource=> on a kind of resource expected, found it on kind %q", kind)
+			case p.d.Resources[kind] != "" && p.d.Resources[kind] != r:
+				return p.errf(e.line, "one resource= for kind %q expected, found %q and %q", kind, p.d.Resources[kind], r)
+			}
+			p.d.Resources[kind] = r
 		}
 		p.d.Objects[name] = &BaseType{Name: name, Kind: KindObject, Size: b.Size, Align: b.Align, Signed: b.Kind == KindInt, ObjKind: kind}
 	}
@@ -1140,9 +1208,97 @@ func (p *parser) rule(ev *Event, k *elem) error {
 			return err
 		}
 		ev.CPURules = append(ev.CPURules, r)
+	case "resource", "message":
+		return p.syncRule(ev, k, field)
 	default:
-		return p.errf(k.line, "<field>, <creates>, <state> or <cpu> inside <event> expected, found <%s>", k.name)
+		return p.errf(k.line, "<field>, <creates>, <state>, <cpu>, <resource> or <message> inside <event> expected, found <%s>", k.name)
 	}
+	return nil
+}
+
+// syncRule reads a <resource> or <message> rule (docs 2.8).
+func (p *parser) syncRule(ev *Event, k *elem, field func(string, bool) (*Node, error)) error {
+	msg := k.name == "message"
+	attrs := []string{"verb", "field", "actor", "test", "min", "max"}
+	verbs := resourceVerbs
+	if msg {
+		attrs, verbs = append(attrs, "id"), messageVerbs
+	}
+	if err := p.checkAttrs(k, attrs...); err != nil {
+		return err
+	}
+	if len(ev.Syncs) >= maxSyncRules {
+		return p.errf(k.line, "event %q: at most %d <resource> and <message> rules expected, found more", clip(ev.Name), maxSyncRules)
+	}
+	r := SyncRule{Message: msg, Line: k.line, Min: math.MinInt64, Max: math.MaxInt64}
+	var err error
+	if r.Verb, err = p.need(k, "verb"); err != nil {
+		return err
+	}
+	if !verbs[r.Verb] {
+		return p.errf(k.line, "<%s verb=> one of %s expected, found %q", k.name, names(verbs), clip(r.Verb))
+	}
+	if r.Field, err = field("field", msg || !waitEnders[r.Verb]); err != nil {
+		return err
+	}
+	if r.Field != nil {
+		if !isObj(r.Field) {
+			return p.errf(k.line, "<%s field=> a field of an object-id type expected, found type %s", k.name, r.Field.TypeName)
+		}
+		res := p.d.Resources[r.Field.Base.ObjKind]
+		switch {
+		case res == "":
+			return p.errf(k.line, "<%s field=> a field of a resource kind (<id resource=>) expected, found %q of kind %s", k.name, r.Field.Path, r.Field.Base.ObjKind)
+		case msg && res != ResQueue:
+			return p.errf(k.line, "<message field=> a field of a queue kind (<id resource=\"queue\">) expected, found %q of kind %s (%s)", r.Field.Path, r.Field.Base.ObjKind, res)
+		}
+	}
+	if r.Actor, err = field("actor", false); err != nil {
+		return err
+	}
+	if r.Actor != nil && !isObj(r.Actor) {
+		return p.errf(k.line, "<%s actor=> a field of an object-id type expected, found type %s", k.name, r.Actor.TypeName)
+	}
+	if msg {
+		if r.ID, err = field("id", false); err != nil {
+			return err
+		}
+		if r.ID != nil && !r.ID.Base.Kind.integer() {
+			return p.errf(k.line, "<message id=> an integer field expected, found type %s", r.ID.TypeName)
+		}
+	}
+	if r.Test, err = field("test", false); err != nil {
+		return err
+	}
+	if r.Test != nil && !r.Test.Base.Kind.integer() {
+		return p.errf(k.line, "<%s test=> an integer field expected, found type %s", k.name, r.Test.TypeName)
+	}
+	for _, b := range []struct {
+		name string
+		dst  *int64
+	}{{"min", &r.Min}, {"max", &r.Max}} {
+		v, ok := k.attr(b.name)
+		if !ok {
+			continue
+		}
+		if r.Test == nil {
+			return p.errf(k.line, "<%s %s=> only with test= expected, found %s= without test=", k.name, b.name, b.name)
+		}
+		if *b.dst, err = strconv.ParseInt(v, 0, 64); err != nil {
+			return p.errf(k.line, "<%s %s=> an integer expected, found %q", k.name, b.name, clip(v))
+		}
+	}
+	if r.Test != nil {
+		_, hasMin := k.attr("min")
+		_, hasMax := k.attr("max")
+		if !hasMin && !hasMax {
+			return p.errf(k.line, "<%s test=> with min= or max= expected, found neither", k.name)
+		}
+		if r.Min > r.Max {
+			return p.errf(k.line, "<%s> min <= max expected, found min=%d > max=%d", k.name, r.Min, r.Max)
+		}
+	}
+	ev.Syncs = append(ev.Syncs, r)
 	return nil
 }
 

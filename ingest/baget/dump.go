@@ -63,6 +63,26 @@ func (d *Description) Dump(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 		}
+		for _, r := range ev.Syncs {
+			el, field, actor := "resource", "(the one waited for)", "context"
+			if r.Message {
+				el = "message"
+			}
+			if r.Field != nil {
+				field = r.Field.Path
+			}
+			if r.Actor != nil {
+				actor = r.Actor.Path
+			}
+			fmt.Fprintf(w, "  %s %s %s by %s", el, r.Verb, field, actor)
+			if r.ID != nil {
+				fmt.Fprintf(w, " id %s", r.ID.Path)
+			}
+			if r.Test != nil {
+				fmt.Fprintf(w, " if %d <= %s <= %d", r.Min, r.Test.Path, r.Max)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 }
 

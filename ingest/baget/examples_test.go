@@ -40,8 +40,8 @@ func TestMinirtos(t *testing.T) {
 		{"BLOCK", RecBlock, 8},
 		{"FLUSH", RecInfo, 16},
 		{"THREAD_SWITCH", RecEvent, 28},
-		// ts 4..12, cpu 12, pid 16, mq 20, len 24, msg_kind 28, head 32..40
-		{"MQ_RECEIVE", RecEvent, 40},
+		// ts 4..12, cpu 12, pid 16, mq 20, msg_no 24, len 28, msg_kind 32, head 40..48 (its double aligns it to 8)
+		{"MQ_RECEIVE", RecEvent, 48},
 		// ts 4, cpu 12, pid 16, object 20..36, value 40 (8-aligned), len 48, data 50
 		{"USER_EVENT", RecEvent, 56},
 	} {
@@ -58,7 +58,7 @@ func TestMinirtos(t *testing.T) {
 	if len(sw.States) != 2 || len(sw.CPURules) != 1 || sw.CPURules[0].To != CPUThr {
 		t.Errorf("THREAD_SWITCH rules: %+v %+v", sw.States, sw.CPURules)
 	}
-	if h := d.ByName["MQ_RECEIVE"].Fields[8]; !h.Union || h.Selector == nil || h.Selector.Name != "msg_kind" {
+	if h := d.ByName["MQ_RECEIVE"].Fields[9]; !h.Union || h.Selector == nil || h.Selector.Name != "msg_kind" || h.Offset != 40 {
 		t.Errorf("MQ_RECEIVE head: %+v", h)
 	}
 	if u := d.ByName["USER_EVENT"]; u.Flexible == nil || u.Flexible.Name != "data" || u.Flexible.Offset != 50 {

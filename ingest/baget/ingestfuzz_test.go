@@ -32,9 +32,10 @@ func nestingSeed() []byte {
 }
 
 // FuzzIngest feeds a header and arbitrary blocks to the whole ingest (the
-// reader, the machine, the CPU model), strict and with --skip-bad,
-// through the bundled minirtos description or the CPU rules of nestingXML
-// (which: even, odd): it never panics or hangs; an error is an input error
+// reader, the machine, the CPU, resource and message models), strict and
+// with --skip-bad, through the bundled minirtos description, the CPU rules
+// of nestingXML or the resource and message rules of syncXML (which mod 3:
+// 0, 1, 2): it never panics or hangs; an error is an input error
 // at an offset in the file (with --skip-bad only the header's); the
 // batches are valid and memory is released.
 func FuzzIngest(f *testing.F) {
@@ -43,11 +44,14 @@ func FuzzIngest(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	descs := [2]string{filepath.Join(dir, "minirtos.xml"), filepath.Join(dir, "nesting.xml")}
+	descs := [3]string{filepath.Join(dir, "minirtos.xml"), filepath.Join(dir, "nesting.xml"), filepath.Join(dir, "sync.xml")}
 	if err := os.WriteFile(descs[0], mini, 0o644); err != nil {
 		f.Fatal(err)
 	}
 	if err := os.WriteFile(descs[1], []byte(nestingXML), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(descs[2], []byte(syncXML), 0o644); err != nil {
 		f.Fatal(err)
 	}
 	body := minirtosBlocks(f)
@@ -55,9 +59,11 @@ func FuzzIngest(f *testing.F) {
 	f.Add(uint8(0), uint8(0), uint8(1), false, body[:300])
 	f.Add(uint8(1), uint8(0), uint8(0), true, nestingSeed())
 	f.Add(uint8(1), uint8(0), uint8(0), true, append(nestingSeed(), nestingSeed()[4:]...))
+	f.Add(uint8(2), uint8(0), uint8(0), true, syncBlocks())
 	f.Fuzz(func(t *testing.T, which, svc, flags uint8, pad bool, body []byte) {
-		lb := &logBuilder{big: which%2 == 0}
-		if which%2 == 0 {
+		which %= 3 // minirtos (big endian), nesting, sync (little endian)
+		lb := &logBuilder{big: which == 0}
+		if which == 0 {
 			lb.header("minirtos-2.1", "ppc32", int(svc%3), uint32(flags%2))
 		} else {
 			lb.header("tos-1", "t32", int(svc%3), uint32(flags%2))
@@ -72,7 +78,7 @@ func FuzzIngest(f *testing.F) {
 			sink := &dbtest.Checked{}
 			w := schema.NewRunWriter(schema.RunInfo{RunID: 1, Source: "f.blog", SkipBad: skip, Offsets: true}, sink, mem)
 			src := ingest.NewSource("f.blog", bytes.NewReader(data), int64(len(data)))
-			err := (&Ingester{description: descs[which%2]}).Ingest(context.Background(), src, w)
+			err := (&Ingester{description: descs[which]}).Ingest(context.Background(), src, w)
 			if err != nil {
 				var ie *schema.InputError
 				if !errors.As(err, &ie) || ie.File != "f.blog" || ie.Offset < 0 || ie.Offset > int64(len(data)) ||

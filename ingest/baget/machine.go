@@ -63,6 +63,14 @@ import (
 // maxNesting bounds nested interrupts on one CPU (docs 2.7).
 const maxNesting = 64
 
+// The words of an owned resource's state (docs 2.8), and the bound on the
+// state_levels rows they make (one per kind and number of waiters).
+const (
+	ResFree      = "free"
+	ResHeld      = "held"
+	maxResLevels = 1 << 16
+)
+
 // Objects are keyed by integers (kind interned per description node at
 // the start): a record's lookups hash no strings and allocate nothing.
 type objKey struct {
@@ -92,10 +100,12 @@ type cpuState struct {
 // rule is one <state> (cpu false) or <cpu> rule of an event, in order,
 // with the kind of its field's objects and the symbol of its target.
 type rule struct {
-	cpu  bool
-	i    int
-	kind int32
-	to   schema.Sym
+	cpu   bool
+	sync  bool // a <resource> or <message> rule: i indexes Syncs
+	i     int
+	kind  int32
+	akind int32 // the kind of a sync rule's actor= field's objects
+	to    schema.Sym
 }
 
 type evInfo struct {
@@ -136,6 +146,16 @@ type machine struct {
 	args  Args
 	ev    schema.Event // the event being written, reused
 
+	resOf    []string                            // by kind id: what <id resource=> says its objects are ("": no resource)
+	resDecl  []bool                              // the object was declared to the resource model, by ObjectID-1
+	waitsFor map[schema.ObjectID]schema.ObjectID // actor -> the resource it waits for (the last wait the rules started)
+	res      *schema.ResourceTracker             // nil until a rule applies
+	rstate   map[schema.ObjectID]*resState       // owned resources the rules acted on
+	dirty    []schema.ObjectID                   // owned resources whose state an event's rules changed
+	msgs     *schema.MessageTracker              // nil until a rule applies
+
+	levels map[string]bool // state_levels rows written for resource states (kind NUL state)
+
 	prevTS   int64         // latest time of an event with a time field
 	haveTS   bool          // prevTS is set
 	backDiag schema.DiagID // the warning of times going backwards, once made
@@ -145,7 +165,7 @@ type machine struct {
 func newMachine(w *schema.RunWriter, d *Description) *machine {
 	m := &machine{w: w, d: d, kindIDs: map[string]int32{},
 		objs: map[objKey]schema.ObjectID{}, texts: map[kindPID]map[string]schema.ObjectID{},
-		byOID: map[kindOID]schema.ObjectID{}, cpus: map[int64]*cpuState{}, model: w.CPUs()}
+		byOID: map[kindOID]schema.ObjectID{}, cpus: map[int64]*cpuState{}, model: w.CPUs(), waitsFor: map[schema.ObjectID]schema.ObjectID{}}
 	m.thread = m.kindID("thread")
 	m.cpuKind = m.kindID("cpu")
 	m.procKind = m.kindID("process")
@@ -168,19 +188,31 @@ func newMachine(w *schema.RunWriter, d *Description) *machine {
 			}
 		}
 		for i, r := range ev.States {
-			info.rules = append(info.rules, rule{false, i, m.fieldKind(r.Field), w.Sym(r.To)})
+			info.rules = append(info.rules, rule{i: i, kind: m.fieldKind(r.Field), to: w.Sym(r.To)})
 		}
 		for i, r := range ev.CPURules {
-			info.rules = append(info.rules, rule{true, i, m.fieldKind(r.Field), schema.NoSym})
+			info.rules = append(info.rules, rule{cpu: true, i: i, kind: m.fieldKind(r.Field), to: schema.NoSym})
+		}
+		for i, r := range ev.Syncs {
+			info.rules = append(info.rules, rule{sync: true, i: i, kind: m.fieldKind(r.Field), akind: m.fieldKind(r.Actor), to: schema.NoSym})
 		}
 		line := func(r rule) int {
-			if r.cpu {
+			switch {
+			case r.cpu:
 				return ev.CPURules[r.i].Line
+			case r.sync:
+				return ev.Syncs[r.i].Line
 			}
 			return ev.States[r.i].Line
 		}
 		sort.SliceStable(info.rules, func(i, j int) bool { return line(info.rules[i]) < line(info.rules[j]) })
 		m.evs = append(m.evs, info)
+	}
+	m.resOf = make([]string, len(m.kindNames))
+	for kind, res := range d.Resources {
+		if id, ok := m.kindIDs[kind]; ok {
+			m.resOf[id] = res
+		}
 	}
 	m.kindIDs = nil
 	return m
@@ -229,6 +261,7 @@ func (m *machine) track(kind int32, pid int64) {
 	m.pids = append(m.pids, pid)
 	m.objSt = append(m.objSt, "")
 	m.held = append(m.held, false)
+	m.resDecl = append(m.resDecl, false)
 }
 
 // object returns the object (kind, pid, oid), registering it.
@@ -423,14 +456,20 @@ func (m *machine) event(ev *Event, ent Entry, rec []byte) error {
 	}
 	for _, r := range info.rules {
 		var err error
-		if r.cpu {
+		switch {
+		case r.sync:
+			err = m.syncRule(&ev.Syncs[r.i], r, rec, e.Context, ts, seq, ent.Off)
+		case r.cpu:
 			err = m.cpuRule(&ev.CPURules[r.i], r, rec, c, ts, seq, e.CPU, ent.Off)
-		} else {
+		default:
 			err = m.stateRule(ev, info, &ev.States[r.i], r, rec, c, ts, seq, e.CPU)
 		}
 		if err != nil {
 			return err
 		}
+	}
+	if len(m.dirty) > 0 {
+		return m.resourceStates(ts, seq, e.CPU)
 	}
 	return nil
 }
@@ -564,4 +603,210 @@ func (m *machine) process(pid int64) schema.ObjectID {
 		return id
 	}
 	return m.object(objKey{kind: m.procKind, oid: uint64(pid)})
+}
+
+// syncRule applies a <resource> or <message> rule (docs 2.8): its verb,
+// told to the run's resource model or message model, about the resource
+// (queue) its field names and the actor its actor= field names, else the
+// event's context. A resource verb needs an actor; a rule without field=
+// acts on the resource the actor waits for, and does not apply when it
+// waits for none. An object id of 0 names no object: the rule does not
+// apply.
+func (m *machine) syncRule(r *SyncRule, ru rule, rec []byte, ctx schema.ObjectID, ts int64, seq schema.Seq, off int64) error {
+	if !r.Applies(m.d, rec) {
+		return nil
+	}
+	actor := ctx
+	if r.Actor != nil {
+		actor = m.byField(r.Actor, ru.akind, rec)
+	}
+	if r.Message {
+		return m.message(r, ru, rec, actor, ts, seq, off)
+	}
+	if actor == schema.NoObject {
+		return nil
+	}
+	res, ok := m.waitsFor[actor]
+	if !ok {
+		res = schema.NoObject
+	}
+	if r.Field != nil {
+		res = m.byField(r.Field, ru.kind, rec)
+		if res != schema.NoObject && !m.resDecl[res-1] {
+			m.resDecl[res-1] = true
+			m.resources().Declare(res, schema.ResourceSpec{Unowned: m.resOf[ru.kind] != ResOwned})
+		}
+	}
+	if res == schema.NoObject {
+		return nil
+	}
+	t := m.resources()
+	owned := m.resOf[m.kinds[res-1]] == ResOwned
+	var h0, w0 bool
+	if owned {
+		h0, w0 = t.Holds(res, actor) > 0, t.Waiting(res, actor)
+	}
+	var err error
+	switch r.Verb {
+	case VerbRequest:
+		err = t.Request(res, actor, schema.NoInstance, ts, seq)
+	case VerbWait:
+		err = t.Wait(res, actor, schema.NoInstance, ts, seq)
+	case VerbAssign:
+		err = t.Assign(res, actor, schema.NoInstance, ts, seq)
+	case VerbRelease:
+		err = t.Release(res, actor, schema.NoInstance, ts, seq)
+	case VerbGiveUp:
+		err = t.GiveUp(res, actor, schema.NoInstance, ts, seq)
+	case VerbWoken:
+		err = t.Woken(res, actor, ts, seq)
+	}
+	w1 := t.Waiting(res, actor)
+	switch {
+	case w1:
+		m.waitsFor[actor] = res
+	case m.waitsFor[actor] == res:
+		delete(m.waitsFor, actor)
+	}
+	if owned && err == nil {
+		m.resourceCounts(res, actor, r.Verb, h0, w0, t.Holds(res, actor) > 0, w1)
+	}
+	return err
+}
+
+// resState is what the machine knows of an owned resource's state
+// (docs 2.8): how many actors hold it (the holder when one does) and
+// wait for it, as the rules told the resource model; known from the first
+// assign or release on it (before, a log that starts mid-stream has not
+// told who holds it).
+type resState struct {
+	known   bool
+	holders int32
+	waiters int32
+	holder  schema.ObjectID // the one holder; NoObject when none, several or not known
+	inst    int64           // of the interval open
+	open    bool
+	word    string
+	dirty   bool
+}
+
+// resourceCounts updates res's counts after a verb of actor, which held
+// (h0, h1) and waited (w0, w1) for it before and after.
+func (m *machine) resourceCounts(res, actor schema.ObjectID, verb string, h0, w0, h1, w1 bool) {
+	if m.rstate == nil {
+		m.rstate = map[schema.ObjectID]*resState{}
+	}
+	st := m.rstate[res]
+	if st == nil {
+		st = &resState{holder: schema.NoObject}
+		m.rstate[res] = st
+	}
+	switch {
+	case h1 && !h0:
+		st.holders++
+		st.holder = schema.NoObject
+		if st.holders == 1 {
+			st.holder = actor
+		}
+	case h0 && !h1:
+		st.holders--
+		if st.holders != 1 || st.holder == actor {
+			st.holder = schema.NoObject // none, several, or the other one (not known which)
+		}
+	}
+	switch {
+	case w1 && !w0:
+		st.waiters++
+	case w0 && !w1:
+		st.waiters--
+	}
+	if verb == VerbAssign || verb == VerbRelease {
+		st.known = true
+	}
+	if st.known && !st.dirty {
+		st.dirty = true
+		m.dirty = append(m.dirty, res)
+	}
+}
+
+// resourceStates writes the state of each owned resource an event's rules
+// changed: free or held, with " (N waiting)" while N actors wait; the
+// interval's instance is the holder's object_id when one actor holds it
+// (0 otherwise), as a CPU's is the holder's. A new interval opens only
+// when the word or the holder changes.
+func (m *machine) resourceStates(ts int64, seq schema.Seq, cpu schema.CPU) error {
+	for _, res := range m.dirty {
+		st := m.rstate[res]
+		st.dirty = false
+		word := ResFree
+		if st.holders > 0 {
+			word = ResHeld
+		}
+		base := word
+		if st.waiters > 0 {
+			word += " (" + strconv.Itoa(int(st.waiters)) + " waiting)"
+		}
+		inst := int64(0)
+		if st.holder != schema.NoObject {
+			inst = int64(st.holder)
+		}
+		if st.open && st.word == word && st.inst == inst {
+			continue
+		}
+		if st.open {
+			if err := m.w.Close(res, st.inst, ts, seq); err != nil {
+				return err
+			}
+		}
+		if m.levels == nil {
+			m.levels = map[string]bool{}
+		}
+		kind := m.kindNames[m.kinds[res-1]]
+		if k := kind + "\x00" + word; !m.levels[k] && len(m.levels) < maxResLevels {
+			m.levels[k] = true
+			m.w.StateLevel(kind, word, 0, base)
+		}
+		if k := kind + "\x01" + base; !m.levels[k] {
+			m.levels[k] = true
+			m.w.StateLevel(kind, base, 1, "")
+		}
+		st.open, st.word, st.inst = true, word, inst
+		if err := m.w.Transition(res, inst, ts, m.w.Sym(word), seq, cpu); err != nil {
+			return err
+		}
+	}
+	m.dirty = m.dirty[:0]
+	return nil
+}
+
+// message applies a <message> rule: a one-way message sent to or received
+// from the queue its field names, by the actor (NoObject: not known); with
+// id=, a receive takes the oldest message in flight on the queue with that
+// id, else the oldest on the queue.
+func (m *machine) message(r *SyncRule, ru rule, rec []byte, actor schema.ObjectID, ts int64, seq schema.Seq, off int64) error {
+	q := m.byField(r.Field, ru.kind, rec)
+	if q == schema.NoObject {
+		return nil
+	}
+	if m.msgs == nil {
+		m.msgs = m.w.Messages()
+	}
+	msg := schema.Msg{OneWay: true, Key: schema.MsgKey{A: int64(q)}, ID: schema.NoInstance, Channel: q, TS: ts, Seq: seq, Line: off}
+	if r.ID != nil {
+		msg.ID = m.d.Int(rec, r.ID)
+		msg.Key.B = msg.ID
+	}
+	if r.Verb == VerbSend {
+		msg.Client = actor
+		return m.msgs.Send(msg)
+	}
+	msg.Server = actor
+	return m.msgs.Receive(msg)
+}
+
+func (m *machine) resources() *schema.ResourceTracker {
+	if m.res == nil {
+		m.res = m.w.Resources()
+	}
+	return m.res
 }

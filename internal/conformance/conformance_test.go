@@ -52,7 +52,7 @@ var questions = [nq]struct {
 	{"Q7 waits for a resource per waiter (count, ns)", `SELECT {resource} || ' ' || {object}, count(*), sum(v.dur) FROM resource_waits` + resJoin + `v.waiter_id WHERE NOT v.truncated GROUP BY ALL`, "resource_waits"},
 	{"Q8 round trips per client and server (count, total)", `SELECT {client} || ' -> ' || {server}, count(*), sum(v.total_ns) FROM message_round_trips v
 		JOIN objects cl ON cl.run_id = v.run_id AND cl.object_id = v.client_id JOIN objects sv ON sv.run_id = v.run_id AND sv.object_id = v.server_id
-		WHERE NOT v.truncated AND NOT v.one_way GROUP BY ALL`, "message_round_trips"},
+		WHERE NOT v.truncated AND NOT v.one_way GROUP BY ALL`, "message_round_trips WHERE NOT one_way"},
 }
 
 // keys are a source's key expressions; empty ones are the names

@@ -75,6 +75,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sort"
 	"strings"
 
 	"github.com/traceduck/traceduck/ingest/baget"
@@ -135,6 +136,38 @@ type BagetCPUInterval struct {
 // Busy reports whether the CPU was busy in the interval.
 func (iv BagetCPUInterval) Busy() bool { return iv.Obj != (BagetObj{}) }
 
+// BagetSpan is a hold or a wait of a resource (a semaphore or mutex) by a
+// thread, from its start record to its end record.
+type BagetSpan struct {
+	Resource     BagetObj
+	ResourceName string // as its creation record names it (sem0, mtx1)
+	Thread       BagetObj
+	StartNS      int64
+	EndNS        int64
+}
+
+// BagetQueueMsg is a message sent to a queue by a thread and received from
+// it by a thread (zero: the log does not tell who: the CPU state was not
+// known yet in a wrapped log).
+type BagetQueueMsg struct {
+	Queue            BagetObj
+	QueueName        string
+	ID               int64 // msg_no
+	Sender, Receiver BagetObj
+	SendNS, RecvNS   int64
+}
+
+// BagetResState is an interval of a mutex in one state (docs/baget-format.md
+// 2.8): free or held, with " (N waiting)" while N threads wait, and the
+// thread that holds it.
+type BagetResState struct {
+	Resource       BagetObj
+	Name           string
+	State          string
+	Holder         BagetObj // zero when free
+	StartNS, EndNS int64
+}
+
 // BagetTruth is what the simulator knows about the log, for what remains in
 // it (see the package comment of GenerateBaget for the rules).
 type BagetTruth struct {
@@ -155,6 +188,21 @@ type BagetTruth struct {
 	FirstNS       int64 // time of the first and last event in the log
 	LastNS        int64
 	Objects       int // objects registered by the service blocks
+
+	// Holds and waits (of mutexes; semaphores have no owner, so waits
+	// only) whose start and end are both in the log, in the order they
+	// ended; HoldsOpen and WaitsOpen: those whose start is in the log and
+	// that were still open at its end (EndNS = LastNS).
+	Holds, Waits, HoldsOpen, WaitsOpen []BagetSpan
+	// Messages through the queues whose send and receive are both in the
+	// log, in the order received; MsgOpen: sent, not received by the end
+	// (RecvNS 0); MsgNoSend: received, whose send is not in the log (a
+	// wrapped log; SendNS 0).
+	Messages, MsgOpen, MsgNoSend []BagetQueueMsg
+	// The mutexes' state intervals, from the first lock or unlock in the
+	// log (before it, who holds a mutex is not known): complete ones, and
+	// those open at the end (EndNS = LastNS).
+	ResStates, ResStatesOpen []BagetResState
 }
 
 // GenerateBaget simulates a small RTOS and returns its log, the description
@@ -261,7 +309,29 @@ type brec struct {
 	main   BagetObj
 	trans  []btrans
 	create bool
+	marks  []bmark
 }
+
+// bmark is what a record does to a resource or a queue, as the simulator
+// did it: a hold or wait of a thread starts or ends, a message is sent or
+// received. ctx: the record names the thread only as its context (the
+// thread that runs), so a reader knows it when it knows the CPU's state.
+type bmark struct {
+	op  int
+	obj BagetObj // the resource or queue
+	th  int      // the thread
+	ctx bool
+	no  int64 // a message's msg_no
+}
+
+const (
+	holdStart = iota
+	holdEnd
+	waitStart
+	waitEnd
+	msgSend
+	msgRecv
+)
 
 type bthr struct {
 	obj   BagetObj
@@ -284,6 +354,7 @@ type bsync struct {
 	max     int
 	owner   int // mutex owner; -1
 	waiters []int
+	queued  []int64 // a queue's messages, by msg_no, oldest first
 }
 
 type bsim struct {
@@ -305,6 +376,7 @@ type bsim struct {
 	sleep  []int
 	irqs   []uint64
 	mqKind int
+	msgNo  int64 // the last msg_no sent
 	net    *bnet // nil: a machine on its own (GenerateBagetSystem sets it)
 	node   int   // this machine's index in net
 	err    error
@@ -331,7 +403,7 @@ func newBSim(cfg BagetConfig, d *baget.Description) (*bsim, error) {
 	}
 	for _, name := range []string{"FILLER", "BLOCK", "FLUSH", "PROC_CREATE", "THREAD_CREATE", "THREAD_SWITCH", "CPU_IDLE",
 		"THREAD_BLOCK", "THREAD_WAKEUP", "INTR_ENTER", "INTR_EXIT", "SEM_CREATE", "SEM_TAKE", "SEM_GIVE",
-		"MUTEX_CREATE", "MUTEX_LOCK", "MUTEX_UNLOCK", "MQ_CREATE", "MQ_SEND", "MQ_RECEIVE", "USER_EVENT"} {
+		"MUTEX_CREATE", "MUTEX_LOCK", "MUTEX_UNLOCK", "MUTEX_WAIT", "MQ_CREATE", "MQ_SEND", "MQ_RECEIVE", "USER_EVENT"} {
 		if d.ByName[name] == nil {
 			return nil, fmt.Errorf("tracegen: baget description has no event %s", name)
 		}
@@ -467,6 +539,12 @@ func cpuTr(to string, obj BagetObj, from ...string) btrans {
 	return btrans{thread: -1, to: to, obj: obj, from: from}
 }
 
+// mark adds what the record just emitted does to a resource or queue.
+func (s *bsim) mark(op int, obj BagetObj, th int, ctx bool, no int64) {
+	r := &s.recs[len(s.recs)-1]
+	r.marks = append(r.marks, bmark{op: op, obj: obj, th: th, ctx: ctx, no: no})
+}
+
 func name16(s string) []byte { return []byte(s) }
 
 func (s *bsim) setup() {
@@ -561,9 +639,14 @@ func (s *bsim) block(c int, reason uint64) int {
 
 // wake makes thread w ready (an event on CPU c) and dispatches it on an
 // idle CPU if there is one.
-func (s *bsim) wake(c, w int) {
+//
+// got: the semaphore whose unit it was handed (its wait ends), if any.
+func (s *bsim) wake(c, w int, got ...BagetObj) {
 	t := s.thr[w]
 	s.emit(s.rec("THREAD_WAKEUP", 0).i("pid", t.obj.Pid).u("thread", t.obj.OID), c, t.obj, s.tr(w, bReady, bNotRd, bUnk))
+	for _, o := range got {
+		s.mark(waitEnd, o, w, false, 0)
+	}
 	s.ready = append(s.ready, w)
 	for d := range s.cpus {
 		if s.cpus[d].cur < 0 && s.cpus[d].irq < 0 {
@@ -614,7 +697,7 @@ func (s *bsim) semGive(c, k int) {
 		w := sem.waiters[0]
 		sem.waiters = sem.waiters[1:]
 		s.emit(s.rec("SEM_GIVE", 0).i("pid", sem.obj.Pid).u("sem", sem.obj.OID).i("count", 0), c, sem.obj)
-		s.wake(c, w)
+		s.wake(c, w, sem.obj) // the THREAD_WAKEUP ends its wait: it has the unit
 		return
 	}
 	sem.count++
@@ -634,14 +717,19 @@ func (s *bsim) mq(c int) {
 	q := s.mqs[s.rng.Intn(len(s.mqs))]
 	kind := s.mqKind % 4
 	s.mqKind++
-	name := "MQ_SEND"
+	name, op := "MQ_SEND", msgSend
+	var no int64
 	if q.count > 0 && (q.count >= q.max || s.rng.Intn(2) == 0) {
-		name = "MQ_RECEIVE"
+		name, op = "MQ_RECEIVE", msgRecv
 		q.count--
+		no, q.queued = q.queued[0], q.queued[1:]
 	} else {
 		q.count++
+		s.msgNo++
+		no = s.msgNo
+		q.queued = append(q.queued, no)
 	}
-	r := s.rec(name, 0).i("pid", q.obj.Pid).u("mq", q.obj.OID).u("len", uint64(4+s.rng.Intn(60))).u("msg_kind", uint64(kind))
+	r := s.rec(name, 0).i("pid", q.obj.Pid).u("mq", q.obj.OID).i("msg_no", no).u("len", uint64(4+s.rng.Intn(60))).u("msg_kind", uint64(kind))
 	if name == "MQ_SEND" {
 		r.u("prio", uint64(s.rng.Intn(32)))
 	}
@@ -656,6 +744,7 @@ func (s *bsim) mq(c int) {
 		r.f64("head.value", float64(s.rng.Intn(1000))/8)
 	}
 	s.emit(r, c, q.obj)
+	s.mark(op, q.obj, s.cpus[c].cur, true, no)
 }
 
 func (s *bsim) step() {
@@ -690,6 +779,7 @@ func (s *bsim) step() {
 			return
 		}
 		s.emit(s.rec("SEM_TAKE", 0).i("pid", sem.obj.Pid).u("sem", sem.obj.OID).i("count", -1), c, sem.obj)
+		s.mark(waitStart, sem.obj, th, true, 0)
 		sem.waiters = append(sem.waiters, s.block(c, 2))
 	case r < 60:
 		s.semGive(c, s.rng.Intn(len(s.sems)))
@@ -713,13 +803,16 @@ func (s *bsim) mutex(c, th int) {
 	if k := t.holds; k >= 0 {
 		m := s.muts[k]
 		t.holds = -1
-		s.emit(s.rec("MUTEX_UNLOCK", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID), c, m.obj)
+		s.emit(s.rec("MUTEX_UNLOCK", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID).u("owner", t.obj.OID), c, m.obj)
+		s.mark(holdEnd, m.obj, th, false, 0)
 		m.owner = -1
 		if len(m.waiters) > 0 {
 			w := m.waiters[0]
 			m.waiters = m.waiters[1:]
 			m.owner, s.thr[w].holds = w, k
 			s.emit(s.rec("MUTEX_LOCK", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID).u("owner", s.thr[w].obj.OID), c, m.obj)
+			s.mark(waitEnd, m.obj, w, false, 0)
+			s.mark(holdStart, m.obj, w, false, 0)
 			s.wake(c, w)
 		}
 		return
@@ -729,8 +822,11 @@ func (s *bsim) mutex(c, th int) {
 	if m.owner < 0 {
 		m.owner, t.holds = th, k
 		s.emit(s.rec("MUTEX_LOCK", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID).u("owner", t.obj.OID), c, m.obj)
+		s.mark(holdStart, m.obj, th, false, 0)
 		return
 	}
+	s.emit(s.rec("MUTEX_WAIT", 0).i("pid", m.obj.Pid).u("mutex", m.obj.OID).u("thread", t.obj.OID).u("owner", s.thr[m.owner].obj.OID), c, m.obj)
+	s.mark(waitStart, m.obj, th, false, 0)
 	m.waiters = append(m.waiters, s.block(c, 3))
 }
 
@@ -994,6 +1090,7 @@ func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
 		c := &cpus[n]
 		c.known, c.unkBase, c.base, c.stack = false, false, -1, nil
 	}
+	sync := newBSyncObs(s, tr, all)
 	first := true
 	for _, r := range kept {
 		if !r.ev.Kind.Essential() {
@@ -1005,8 +1102,14 @@ func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
 		tr.LastNS = r.t
 		tr.Events++
 		tr.EventCounts[r.ev.Name]++
-		ctx, _ := s.holder(&cpus[r.cpu])
+		ctx, ctxKnown := s.holder(&cpus[r.cpu])
 		tr.Ecos[BagetEco{Event: r.ev.Name, Context: ctx, Main: r.main}]++
+		for _, mk := range r.marks {
+			if err := sync.mark(r, mk, ctx, ctxKnown); err != nil {
+				return err
+			}
+		}
+		sync.states(r.t)
 		for _, t := range r.trans {
 			if t.thread < 0 {
 				c := &cpus[r.cpu]
@@ -1076,5 +1179,193 @@ func (s *bsim) replay(kept []brec, tr *BagetTruth, all bool) error {
 			tr.ThreadOpen = append(tr.ThreadOpen, BagetThreadInterval{Thread: s.thr[i].obj, State: o.st, StartNS: o.since, EndNS: tr.LastNS})
 		}
 	}
+	sync.finish()
 	return nil
+}
+
+// bsyncObs is the truth of the holds, waits and messages a reader of the
+// log can know: the simulator's marks over the records kept. A hold or
+// wait is complete when its start and its end are in the log and a reader
+// knows the thread at its start (a mark that names the thread only as
+// the context needs the CPU's state known: always, in an unwrapped log);
+// its end then names the thread or the resource it waits for. A message
+// pairs by (queue, msg_no).
+type bsyncObs struct {
+	s     *bsim
+	tr    *BagetTruth
+	all   bool
+	names map[BagetObj]string
+	holds map[bspanKey]int64 // open holds: their start
+	waits map[bspanKey]int64
+	msgs  map[bmsgKey]BagetQueueMsg // sent, not received
+	order []bmsgKey                 // sends, in order
+	mutex map[BagetObj]*bmutexObs
+	dirty []BagetObj
+}
+
+// bmutexObs is a mutex as a reader of the log knows it.
+type bmutexObs struct {
+	known            bool
+	holders, waiters int
+	holder           int // thread index; -1
+	open             bool
+	st               BagetResState // the interval open
+}
+
+type bspanKey struct {
+	r  BagetObj
+	th int
+}
+
+type bmsgKey struct {
+	q  BagetObj
+	no int64
+}
+
+func newBSyncObs(s *bsim, tr *BagetTruth, all bool) *bsyncObs {
+	o := &bsyncObs{s: s, tr: tr, all: all, names: map[BagetObj]string{},
+		holds: map[bspanKey]int64{}, waits: map[bspanKey]int64{}, msgs: map[bmsgKey]BagetQueueMsg{}, mutex: map[BagetObj]*bmutexObs{}}
+	for _, l := range [][]*bsync{s.sems, s.muts, s.mqs} {
+		for _, x := range l {
+			o.names[x.obj] = x.name
+		}
+	}
+	return o
+}
+
+func (o *bsyncObs) mark(r brec, mk bmark, ctx BagetObj, ctxKnown bool) error {
+	thr := BagetObj{}
+	if mk.th >= 0 {
+		thr = o.s.thr[mk.th].obj
+	}
+	if mk.ctx && (!ctxKnown || ctx != thr) {
+		if o.all {
+			return fmt.Errorf("tracegen: baget: internal: %s at %d: the context is not the thread that acts", r.ev.Name, r.t)
+		}
+		thr = BagetObj{} // not known to a reader
+	}
+	k := bspanKey{mk.obj, mk.th}
+	mu := o.mutex[mk.obj]
+	if mk.obj.Kind == "mutex" {
+		if mu == nil {
+			mu = &bmutexObs{holder: -1}
+			o.mutex[mk.obj] = mu
+		}
+		if mk.op == holdStart || mk.op == holdEnd {
+			mu.known = true // the reader's assign or release
+		}
+		o.dirty = append(o.dirty, mk.obj)
+	}
+	span := func(start int64) BagetSpan {
+		return BagetSpan{Resource: mk.obj, ResourceName: o.names[mk.obj], Thread: o.s.thr[mk.th].obj, StartNS: start, EndNS: r.t}
+	}
+	switch mk.op {
+	case holdStart, waitStart:
+		if thr == (BagetObj{}) {
+			return nil // a reader does not know who
+		}
+		m := o.holds
+		if mk.op == waitStart {
+			m = o.waits
+		}
+		m[k] = r.t
+		if mu != nil && mk.op == holdStart {
+			mu.holders++
+			mu.holder = mk.th
+		} else if mu != nil {
+			mu.waiters++
+		}
+	case holdEnd:
+		if start, ok := o.holds[k]; ok {
+			delete(o.holds, k)
+			o.tr.Holds = append(o.tr.Holds, span(start))
+			if mu != nil {
+				mu.holders--
+				mu.holder = -1
+			}
+		}
+	case waitEnd:
+		if start, ok := o.waits[k]; ok {
+			delete(o.waits, k)
+			o.tr.Waits = append(o.tr.Waits, span(start))
+			if mu != nil {
+				mu.waiters--
+			}
+		}
+	case msgSend:
+		mk := bmsgKey{mk.obj, mk.no}
+		o.msgs[mk] = BagetQueueMsg{Queue: mk.q, QueueName: o.names[mk.q], ID: mk.no, Sender: thr, SendNS: r.t}
+		o.order = append(o.order, mk)
+	case msgRecv:
+		key := bmsgKey{mk.obj, mk.no}
+		m, ok := o.msgs[key]
+		if !ok {
+			o.tr.MsgNoSend = append(o.tr.MsgNoSend, BagetQueueMsg{Queue: mk.obj, QueueName: o.names[mk.obj], ID: mk.no, Receiver: thr, RecvNS: r.t})
+			return nil
+		}
+		delete(o.msgs, key)
+		m.Receiver, m.RecvNS = thr, r.t
+		o.tr.Messages = append(o.tr.Messages, m)
+	}
+	return nil
+}
+
+// states moves the mutexes a record acted on to their new states.
+func (o *bsyncObs) states(t int64) {
+	for _, obj := range o.dirty {
+		mu := o.mutex[obj]
+		if !mu.known {
+			continue
+		}
+		st := BagetResState{Resource: obj, Name: o.names[obj], State: baget.ResFree}
+		if mu.holders > 0 {
+			st.State = baget.ResHeld
+			st.Holder = o.s.thr[mu.holder].obj
+		}
+		if mu.waiters > 0 {
+			st.State += fmt.Sprintf(" (%d waiting)", mu.waiters)
+		}
+		if mu.open && mu.st.State == st.State && mu.st.Holder == st.Holder {
+			continue
+		}
+		if mu.open {
+			mu.st.EndNS = t
+			o.tr.ResStates = append(o.tr.ResStates, mu.st)
+		}
+		st.StartNS = t
+		mu.open, mu.st = true, st
+	}
+	o.dirty = o.dirty[:0]
+}
+
+// finish lists what is still open at the end of the log, in the order it
+// began.
+func (o *bsyncObs) finish() {
+	for _, mu := range o.mutex {
+		if mu.open {
+			st := mu.st
+			st.EndNS = o.tr.LastNS
+			o.tr.ResStatesOpen = append(o.tr.ResStatesOpen, st)
+		}
+	}
+	sort.Slice(o.tr.ResStatesOpen, func(i, j int) bool { return o.tr.ResStatesOpen[i].Resource.OID < o.tr.ResStatesOpen[j].Resource.OID })
+	open := func(m map[bspanKey]int64) []BagetSpan {
+		var out []BagetSpan
+		for k, start := range m {
+			out = append(out, BagetSpan{Resource: k.r, ResourceName: o.names[k.r], Thread: o.s.thr[k.th].obj, StartNS: start, EndNS: o.tr.LastNS})
+		}
+		sort.Slice(out, func(i, j int) bool {
+			if out[i].StartNS != out[j].StartNS {
+				return out[i].StartNS < out[j].StartNS
+			}
+			return out[i].Resource.OID < out[j].Resource.OID
+		})
+		return out
+	}
+	o.tr.HoldsOpen, o.tr.WaitsOpen = open(o.holds), open(o.waits)
+	for _, k := range o.order {
+		if m, ok := o.msgs[k]; ok {
+			o.tr.MsgOpen = append(o.tr.MsgOpen, m)
+		}
+	}
 }

@@ -99,7 +99,7 @@ func TestBagetABIsSameTruth(t *testing.T) {
 var bagetIDs = map[uint16]string{
 	0: "FILLER", 1: "BLOCK", 2: "FLUSH", 10: "PROC_CREATE", 20: "THREAD_CREATE", 21: "THREAD_EXIT",
 	22: "THREAD_SWITCH", 23: "CPU_IDLE", 24: "THREAD_BLOCK", 25: "THREAD_WAKEUP", 30: "INTR_ENTER", 31: "INTR_EXIT",
-	40: "SEM_CREATE", 41: "SEM_TAKE", 42: "SEM_GIVE", 50: "MUTEX_CREATE", 51: "MUTEX_LOCK", 52: "MUTEX_UNLOCK",
+	40: "SEM_CREATE", 41: "SEM_TAKE", 42: "SEM_GIVE", 50: "MUTEX_CREATE", 51: "MUTEX_LOCK", 52: "MUTEX_UNLOCK", 53: "MUTEX_WAIT",
 	60: "MQ_CREATE", 61: "MQ_SEND", 62: "MQ_RECEIVE", 100: "USER_EVENT",
 }
 
@@ -315,6 +315,9 @@ func (l *bagetLog) checkSizes(t *testing.T, r bagetRec) {
 		"INTR_ENTER":    {16, 32}, // ts, cpu, irq(2)@3P+2
 		"SEM_TAKE":      {28, 40}, // ..., pid, sem, count
 		"MUTEX_LOCK":    {28, 48}, // ..., pid, mutex, owner (a pointer)
+		"MUTEX_UNLOCK":  {28, 48}, // ..., pid, mutex, owner
+		"MUTEX_WAIT":    {32, 56}, // ..., pid, mutex, thread, owner
+		"MQ_SEND":       {44, 56}, // ..., pid, mq, msg_no, len, prio(2), msg_kind(1), head (a union with a double)
 	}
 	if w, ok := want[r.name]; ok {
 		size := w[1]
@@ -569,4 +572,77 @@ func contains(v []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestBagetSyncTruth: the holds, waits and messages of the truth obey what
+// the simulated RTOS guarantees, checked without the simulator's
+// bookkeeping: a mutex has one holder at a time; a thread that waited for
+// a mutex holds it from the end of its wait; only mutexes are held (a
+// semaphore has no owner) and both kinds are waited for; a queue is FIFO
+// (its msg_no are received in increasing order); in a log that did not
+// wrap every message received was sent in it. A wrapped log's truth is a
+// part of the unwrapped one's, except for spans open at its end.
+func TestBagetSyncTruth(t *testing.T) {
+	cfg := BagetConfig{Events: 4000, CPUs: 3, Seed: 21, ABI: "le32"}
+	_, _, tr := genBaget(t, cfg)
+	kinds := map[string]int{}
+	for _, w := range tr.Waits {
+		kinds["wait "+w.Resource.Kind]++
+	}
+	byMutex := map[BagetObj][]BagetSpan{}
+	for _, h := range tr.Holds {
+		kinds["hold "+h.Resource.Kind]++
+		byMutex[h.Resource] = append(byMutex[h.Resource], h)
+	}
+	if kinds["wait semaphore"] == 0 || kinds["wait mutex"] == 0 || kinds["hold mutex"] == 0 || kinds["hold semaphore"] != 0 {
+		t.Fatalf("holds and waits by kind: %v", kinds)
+	}
+	for m, hs := range byMutex {
+		sort.Slice(hs, func(i, j int) bool { return hs[i].StartNS < hs[j].StartNS })
+		for i := 1; i < len(hs); i++ {
+			if hs[i].StartNS < hs[i-1].EndNS {
+				t.Fatalf("%v: held by %v from %d while %v held it until %d", m, hs[i].Thread, hs[i].StartNS, hs[i-1].Thread, hs[i-1].EndNS)
+			}
+		}
+	}
+	holdStarts := map[BagetSpan]bool{}
+	for _, h := range append(tr.Holds, tr.HoldsOpen...) {
+		holdStarts[BagetSpan{Resource: h.Resource, Thread: h.Thread, StartNS: h.StartNS}] = true
+	}
+	for _, w := range tr.Waits {
+		if w.EndNS <= w.StartNS {
+			t.Fatalf("wait %+v does not last", w)
+		}
+		if w.Resource.Kind == "mutex" && !holdStarts[BagetSpan{Resource: w.Resource, Thread: w.Thread, StartNS: w.EndNS}] {
+			t.Fatalf("wait %+v: its thread does not hold the mutex from its end", w)
+		}
+	}
+	last := map[BagetObj]int64{}
+	for _, m := range tr.Messages {
+		if m.ID <= last[m.Queue] || m.RecvNS <= m.SendNS || m.Sender.Kind != "thread" || m.Receiver.Kind != "thread" {
+			t.Fatalf("message %+v after msg_no %d on its queue", m, last[m.Queue])
+		}
+		last[m.Queue] = m.ID
+	}
+	if len(tr.Messages) == 0 || len(tr.MsgNoSend) != 0 {
+		t.Fatalf("%d messages, %d without their send", len(tr.Messages), len(tr.MsgNoSend))
+	}
+	if len(tr.Messages)+len(tr.MsgOpen) != tr.EventCounts["MQ_SEND"] || len(tr.Messages) != tr.EventCounts["MQ_RECEIVE"] {
+		t.Fatalf("%d messages, %d open; %d sends, %d receives", len(tr.Messages), len(tr.MsgOpen), tr.EventCounts["MQ_SEND"], tr.EventCounts["MQ_RECEIVE"])
+	}
+
+	cfg.RingBlocks = 10
+	_, _, wr := genBaget(t, cfg)
+	all := map[BagetSpan]bool{}
+	for _, h := range append(tr.Holds, tr.Waits...) {
+		all[h] = true
+	}
+	for _, h := range append(wr.Holds, wr.Waits...) {
+		if !all[h] {
+			t.Fatalf("wrapped: %+v is not in the unwrapped log's truth", h)
+		}
+	}
+	if len(wr.Holds)+len(wr.Waits) == 0 || len(wr.Holds)+len(wr.Waits) >= len(tr.Holds)+len(tr.Waits) {
+		t.Fatalf("wrapped: %d holds and waits, unwrapped %d", len(wr.Holds)+len(wr.Waits), len(tr.Holds)+len(tr.Waits))
+	}
 }
