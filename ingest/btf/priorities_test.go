@@ -16,7 +16,9 @@ import (
 // (pri:2) preempts Low from 200 to 300 while High waits. The inversion is
 // Med's run: 200..300. With Low raised to High's priority while High
 // waits (inherit true: the FreeRTOS logger's priority_inherit and
-// priority_disinherit), Med cannot preempt it, and there is none.
+// priority_disinherit), the same schedule is none: the view compares the
+// effective priorities (a kernel that inherits would not have let Med
+// run; the trace is what the view believes).
 func inversionTrace(inherit bool) string {
 	lines := []string{
 		"#version 2.2.0", "#timeScale ns",
@@ -39,10 +41,8 @@ func inversionTrace(inherit bool) string {
 		"120,Core_0,0,T,Low,0,resume",
 		"200,Stim,0,T,Med,0,activate,pri:2",
 	)
-	if !inherit {
-		lines = append(lines, "200,Core_0,0,T,Low,0,preempt", "200,Core_0,0,T,Med,0,start",
-			"300,Core_0,0,T,Med,0,terminate", "300,Core_0,0,T,Low,0,resume")
-	}
+	lines = append(lines, "200,Core_0,0,T,Low,0,preempt", "200,Core_0,0,T,Med,0,start",
+		"300,Core_0,0,T,Med,0,terminate", "300,Core_0,0,T,Low,0,resume")
 	lines = append(lines, "350,Low,0,SEM,S,0,released")
 	if inherit {
 		lines = append(lines, "350,Core_0,0,STI,task,0,trigger,priority_disinherit Low pri:1")
@@ -56,9 +56,6 @@ func inversionTrace(inherit bool) string {
 		"400,Core_0,0,T,High,0,terminate",
 		"400,Core_0,0,T,Low,0,resume",
 	)
-	if inherit {
-		lines = append(lines, "400,Core_0,0,T,Low,0,preempt", "400,Core_0,0,T,Med,0,start", "450,Core_0,0,T,Med,0,terminate", "450,Core_0,0,T,Low,0,resume")
-	}
 	lines = append(lines, "500,Core_0,0,T,Low,0,terminate")
 	return strings.Join(lines, "\n") + "\n"
 }
