@@ -601,8 +601,11 @@ func (w *cfgWalker) priorityDef(v *jcValue, in, key string, t *ResourceType) (*P
 			}
 			d.Attribute = name
 		case "Order":
-			if f.Value.Kind != jcString || (f.Value.Text != "lower_first" && f.Value.Text != "higher_first") {
+			if f.Value.Kind != jcString {
 				return nil, w.errorf(f.Value.Off, in, key, "Priority: Order: expected lower_first or higher_first, found %s", cfgWhat(f.Value))
+			}
+			if f.Value.Text != "lower_first" && f.Value.Text != "higher_first" {
+				return nil, w.errorf(f.Value.Off, in, key, "Priority: Order: expected lower_first or higher_first, found %q", f.Value.Text)
 			}
 			d.LowerFirst, order = f.Value.Text == "lower_first", true
 		default:
