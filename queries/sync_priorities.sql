@@ -46,13 +46,17 @@ WITH waits AS (
    AND r.class = 'ready' AND r.start_ts < h.e AND r.end_ts > h.s
   WHERE h.s < h.e
 ), middle AS (
-  -- ... which a task of a priority between them held
+  -- ... which a task of a priority between them held. The run and the
+  -- CPU are compared as differences, so that DuckDB joins on the time
+  -- ranges alone (an inequality join, in n log n): as equalities, it
+  -- would hash the few CPUs and compare every ready interval with every
+  -- interval of its CPU (8.5 s instead of 2.8 s on a 2M-event trace)
   SELECT r.run_id, r.resource_id, r.high_id, r.low_id, c.holder_id AS middle_id, c.cpu,
          greatest(r.rs, c.start_ts, m.start_ts) AS s, least(r.re, c.end_ts, m.end_ts) AS e
   FROM ready r
   JOIN objects co ON co.run_id = r.run_id AND co.kind = 'cpu' AND co.native_id = r.cpu_no
-  JOIN cpu_intervals c ON c.run_id = r.run_id AND c.cpu_id = co.object_id
-   AND c.start_ts < r.re AND c.end_ts > r.rs
+  JOIN cpu_intervals c ON c.start_ts < r.re AND c.end_ts > r.rs
+   AND c.run_id - r.run_id = 0 AND c.cpu_id - co.object_id = 0
    AND c.holder_id NOT IN (r.low_id, r.high_id)
   JOIN priority_intervals m ON m.run_id = r.run_id AND m.object_id = c.holder_id
    AND m.start_ts < least(r.re, c.end_ts) AND m.end_ts > greatest(r.rs, c.start_ts)

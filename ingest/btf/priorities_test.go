@@ -1,6 +1,7 @@
 package btf_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,7 @@ func inversionTrace(inherit bool) string {
 // trace above was written with, and none when Low inherits High's
 // priority; priority_intervals holds the priorities the notes tell.
 func TestPriorityInversionByHand(t *testing.T) {
+	db := dbtest.Open(t)
 	for _, c := range []struct {
 		inherit          bool
 		inversions, prio string
@@ -73,19 +75,22 @@ func TestPriorityInversionByHand(t *testing.T) {
 		{true, "",
 			"High | 3 | 3 | 100 | 500 | true\nLow | 1 | 1 | 0 | 120 | false\nLow | 1 | 3 | 120 | 350 | false\nLow | 1 | 1 | 350 | 500 | true\nMed | 2 | 2 | 200 | 500 | true\n"},
 	} {
-		path := filepath.Join(t.TempDir(), "inv.btf")
+		// both in one database, on the same times: each run's rows are its own
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("inv-%v.btf", c.inherit))
 		if err := os.WriteFile(path, []byte(inversionTrace(c.inherit)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		db := dbtest.Open(t)
-		dbtest.Ingest(t, db, path, ingest.Options{})
+		run := dbtest.Ingest(t, db, path, ingest.Options{}).RunID
 		q := db.SQL()
-		if got := dbtest.Query(t, q, "SELECT resource, high, low, middle, start_ts, end_ts, dur, cpu FROM priority_inversions ORDER BY start_ts"); got != c.inversions {
+		if got := dbtest.Query(t, q, "SELECT resource, high, low, middle, start_ts, end_ts, dur, cpu FROM priority_inversions WHERE run_id = ? ORDER BY start_ts", run); got != c.inversions {
 			t.Errorf("inherit %v: priority_inversions\n got %s\nwant %s", c.inherit, got, c.inversions)
 		}
-		if got := dbtest.Query(t, q, "SELECT o.name, base, effective, start_ts, end_ts, truncated FROM priority_intervals p JOIN objects o USING (run_id, object_id) ORDER BY o.name, start_ts"); got != c.prio {
+		if got := dbtest.Query(t, q, "SELECT o.name, base, effective, start_ts, end_ts, truncated FROM priority_intervals p JOIN objects o USING (run_id, object_id) WHERE run_id = ? ORDER BY o.name, start_ts", run); got != c.prio {
 			t.Errorf("inherit %v: priority_intervals\n got %s\nwant %s", c.inherit, got, c.prio)
 		}
+	}
+	if got := dbtest.Query(t, db.SQL(), "SELECT count(*) FROM priority_inversions"); got != "1\n" {
+		t.Errorf("priority_inversions of both runs: %s, want 1", got)
 	}
 }
 
