@@ -22,6 +22,9 @@ const (
 	// (resources.go); the views resource_holds and resource_waits read it.
 	TableResourceIntervals = "resource_intervals"
 	TableMessages          = "messages"
+	// TablePriorityIntervals holds the priorities of tasks and threads
+	// over time (priorities.go); the view priority_inversions reads it.
+	TablePriorityIntervals = "priority_intervals"
 )
 
 // TableSymbols is the base table of the strings that events and
@@ -266,6 +269,25 @@ var tables = []table{
 		{"receive_seq", "BIGINT", i64, "event of the receive"},
 		{"reply_seq", "BIGINT", i64, "event of the reply"},
 		{"truncated", "BOOLEAN", boo, "one of its events (send, receive, reply; a one-way message: send, receive) is not in the trace"},
+	}},
+	// Priorities of tasks and threads over time (docs/semantics.md,
+	// "Priorities"): a table of their own rather than state intervals of
+	// the task, so that sched_intervals, state_stats and the histograms of
+	// task states stay what the trace says of its scheduling, and so that
+	// priorities stay numbers the views can compare. Written by the run's
+	// PriorityTracker (priorities.go).
+	{name: TablePriorityIntervals, doc: "one row per time a task or thread kept one base and one effective priority", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, "the task or thread"},
+		{"base", "BIGINT", i64, "its base priority, the format's number (created with, or set by set_priority, chg_pri); NULL when the format tells only the priority it runs at"},
+		{"effective", "BIGINT", i64, "the priority it runs at, the format's number: the base, or raised by priority inheritance or a ceiling"},
+		{"urgency", "BIGINT", i64, "effective on one scale for every format, larger is more urgent: the number where larger numbers are more urgent (runs.meta.priority_order = higher_first: FreeRTOS, QNX), its negation where smaller ones are (lower_first: TOPPERS/ITRON)"},
+		{"start_ts", "BIGINT", i64, "ns: the change (or the first time the trace told it)"},
+		{"end_ts", "BIGINT", i64, "ns: the next change; the run's last event when the trace ended first"},
+		{"dur", "BIGINT", i64, "end_ts - start_ts"},
+		{"start_seq", "BIGINT", i64, "event that told it"},
+		{"end_seq", "BIGINT", i64, "event that changed it (NULL when the trace ended first)"},
+		{"truncated", "BOOLEAN", boo, "cut by the end of the trace"},
 	}},
 }
 

@@ -116,6 +116,7 @@ type RunWriter struct {
 	states    stateTracker
 	cpus      CPUTracker
 	resources ResourceTracker
+	prios     PriorityTracker
 	msgs      MessageTracker // made on first use (Messages)
 
 	// aggregations and histograms (aggregations.go), made on first use
@@ -486,6 +487,7 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	defer w.ev.release()
 	defer w.releaseAggregations()
 	defer w.msgs.release()
+	defer w.prios.release()
 	if err := w.cpus.finish(); err != nil {
 		w.states.release()
 		w.resources.release()
@@ -497,6 +499,11 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	}
 	err := w.resources.finish(w.lastTS)
 	w.resources.release()
+	if err != nil {
+		return w.out.close(err)
+	}
+	err = w.prios.finish(w.lastTS)
+	w.prios.release()
 	if err != nil {
 		return w.out.close(err)
 	}
@@ -525,6 +532,7 @@ func (w *RunWriter) Abort() {
 	w.finished = true
 	w.states.release()
 	w.resources.release()
+	w.prios.release()
 	w.ev.release()
 	w.releaseAggregations()
 	w.msgs.release()

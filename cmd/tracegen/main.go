@@ -36,6 +36,7 @@ func run(args []string, stderr io.Writer) int {
 	seed := fs.Int64("seed", 1, "random seed: the same flags write the same bytes")
 	out := fs.String("out", "-", "trace file (- is standard output)")
 	truth := fs.String("truth", "", "also write the ground truth as JSON to this file")
+	inversion := fs.Bool("inversion", false, "btf: add a known priority inversion (tasks Inv_Low, Inv_Mid, Inv_High on Core_0, semaphore SEM_Inv) and write the tasks' priorities")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -43,7 +44,7 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tracegen: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	tr, err := bench.Generate(*out, bench.GenConfig{Format: *format, Events: *events, Cores: *cores, Seed: *seed})
+	tr, err := bench.Generate(*out, bench.GenConfig{Format: *format, Events: *events, Cores: *cores, Seed: *seed, Inversion: *inversion})
 	if err != nil {
 		// the generators' own errors say "tracegen:" already
 		fmt.Fprintf(stderr, "tracegen: %s\n", strings.TrimPrefix(err.Error(), "tracegen: "))

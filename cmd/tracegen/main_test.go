@@ -103,10 +103,32 @@ func TestDeterministicAndErrors(t *testing.T) {
 		{[]string{"--format", "toppers-asp", "--cores", "2", "--out", filepath.Join(dir, "a.log")}, 1, "tracegen: a TOPPERS/ASP log has one processor, not 2 (TOPPERS/FMP has several)\n"},
 		{[]string{"--events", "0"}, 1, "tracegen: events must be > 0, got 0\n"},
 		{[]string{"extra"}, 2, "tracegen: unexpected arguments [\"extra\"]\n"},
+		{[]string{"--format", "qnx", "--inversion"}, 1, "tracegen: the priority inversion scenario is written in BTF only, not qnx\n"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(tc.args, &stderr); code != tc.code || stderr.String() != tc.want {
 			t.Errorf("%q: exit %d, %q; want %d, %q", tc.args, code, stderr.String(), tc.code, tc.want)
 		}
+	}
+}
+
+// TestInversion: --inversion writes the scenario's tasks and priorities
+// into a BTF trace, and its truth has the inversions.
+func TestInversion(t *testing.T) {
+	dir := t.TempDir()
+	out, truth := filepath.Join(dir, "inv.btf"), filepath.Join(dir, "truth.json")
+	if code := run([]string{"--inversion", "--events", "20000", "--cores", "1", "--out", out, "--truth", truth}, new(bytes.Buffer)); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(",T,Inv_High,0,activate,pri:")) || !bytes.Contains(js, []byte(`"Middle": "Inv_Mid"`)) {
+		t.Errorf("the trace has no Inv_High with a priority, or the truth no inversion by Inv_Mid")
 	}
 }

@@ -113,6 +113,9 @@ const (
 	findSemSource
 	findEventSource
 	findEventTarget
+	findNoTask
+	findInheritMutex
+	findNoActor
 )
 
 type parser struct {
@@ -157,6 +160,12 @@ type parser struct {
 
 	once map[onceKey]schema.DiagID
 
+	// the FreeRTOS logger's kernel notes (freertos.go)
+	byKey     map[string][]*entity // NAME[N] -> the entities of task N
+	mutexes   map[string]*mutexRow // by address
+	mutexList []*mutexRow
+	twins     []*entity // new entities of a task named before on another core (copyPriority)
+
 	haveTS bool
 	prevTS int64
 	ev     schema.Event
@@ -178,6 +187,8 @@ func newParser(w *schema.RunWriter) *parser {
 		entityNames: make(map[string]string),
 		tables:      make(map[string][][2]string),
 		once:        make(map[onceKey]schema.DiagID),
+		byKey:       make(map[string][]*entity),
+		mutexes:     make(map[string]*mutexRow),
 	}
 	for t := entType(0); t < nTypes; t++ {
 		if typeInfo[t].class != "" {
@@ -405,6 +416,11 @@ func (p *parser) data(line []byte, n int64) error {
 	if err != nil {
 		return err
 	}
+	if len(p.twins) > 0 {
+		if err := p.copyPriority(ts, seq); err != nil {
+			return err
+		}
+	}
 
 	// 5. State machines. A target that clashes with its type (reported in
 	// target) keeps its first type: the event does not drive the other
@@ -464,6 +480,13 @@ func (p *parser) handle(typ entType, act action, src, tgt *entity, inst int64, n
 			"%s action %q is not in the BTF definition of %s entities: kept as an event, no state change", p.w.String(p.ev.Class), p.w.String(p.ev.Event), p.w.String(p.ev.Class))
 		return nil
 	}
+	if typ.isProcess() && note != nil {
+		if pri, ok := priToken(note); ok {
+			if err := p.w.Priorities().Base(tgt.id, pri, ts, seq); err != nil {
+				return err
+			}
+		}
+	}
 	if tb := table[typ]; tb != nil && tb[act].known {
 		return p.transition(typ, tb[act], act, tgt, inst, ts, seq, c, n)
 	}
@@ -472,6 +495,8 @@ func (p *parser) handle(typ entType, act action, src, tgt *entity, inst int64, n
 		return p.semaphore(act, src, tgt, ts, seq, n)
 	case typ == tEvent:
 		return p.event(act, src, tgt, note, ts, seq, n)
+	case typ == tStimulus && act == aTrigger && len(note) > 0:
+		return p.kernelNote(tgt, note, ts, seq, c, n)
 	case typ == tSignal && act == aWrite:
 		if note == nil || len(note) == 0 {
 			p.findOnce(onceKey{kind: findSignalNoValue, name: tgt.id}, schema.Warning, n, seq,
@@ -841,6 +866,12 @@ func (p *parser) newEntity(name []byte, typ entType) *entity {
 	e := &entity{typ: typ, name: p.w.Sym(s)}
 	e.id = p.w.Object(typeInfo[typ].kind, s)
 	p.ents[s] = e
+	if key := freeRTOSKey(s); key != "" {
+		if len(p.byKey[key]) > 0 {
+			p.twins = append(p.twins, e)
+		}
+		p.byKey[key] = append(p.byKey[key], e)
+	}
 	if typ == tCore {
 		p.addCore(e)
 	}

@@ -29,6 +29,10 @@ var truthConfigs = []tracegen.Config{
 	// with the counting semaphore SEM_Pool: several holders at once
 	{Events: 60_000, Cores: 4, Tasks: 12, Seed: 5, TimeScale: "ns", PoolUnits: 2},
 	{Events: 40_000, Cores: 3, Tasks: 9, Seed: 8, TimeScale: "us", PoolUnits: 2},
+	// with the priority inversion scenario, its priorities and ceilings
+	{Events: 40_000, Cores: 1, Tasks: 4, Seed: 1, TimeScale: "ns", Inversion: true},
+	{Events: 60_000, Cores: 3, Tasks: 9, Seed: 8, TimeScale: "us", PoolUnits: 2, Inversion: true},
+	{Events: 60_000, Cores: 2, Tasks: 8, Seed: 42, TimeScale: "ps", Inversion: true},
 }
 
 // TestGroundTruth generates traces with tracegen, ingests them, and checks
@@ -40,6 +44,9 @@ func TestGroundTruth(t *testing.T) {
 		name := fmt.Sprintf("cores%d_tasks%d_%s_seed%d_%dk", cfg.Cores, cfg.Tasks, cfg.TimeScale, cfg.Seed, cfg.Events/1000)
 		if cfg.PoolUnits > 0 {
 			name += fmt.Sprintf("_pool%d", cfg.PoolUnits)
+		}
+		if cfg.Inversion {
+			name += "_inversion"
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -281,6 +288,39 @@ func checkTruth(t *testing.T, cfg tracegen.Config) {
 		if open := int64(truth.OpenHolds + truth.PoolOpenHolds); rc.OpenHolds != open {
 			t.Errorf("recount of the raw lines: %d holds cut, the simulator %d", rc.OpenHolds, open)
 		}
+	}
+	// Priority inversions: exactly the simulator's, interval by interval;
+	// without the scenario the trace tells no priority, and there is none.
+	var wantInv strings.Builder
+	inv := append([]tracegen.Inversion(nil), truth.Inversions...)
+	sort.Slice(inv, func(i, j int) bool {
+		a, b := inv[i], inv[j]
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		for _, f := range [][2]string{{a.Resource, b.Resource}, {a.High, b.High}, {a.Low, b.Low}, {a.Middle, b.Middle}, {a.Core, b.Core}} {
+			if f[0] != f[1] {
+				return f[0] < f[1]
+			}
+		}
+		return false
+	})
+	scenario := 0
+	for _, x := range inv {
+		fmt.Fprintf(&wantInv, "%s | %s | %s | %s | %s | %d | %d | %d\n", x.Resource, x.High, x.Low, x.Middle, x.Core, x.Start, x.End, x.End-x.Start)
+		if x.Resource == "SEM_Inv" && x.Middle == "Inv_Mid" {
+			scenario++
+		}
+	}
+	if cfg.Inversion && scenario == 0 {
+		t.Errorf("the inversion scenario made no inversion: %v", inv)
+	}
+	if got := queryText(t, q, `SELECT resource, high, low, middle, cpu, start_ts, end_ts, dur FROM priority_inversions
+		WHERE run_id = ? ORDER BY start_ts, resource, high, low, middle, cpu`, res.RunID); got != wantInv.String() {
+		t.Errorf("priority_inversions:\n got %s\nwant %s", got, wantInv.String())
+	}
+	if cfg.Inversion {
+		t.Logf("%d priority inversions, %d of the scenario", len(inv), scenario)
 	}
 
 	// Time: ps keeps the raw value (ts_raw = ts*1000 exactly, tracegen

@@ -152,7 +152,25 @@ func newMachine(w *schema.RunWriter) *machine {
 	m.syms.ftrace = w.Sym("ftrace")
 	m.syms.syscalls = w.Sym("syscalls")
 	m.syms.rawSyscalls = w.Sym("raw_syscalls")
+	w.Priorities().SetLowerIsUrgent(true) // the kernel's prio
 	return m
+}
+
+// priority tells the priority model the kernel priority a scheduler event
+// prints for thread t (sched_switch's prev_prio and next_prio, a wakeup's
+// prio): the task's p->prio, its effective priority (a priority
+// inheritance boost of an rt_mutex included), on the kernel's scale where
+// smaller is more urgent (0..99 real-time, 100..139 the others, 120 nice
+// 0). The idle task (pid 0) has none.
+func (m *machine) priority(t *thread, fs []field, key []byte, ts int64, seq schema.Seq) error {
+	if t == nil || t.tid <= 0 {
+		return nil
+	}
+	p, ok := getInt(fs, key)
+	if !ok {
+		return nil
+	}
+	return m.w.Priorities().Effective(t.id, p, ts, seq)
 }
 
 // action is what an event does to the state machines.
@@ -377,9 +395,18 @@ func (m *machine) event(e *eventLine, lineNo int64, stack []byte) error {
 	// 4. state
 	switch act {
 	case actSwitch:
+		if err := m.priority(a, fs, kPrevPrio, e.ts, seq); err != nil {
+			return err
+		}
+		if err := m.priority(b, fs, kNextPrio, e.ts, seq); err != nil {
+			return err
+		}
 		st, _ := get(fs, kPrevState)
 		return m.sched(c, a, b, st, e.ts, seq, lineNo)
 	case actWake:
+		if err := m.priority(a, fs, kPrio, e.ts, seq); err != nil {
+			return err
+		}
 		if s, ok := get(fs, kSuccess); ok && string(s) == "0" {
 			return nil // an old kernel's failed wakeup: the thread was running
 		}

@@ -269,6 +269,15 @@ func (m *machine) apply(e *event) error {
 		if err := m.threadEvent(th, name, ts, seq, e.cpu); err != nil {
 			return err
 		}
+		// A thread state event in wide mode carries the priority the
+		// thread runs at (its effective one: raised by priority
+		// inheritance on a mutex or by a message from a client of a
+		// higher one); QNX's base priority is not in the events.
+		if pri, ok := intField(e, "priority"); ok && string(name) != "THDESTROY" && string(name) != "THCREATE" {
+			if err := m.w.Priorities().Effective(th.id, pri, ts, seq); err != nil {
+				return err
+			}
+		}
 		return m.syncState(th, name, ts, seq)
 	case string(class) == "PROCESS":
 		return m.processEvent(name, obj, ts, seq, e.cpu)

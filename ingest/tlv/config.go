@@ -445,7 +445,7 @@ func (w *cfgWalker) types(v *jcValue, set string) ([]*ResourceType, error) {
 			return nil, err
 		}
 		t := &ResourceType{Name: m.Key, Pos: w.doc.pos(m.KeyOff, m.Key)}
-		var cpu, waits *jcValue
+		var cpu, waits, prio *jcValue
 		for _, f := range m.Value.Members {
 			var err error
 			switch f.Key {
@@ -459,6 +459,8 @@ func (w *cfgWalker) types(v *jcValue, set string) ([]*ResourceType, error) {
 				cpu = f.Value // read once the attributes are known
 			case "Waits":
 				waits = f.Value // also
+			case "Priority":
+				prio = f.Value // also
 			}
 			if err != nil {
 				return nil, err
@@ -473,6 +475,12 @@ func (w *cfgWalker) types(v *jcValue, set string) ([]*ResourceType, error) {
 		if waits != nil {
 			var err error
 			if t.Waits, err = w.waitsDef(waits, in, m.Key, t); err != nil {
+				return nil, err
+			}
+		}
+		if prio != nil {
+			var err error
+			if t.Priority, err = w.priorityDef(prio, in, m.Key, t); err != nil {
 				return nil, err
 			}
 		}
@@ -561,6 +569,51 @@ func (w *cfgWalker) cpuDef(v *jcValue, in, key string, t *ResourceType) (*CPUDef
 	}
 	if d.Attribute == "" && d.Role != "none" && t.attribute("state") == nil {
 		return nil, w.errorf(v.Off, in, key, "CPU: no Attribute, and the type has no attribute \"state\" (the default): name the attribute whose value says it runs")
+	}
+	return d, nil
+}
+
+// priorityDef reads traceduck's key "Priority" of a resource type
+// (README.md, "Priorities"): Attribute (a Number attribute of t) and Order
+// (lower_first or higher_first), both required.
+func (w *cfgWalker) priorityDef(v *jcValue, in, key string, t *ResourceType) (*PriorityDef, error) {
+	if err := w.object(v, in, key, "Priority: "); err != nil {
+		return nil, err
+	}
+	if err := w.noDuplicates(v, in, "Priority key"); err != nil {
+		return nil, err
+	}
+	d := &PriorityDef{Pos: w.doc.pos(v.Off, key)}
+	order := false
+	for _, f := range v.Members {
+		switch f.Key {
+		case "Attribute":
+			if f.Value.Kind != jcString || strings.TrimSpace(f.Value.Text) == "" {
+				return nil, w.errorf(f.Value.Off, in, key, "Priority: Attribute: expected the name of an attribute of the type, found %s", cfgWhat(f.Value))
+			}
+			name := strings.TrimSpace(f.Value.Text)
+			a := t.attribute(name)
+			if a == nil {
+				return nil, w.errorf(f.Value.Off, in, key, "Priority: Attribute %s: the type declares no such attribute", cfgQuote(name))
+			}
+			if !strings.EqualFold(a.VariableType, "Number") {
+				return nil, w.errorf(f.Value.Off, in, key, "Priority: Attribute %s: expected a Number attribute, found VariableType %s", cfgQuote(name), cfgQuote(a.VariableType))
+			}
+			d.Attribute = name
+		case "Order":
+			if f.Value.Kind != jcString {
+				return nil, w.errorf(f.Value.Off, in, key, "Priority: Order: expected lower_first or higher_first, found %s", cfgWhat(f.Value))
+			}
+			if f.Value.Text != "lower_first" && f.Value.Text != "higher_first" {
+				return nil, w.errorf(f.Value.Off, in, key, "Priority: Order: expected lower_first or higher_first, found %q", f.Value.Text)
+			}
+			d.LowerFirst, order = f.Value.Text == "lower_first", true
+		default:
+			return nil, w.errorf(f.KeyOff, in, key, "Priority: unknown key %s (expected Attribute or Order)", cfgQuote(f.Key))
+		}
+	}
+	if d.Attribute == "" || !order {
+		return nil, w.errorf(v.Off, in, key, "Priority: expected Attribute and Order (lower_first or higher_first)")
 	}
 	return d, nil
 }

@@ -83,7 +83,21 @@ type ResourceType struct {
 	// which the resources of the type wait for kernel objects; nil when
 	// the header does not say (they wait for nothing traceduck sees).
 	Waits *WaitsDef
-	Pos   Pos
+	// Priority is traceduck's key "Priority" (TLV ignores it): the
+	// attribute that holds the priority of the resources of the type, and
+	// which way it goes; nil when the header does not say (no priorities).
+	Priority *PriorityDef
+	Pos      Pos
+}
+
+// PriorityDef is a resource type's key "Priority" (README.md,
+// "Priorities"): the Number attribute whose value is a resource's
+// priority, and whether a smaller number is more urgent (Order
+// "lower_first": ITRON, TOPPERS) or a larger one ("higher_first").
+type PriorityDef struct {
+	Attribute  string
+	LowerFirst bool
+	Pos        Pos
 }
 
 // WaitsDef is a resource type's key "Waits" (README.md, "Waits for

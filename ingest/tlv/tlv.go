@@ -790,6 +790,19 @@ func (s *tableSink) start(rd *Reader, fmp bool) {
 	}
 	s.cpus = newCPUModel(s, rd, fmp)
 	s.waits = newWaitModel(s)
+	// the order of priorities: the first type that declares one says it
+	var order *PriorityDef
+	first := ""
+	for _, name := range rd.St.TypeNames() {
+		if pd := rd.St.Type(name).def.Priority; pd != nil {
+			if order == nil {
+				order, first = pd, name
+				w.Priorities().SetLowerIsUrgent(pd.LowerFirst)
+			} else if pd.LowerFirst != order.LowerFirst {
+				w.Diag(schema.Warning, 0, schema.NoSeq, fmt.Sprintf("resource types %s and %s order their priorities differently: %s's order is kept", first, name, first))
+			}
+		}
+	}
 	w.SetTimeUnit(rd.Unit.Name, rd.Unit.NsPerUnit())
 	if rd.Conv != nil {
 		w.SetMeta("converted", true)
@@ -858,11 +871,14 @@ func (s *tableSink) open(ts int64) error {
 	s.started = true
 	for i, r := range s.rd.St.Resources() {
 		for k, a := range r.Type.attrs {
-			if a.static {
-				continue
-			}
 			v, ok := r.Initial(k)
 			if !ok {
+				continue
+			}
+			if err := s.priority(r, k, v, s.objs[i], ts, schema.NoSeq, 0); err != nil {
+				return err
+			}
+			if a.static {
 				continue
 			}
 			if err := s.w.TransitionFromStart(s.objs[i], attrInstance(k), ts, s.w.Sym(a.name+"="+v), schema.NoSeq, schema.NoCPU); err != nil {
@@ -916,10 +932,29 @@ func (s *tableSink) Event(e *Event) error {
 	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.w.Sym(name+"="+e.Value), seq, e.CPU); err != nil {
 		return err
 	}
+	if err := s.priority(e.Res, e.Attr, e.Value, obj, e.Time.NS, seq, e.Src); err != nil {
+		return err
+	}
 	if err := s.waits.event(e, seq); err != nil {
 		return err
 	}
 	return s.cpus.event(e, seq)
+}
+
+// priority tells the priority model the value v of r's attribute k, when
+// the header's key Priority names that attribute: r's base priority from
+// ts on. A value that is not an integer is a warning and tells nothing.
+func (s *tableSink) priority(r *Res, k int, v string, obj schema.ObjectID, ts int64, seq schema.Seq, src int64) error {
+	pd := r.Type.def.Priority
+	if pd == nil || r.AttrName(k) != pd.Attribute {
+		return nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		s.Note(schema.Warning, "\x00priority", src, fmt.Sprintf("priority %s=%q of %s is not an integer: its priority is not known from here", pd.Attribute, v, r.Name))
+		return nil
+	}
+	return s.w.Priorities().Base(obj, n, ts, seq)
 }
 
 // isContext reports whether r keeps the running context: a resource of

@@ -27,6 +27,9 @@ type GenConfig struct {
 	Events int   // about this many events (lines for the text formats; TOPPERS: raw log lines)
 	Cores  int   // 0: the format's default (2; toppers-asp 1)
 	Seed   int64 // the same configuration writes the same bytes
+	// Inversion adds tracegen's priority inversion scenario (BTF only):
+	// three tasks Inv_Low, Inv_Mid, Inv_High, SEM_Inv, and the priorities.
+	Inversion bool
 }
 
 // Trace is what Generate wrote.
@@ -77,11 +80,14 @@ func Generate(path string, cfg GenConfig) (Trace, error) {
 	}
 	write := func(fn func(w io.Writer) error) error { return writeFile(path, fn) }
 
+	if cfg.Inversion && cfg.Format != "btf" {
+		return Trace{}, fmt.Errorf("the priority inversion scenario is written in BTF only, not %s", cfg.Format)
+	}
 	var err error
 	switch cfg.Format {
 	case "btf":
 		err = write(func(w io.Writer) error {
-			t, err := tracegen.WriteBTF(w, tracegen.Config{Events: cfg.Events, Cores: cores, Tasks: 8, Seed: cfg.Seed})
+			t, err := tracegen.WriteBTF(w, tracegen.Config{Events: cfg.Events, Cores: cores, Tasks: 8, Seed: cfg.Seed, Inversion: cfg.Inversion})
 			tr.Truth, tr.Events = &t, int64(t.Lines)
 			return err
 		})

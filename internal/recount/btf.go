@@ -51,9 +51,28 @@ type BTF struct {
 	// the process's wait_event to the set_event naming it, when its wait
 	// action (running -> waiting) came between them, counted at its
 	// clear_event; OpenWaits counts those the end cuts.
+	//
+	// The FreeRTOS BTF logger's mutexes count too (key "mutex 0xADDR
+	// task"): its kernel hooks are lines "t,Core_c,0,STI,mutex,0,trigger,
+	// take|give 0xADDR" whose actor is the task running on core c; a hold
+	// is from a take to the give of the same task, the give right after
+	// "create" (the new mutex's initialisation) is none; a wait is from a
+	// "STI,task,...,priority_inherit NAME[N] pri:P" (the running task
+	// blocks on the mutex that task N holds) to the waiter's take.
 	Holds, Waits         map[string]Sum
 	OpenHolds, OpenWaits int64
+	// Inherits counts the priority_inherit lines; MiddleRuns the times a
+	// task other than the waiter and the holder, created with a priority
+	// (create pri:N) strictly between the holder's and the waiter's,
+	// started or resumed while a waiter waited for a mutex (the middle
+	// task of a priority inversion), per "mutex waiter".
+	Inherits   int64
+	MiddleRuns map[string]int64
 }
+
+// freeRTOSTask is the logger's task prefix: "[core/number]NAME" or
+// "(number)NAME".
+var freeRTOSTask = regexp.MustCompile(`^(?:\[\d+/0*(\d+)\]|\(0*(\d+)\))(.*)$`)
 
 // btfIdle is the idle task of the RTOSes whose BTF traces we have:
 // FreeRTOS's IDLE (IDLE<core> in an SMP build), with the BTF logger's
@@ -75,7 +94,7 @@ func ReadBTF(path string) (BTF, error) {
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r", ""), "\n")
 	r := BTF{Actions: map[string]int64{}, Running: map[string]int64{}, Held: map[string]map[string]int64{},
 		Busy: map[string]int64{}, Latency: map[string]Sum{}, Response: map[string]Sum{}, CoreSaysBusy: map[string]int64{},
-		Holds: map[string]Sum{}, Waits: map[string]Sum{}}
+		Holds: map[string]Sum{}, Waits: map[string]Sum{}, MiddleRuns: map[string]int64{}}
 
 	type inst struct{ name, n string }
 	type core struct {
@@ -154,6 +173,30 @@ func ReadBTF(path string) (BTF, error) {
 		wokenAt        int64
 	}
 	evs := map[string]*evUse{}
+	freshMutex := map[string]bool{}
+	created := map[string]int64{} // a task's priority from its create note
+	type waitOn struct{ key, waiter, holder string }
+	var mutexWaits []waitOn // open waits for a mutex
+	// running is the task or ISR on core c, "" for none.
+	running := func(c string) string {
+		if o := cores[c]; o != nil {
+			if len(o.isrs) > 0 {
+				return o.isrs[len(o.isrs)-1].name
+			}
+			if o.holder != nil {
+				return o.holder.name
+			}
+		}
+		return ""
+	}
+	use := func(key string) *semUse {
+		u := sems[key]
+		if u == nil {
+			u = &semUse{}
+			sems[key] = u
+		}
+		return u
+	}
 	var last int64
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
@@ -284,10 +327,94 @@ func ReadBTF(path string) (BTF, error) {
 				}
 			}
 		}
+		note := ""
+		if len(f) > 7 {
+			note = f[7]
+		}
+		if typ == "STI" && act == "trigger" && (tgt == "mutex" || tgt == "task") {
+			w := strings.Fields(note)
+			actor := running(src)
+			switch {
+			case tgt == "mutex" && len(w) == 2 && w[0] == "create":
+				freshMutex[w[1]] = true
+			case tgt == "mutex" && len(w) == 2 && w[0] == "take" && actor != "":
+				delete(freshMutex, w[1])
+				key := "mutex " + w[1] + " " + actor
+				u := use(key)
+				if u.waiting {
+					addSum(r.Waits, key, ts-u.waitSince)
+					u.waiting = false
+					for i, mw := range mutexWaits {
+						if mw.key == key {
+							mutexWaits = append(mutexWaits[:i], mutexWaits[i+1:]...)
+							break
+						}
+					}
+				}
+				u.seenHold, u.seenWt = true, true
+				if u.holds == 0 {
+					u.heldSince = ts
+				}
+				u.holds++
+			case tgt == "mutex" && len(w) == 2 && w[0] == "give" && actor != "":
+				if freshMutex[w[1]] {
+					delete(freshMutex, w[1]) // the create's own give
+					break
+				}
+				key := "mutex " + w[1] + " " + actor
+				u := use(key)
+				switch {
+				case u.holds == 1:
+					addSum(r.Holds, key, ts-u.heldSince)
+					u.holds = 0
+				case u.holds > 1:
+					u.holds--
+				case !u.seenHold:
+					u.seenHold = true
+					r.OpenHolds++
+				}
+			case tgt == "task" && len(w) == 3 && w[0] == "priority_inherit" && actor != "":
+				r.Inherits++
+				// the mutex the named task holds
+				var held []string
+				for key, u := range sems {
+					parts := strings.SplitN(key, " ", 3)
+					if parts[0] != "mutex" || u.holds == 0 {
+						continue
+					}
+					if m := freeRTOSTask.FindStringSubmatch(parts[2]); m != nil && m[3]+"["+m[1]+m[2]+"]" == w[1] {
+						held = append(held, parts[1]+" "+parts[2])
+					}
+				}
+				if len(held) == 1 {
+					addr, holder := strings.SplitN(held[0], " ", 2)[0], strings.SplitN(held[0], " ", 2)[1]
+					key := "mutex " + addr + " " + actor
+					u := use(key)
+					if !u.waiting {
+						u.waiting, u.seenWt, u.waitSince = true, true, ts
+						mutexWaits = append(mutexWaits, waitOn{key, actor, holder})
+					}
+				}
+			}
+		}
 		if typ != "T" && typ != "I" {
 			continue
 		}
 		k := inst{tgt, tgtInst}
+		if typ == "T" && strings.HasPrefix(note, "create pri:") {
+			if p, err := strconv.ParseInt(strings.TrimPrefix(note, "create pri:"), 10, 64); err == nil {
+				created[tgt] = p
+			}
+		}
+		if act == "start" || act == "resume" {
+			for _, mw := range mutexWaits {
+				lo, okL := created[mw.holder]
+				hi, okH := created[mw.waiter]
+				if p, ok := created[tgt]; ok && okL && okH && tgt != mw.waiter && tgt != mw.holder && p > lo && p < hi {
+					r.MiddleRuns[mw.key]++
+				}
+			}
+		}
 
 		// Running time, waits for a core, instances.
 		switch act {

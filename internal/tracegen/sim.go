@@ -116,6 +116,8 @@ const (
 	opWaitEvent
 	opClearEvent
 	opSetEvent
+	opInvReq // SEM_Inv (Config.Inversion)
+	opInvRel
 )
 
 type op struct {
@@ -164,6 +166,11 @@ type proc struct {
 	poolUser      bool
 	poolWaiting   bool // waits for SEM_Pool (not SEM_Shared)
 	poolHeldSince int64
+
+	// Config.Inversion
+	invRole  int // 0: none; invLow, invMid, invHigh
+	ownsInv  bool
+	priShown int // the priority the trace said last (0: none yet)
 
 	// stimulus
 	sti     []byte
@@ -259,7 +266,25 @@ type sim struct {
 	evWaiter *proc
 
 	simName []byte
+
+	// Config.Inversion: SEM_Inv, and the inversions open now (since when)
+	inversion  bool
+	invName    []byte
+	invOwner   *proc
+	invWaiters []*proc
+	invOpen    map[invKey]int64
+	inversions []Inversion
 }
+
+const (
+	invLow = 1 + iota
+	invMid
+	invHigh
+)
+
+// invKey is one inversion: a semaphore, its waiter, its holder, the task
+// on the holder's core.
+type invKey struct{ res, high, low, middle, core string }
 
 const (
 	ms          = int64(1_000_000)
@@ -421,6 +446,30 @@ func newSim(w io.Writer, cfg Config) (*sim, error) {
 			s.evWaiter = b
 			break
 		}
+	}
+	// The inversion's tasks, above every other (no draw: the rest is the
+	// same as without them).
+	if cfg.Inversion {
+		s.inversion, s.invName, s.invOpen = true, []byte("SEM_Inv"), map[invKey]int64{}
+		for role, name := range []string{invLow: "Inv_Low", invMid: "Inv_Mid", invHigh: "Inv_High"} {
+			if role == 0 {
+				continue
+			}
+			tasks = append(tasks, &proc{
+				name:     []byte(name),
+				kind:     kT,
+				core:     0,
+				prio:     cfg.Tasks + role,
+				period:   20 * ms,
+				sti:      []byte("Timer_" + name),
+				nextInst: new(int64),
+				curRun:   -1,
+				runs:     []runnable{{name: []byte("Run_" + name + "_0")}},
+				nextAct:  []int64{invLow: 200_000, invMid: 800_000, invHigh: 500_000}[role],
+				invRole:  role,
+			})
+		}
+		T = len(tasks)
 	}
 	s.procs = append(s.procs, tasks...)
 
@@ -659,6 +708,9 @@ func (s *sim) run() {
 	if s.poolUnits > 0 {
 		s.emit(0, s.poolName, 0, kSEM, s.poolName, 0, aReady)
 	}
+	if s.inversion {
+		s.emit(0, s.invName, 0, kSEM, s.invName, 0, aReady)
+	}
 	for !s.done() {
 		t := int64(math.MaxInt64)
 		for i := range s.cores {
@@ -688,6 +740,9 @@ func (s *sim) run() {
 			}
 		}
 		s.dispatchAll(t)
+		if s.inversion && !s.done() {
+			s.checkInversions(t)
+		}
 	}
 }
 
@@ -724,7 +779,12 @@ func (s *sim) activate(p *proc, t int64) {
 	p.curRun = -1
 	s.buildOps(p, n)
 	s.insts[p.stat]++
-	s.emit(t, p.sti, n, p.kind, p.name, p.inst, aActivate)
+	if s.inversion && !p.isr && p.priShown == 0 {
+		p.priShown = 2 * p.prio
+		s.emitStr(t, p.sti, n, p.kind, p.name, p.inst, aActivate, []byte("pri:"+strconv.Itoa(p.priShown)))
+	} else {
+		s.emit(t, p.sti, n, p.kind, p.name, p.inst, aActivate)
+	}
 	s.cores[p.core].dirty = true
 }
 
@@ -734,6 +794,17 @@ func (s *sim) buildOps(p *proc, n int64) {
 	if p.isr {
 		ops = append(ops, op{opCompute, s.randDur(2_000, 12_000)})
 		p.ops = ops
+		return
+	}
+	switch p.invRole {
+	case invLow: // holds SEM_Inv for 1.5 ms of computing
+		p.ops = append(ops, op{k: opInvReq}, op{opRunStart, 0}, op{opCompute, s.qz(1_500_000)}, op{opRunTerm, 0}, op{k: opInvRel})
+		return
+	case invMid:
+		p.ops = append(ops, op{opRunStart, 0}, op{opCompute, s.qz(500_000)}, op{opRunTerm, 0})
+		return
+	case invHigh: // asks for SEM_Inv first
+		p.ops = append(ops, op{k: opInvReq}, op{opRunStart, 0}, op{opCompute, s.qz(100_000)}, op{opRunTerm, 0}, op{k: opInvRel})
 		return
 	}
 	if p.evWaiter && n%p.evEvery == 0 {
@@ -829,6 +900,7 @@ func (s *sim) runOps(p *proc, t int64) {
 				p.heldSince = t
 				s.emit(t, s.semName, 0, kSEM, s.semName, 0, aLock)
 				s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aAssigned)
+				s.ceilingNote(t, p)
 			} else {
 				s.semSt = semOverfull
 				s.waiters = append(s.waiters, p)
@@ -855,6 +927,7 @@ func (s *sim) runOps(p *proc, t int64) {
 				}
 				s.emit(t, s.poolName, 0, kSEM, s.poolName, 0, a)
 				s.emit(t, p.name, p.inst, kSEM, s.poolName, 0, aAssigned)
+				s.ceilingNote(t, p)
 			} else {
 				s.poolWaiters = append(s.poolWaiters, p)
 				p.poolWaiting, p.waitSince = true, t
@@ -868,6 +941,46 @@ func (s *sim) runOps(p *proc, t int64) {
 			}
 		case opPoolRel:
 			s.poolRelease(p, t)
+		case opInvReq:
+			s.emit(t, p.name, p.inst, kSEM, s.invName, 0, aRequest)
+			if s.invOwner == nil {
+				s.invOwner, p.ownsInv = p, true
+				s.emit(t, s.invName, 0, kSEM, s.invName, 0, aLock)
+				s.emit(t, p.name, p.inst, kSEM, s.invName, 0, aAssigned)
+			} else {
+				// no ceiling: it blocks, off the core
+				s.invWaiters = append(s.invWaiters, p)
+				s.emit(t, s.invName, 0, kSEM, s.invName, 0, aOverfull)
+				s.emit(t, p.name, p.inst, kSEM, s.invName, 0, aWaiting)
+				if p.curRun >= 0 {
+					s.runAct(t, p, aSuspend)
+				}
+				s.leaveRunning(p, t)
+				p.state = sWaiting
+				s.coreAct(t, p, aWait)
+				s.vacate(p.core, t)
+				s.cores[p.core].dirty = true
+				p.pc++
+				return
+			}
+		case opInvRel:
+			s.emit(t, p.name, p.inst, kSEM, s.invName, 0, aReleased)
+			p.ownsInv = false
+			if len(s.invWaiters) == 0 {
+				s.invOwner = nil
+				s.emit(t, s.invName, 0, kSEM, s.invName, 0, aUnlock)
+				break
+			}
+			w := s.invWaiters[0]
+			s.invWaiters = s.invWaiters[1:]
+			s.invOwner, w.ownsInv = w, true
+			s.emit(t, w.name, w.inst, kSEM, s.invName, 0, aAssigned)
+			s.coreAct(t, w, aRelease)
+			s.enterReady(w, t)
+			s.cores[w.core].dirty = true
+			if len(s.invWaiters) == 0 {
+				s.emit(t, s.invName, 0, kSEM, s.invName, 0, aFull)
+			}
 		case opWaitEvent:
 			s.emit(t, p.name, p.inst, kEVENT, s.evName, 0, aWaitEvent)
 			if !s.evSet {
@@ -916,6 +1029,7 @@ func (s *sim) runOps(p *proc, t int64) {
 func (s *sim) semRelease(p *proc, t int64) {
 	s.emit(t, p.name, p.inst, kSEM, s.semName, 0, aReleased)
 	p.ownsSem = false
+	s.ceilingNote(t, p)
 	s.holds[p.stat].add(t - p.heldSince)
 	s.cores[p.core].dirty = true // p's effective priority dropped
 	if len(s.waiters) == 0 {
@@ -932,6 +1046,7 @@ func (s *sim) semRelease(p *proc, t int64) {
 	s.waits[w.stat].add(t - w.waitSince)
 	w.heldSince = t
 	s.emit(t, w.name, w.inst, kSEM, s.semName, 0, aAssigned)
+	s.ceilingNote(t, w)
 	s.wakeWaiter(w, t)
 	if len(s.waiters) == 0 {
 		s.semSt = semFull
@@ -948,6 +1063,7 @@ func (s *sim) semRelease(p *proc, t int64) {
 func (s *sim) poolRelease(p *proc, t int64) {
 	s.emit(t, p.name, p.inst, kSEM, s.poolName, 0, aReleased)
 	p.ownsPool = false
+	s.ceilingNote(t, p)
 	s.poolHolds[p.stat].add(t - p.poolHeldSince)
 	s.cores[p.core].dirty = true // p's effective priority dropped
 	if len(s.poolWaiters) == 0 {
@@ -968,6 +1084,7 @@ func (s *sim) poolRelease(p *proc, t int64) {
 	w.ownsPool, w.poolWaiting, w.poolHeldSince = true, false, t
 	s.poolWaits[w.stat].add(t - w.waitSince)
 	s.emit(t, w.name, w.inst, kSEM, s.poolName, 0, aAssigned)
+	s.ceilingNote(t, w)
 	s.wakeWaiter(w, t)
 	if len(s.poolWaiters) == 0 {
 		s.emit(t, s.poolName, 0, kSEM, s.poolName, 0, aFull)
@@ -1078,6 +1195,86 @@ func (s *sim) dispatch(ci int, t int64) {
 	}
 }
 
+// ceilingNote says p's effective priority when it changed (Config.Inversion):
+// a holder of SEM_Shared or SEM_Pool runs at the ceiling, 2*ceil+1.
+func (s *sim) ceilingNote(t int64, p *proc) {
+	if !s.inversion || p.priShown == 0 {
+		return
+	}
+	e := s.eff(p)
+	if e == p.priShown {
+		return
+	}
+	verb := "priority_disinherit "
+	if e > 2*p.prio {
+		verb = "priority_inherit "
+	}
+	p.priShown = e
+	s.emitStr(t, s.cores[p.core].name, 0, kSTI, []byte("task"), 0, aTrigger, []byte(verb+string(p.name)+" pri:"+strconv.Itoa(e)))
+}
+
+// checkInversions keeps the truth of the priority inversions: after the
+// events of time t, the inversions now (a waiter of a semaphore, a holder
+// of a lower effective priority that is ready, a task of a priority
+// between them on the holder's core) continue, begin at t, or end at t.
+func (s *sim) checkInversions(t int64) {
+	now := map[invKey]bool{}
+	look := func(res []byte, holders, waiters []*proc) {
+		for _, h := range waiters {
+			for _, l := range holders {
+				if l == h || l.state != sReady || s.eff(l) >= s.eff(h) {
+					continue
+				}
+				c := &s.cores[l.core]
+				if m := c.occ; m != nil && !m.isr && m != l && m != h && s.eff(m) > s.eff(l) && s.eff(m) < s.eff(h) {
+					now[invKey{string(res), string(h.name), string(l.name), string(m.name), string(c.name)}] = true
+				}
+			}
+		}
+	}
+	if s.semOwner != nil {
+		look(s.semName, []*proc{s.semOwner}, s.waiters)
+	}
+	if len(s.poolWaiters) > 0 {
+		var holders []*proc
+		for _, p := range s.procs {
+			if p.ownsPool {
+				holders = append(holders, p)
+			}
+		}
+		look(s.poolName, holders, s.poolWaiters)
+	}
+	if s.invOwner != nil {
+		look(s.invName, []*proc{s.invOwner}, s.invWaiters)
+	}
+	var ended []invKey
+	for k := range s.invOpen {
+		if !now[k] {
+			ended = append(ended, k)
+		}
+	}
+	s.endInversions(ended, t)
+	for k := range now {
+		if _, ok := s.invOpen[k]; !ok {
+			s.invOpen[k] = t
+		}
+	}
+}
+
+// endInversions ends the open inversions ks at t, in a fixed order.
+func (s *sim) endInversions(ks []invKey, t int64) {
+	sort.Slice(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		return fmt.Sprint(s.invOpen[a], a) < fmt.Sprint(s.invOpen[b], b)
+	})
+	for _, k := range ks {
+		if start := s.invOpen[k]; t > start {
+			s.inversions = append(s.inversions, Inversion{k.res, k.high, k.low, k.middle, k.core, start, t})
+		}
+		delete(s.invOpen, k)
+	}
+}
+
 func (s *sim) truth() Truth {
 	tr := Truth{
 		Lines:        s.lines,
@@ -1100,6 +1297,14 @@ func (s *sim) truth() Truth {
 	}
 	if s.semOwner != nil {
 		tr.OpenHolds = 1
+	}
+	if s.inversion {
+		var open []invKey
+		for k := range s.invOpen {
+			open = append(open, k)
+		}
+		s.endInversions(open, s.last)
+		tr.Inversions = s.inversions
 	}
 	if s.poolUnits > 0 {
 		tr.PoolHolds, tr.PoolWaits = map[string]Sum{}, map[string]Sum{}

@@ -239,6 +239,9 @@ func WriteTLV(log, res io.Writer, cfg Config, style TLVStyle) (TLVTruth, error) 
 	if cfg.PoolUnits != 0 {
 		return TLVTruth{}, errors.New("tracegen: PoolUnits is for BTF only: the TLV renderings know SEM_Shared alone")
 	}
+	if cfg.Inversion {
+		return TLVTruth{}, errors.New("tracegen: Inversion is for BTF only: the TLV renderings know SEM_Shared alone")
+	}
 	if style > TOPPERSFMP {
 		return TLVTruth{}, fmt.Errorf("tracegen: unknown TLV style %d", style)
 	}

@@ -111,6 +111,35 @@
 // ("t,X,x,SIG,SIG_Speed,0,write,<value>") and the last task reads it at the
 // start of its first runnable ("t,Y,y,SIG,SIG_Speed,0,read,<current value>").
 //
+// Priority inversion (only with Config.Inversion): three more tasks on
+// Core_0, above every other task, Inv_Low < Inv_Mid < Inv_High (period
+// 20 ms, released 200, 500 and 800 us into each period), and a semaphore
+// SEM_Inv without a priority ceiling. Inv_Low takes SEM_Inv and computes
+// for 1.5 ms holding it; Inv_High preempts it, asks for SEM_Inv and
+// blocks (it waits off the core, unlike SEM_Shared's pollers); Inv_Mid
+// preempts Inv_Low and runs 500 us while Inv_High waits: a priority
+// inversion. Inv_Low gives SEM_Inv to Inv_High when it releases it:
+//
+//	t,Inv_High,h,SEM,SEM_Inv,0,requestsemaphore
+//	t,SEM_Inv,0,SEM,SEM_Inv,0,overfull
+//	t,Inv_High,h,SEM,SEM_Inv,0,waiting
+//	t,Core_0,0,T,Inv_High,h,wait                  (running -> waiting)
+//	...
+//	u,Inv_Low,l,SEM,SEM_Inv,0,released
+//	u,Inv_High,h,SEM,SEM_Inv,0,assigned
+//	u,Core_0,0,T,Inv_High,h,release               (waiting -> ready)
+//	u,SEM_Inv,0,SEM,SEM_Inv,0,full
+//
+// The trace then tells the priorities, which the truth of the inversions
+// uses (the effective ones): every task's first activate carries the note
+// "pri:N", N = 2 x its rank (1 the lowest task; ISRs have none), and a
+// holder of SEM_Shared or SEM_Pool, which runs at the ceiling 2 x c + 1
+// (c the highest rank of their users on its core), says so with the
+// FreeRTOS BTF logger's words:
+//
+//	t,Core_j,0,STI,task,0,trigger,priority_inherit X pri:N      (it runs at the ceiling)
+//	t,Core_j,0,STI,task,0,trigger,priority_disinherit X pri:N   (back at its own priority)
+//
 // Within one timestamp, compute completions are processed first (cores in
 // index order), then activations (tasks in index order, then ISRs), then
 // scheduling decisions.
@@ -138,6 +167,10 @@ type Config struct {
 	// that many units (see "Counting semaphore" above); 0 leaves the
 	// simulation exactly as without it.
 	PoolUnits int
+	// Inversion adds a known priority inversion (see "Priority
+	// inversion" above) and writes the tasks' priorities; false leaves
+	// the simulation and its bytes exactly as without it.
+	Inversion bool
 }
 
 // Truth is what the generator knows, independent of any parser.
@@ -178,8 +211,22 @@ type Truth struct {
 	// open when the trace ends.
 	Holds, Waits         map[string]Sum
 	OpenHolds, OpenWaits int
-	FirstTS              int64 // ns, timestamp of the first data line
-	LastTS               int64 // ns, timestamp of the last data line
+	// Inversions (Config.Inversion) are the priority inversions of the
+	// simulation, in the order they ended: every maximal interval during
+	// which a task waited for a semaphore held by a task of a lower
+	// effective priority that was ready (preempted) while a task of a
+	// priority strictly between them held the holder's core (running or
+	// polling), for each (semaphore, waiter, holder, middle task, core).
+	// One still open at the end ends at LastTS.
+	Inversions []Inversion
+	FirstTS    int64 // ns, timestamp of the first data line
+	LastTS     int64 // ns, timestamp of the last data line
+}
+
+// Inversion is one priority inversion of the simulation (ns).
+type Inversion struct {
+	Resource, High, Low, Middle, Core string
+	Start, End                        int64
 }
 
 // Sum is a count of things and their summed length (ns).

@@ -621,3 +621,50 @@ func keys(m map[string]int64) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// TestInversionScenario: with Config.Inversion the simulator makes the
+// inversion it is built for (Inv_High waits for SEM_Inv held by Inv_Low
+// while Inv_Mid holds Core_0), once per 20 ms period at most, each at
+// most Inv_Mid's 500 us of computing; its trace tells the priorities.
+// Without it, the trace tells none and there is no inversion truth.
+// (ingest/btf's TestGroundTruth checks priority_inversions against this
+// truth.)
+func TestInversionScenario(t *testing.T) {
+	out, tr := gen(t, Config{Events: 100_000, Cores: 2, Seed: 12, Inversion: true})
+	periods := tr.LastTS/(20*ms) + 1
+	var n, ns int64
+	perPeriod := map[int64]int64{}
+	for _, x := range tr.Inversions {
+		if x.End <= x.Start || x.End > tr.LastTS {
+			t.Errorf("inversion %+v: not within the trace (last %d)", x, tr.LastTS)
+		}
+		if x.Resource != "SEM_Inv" {
+			continue
+		}
+		if x.High != "Inv_High" || x.Low != "Inv_Low" || x.Middle != "Inv_Mid" || x.Core != "Core_0" {
+			t.Errorf("inversion %+v: not the scenario's tasks", x)
+		}
+		n++
+		ns += x.End - x.Start
+		perPeriod[x.Start/(20*ms)] += x.End - x.Start
+	}
+	for p, d := range perPeriod {
+		if d > 500_000 {
+			t.Errorf("period %d: %d ns of inversion, more than Inv_Mid's 500 us", p, d)
+		}
+	}
+	if n == 0 || int64(len(perPeriod)) < periods/2 {
+		t.Errorf("%d inversions of the scenario in %d of %d periods", n, len(perPeriod), periods)
+	}
+	for _, want := range []string{",T,Inv_Low,0,activate,pri:", ",STI,task,0,trigger,priority_inherit ", ",SEM_Inv,0,waiting\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the trace has no %q", want)
+		}
+	}
+	t.Logf("%d inversions of the scenario, %d ns, in %d periods", n, ns, len(perPeriod))
+
+	out, tr = gen(t, Config{Events: 100_000, Cores: 2, Seed: 12})
+	if tr.Inversions != nil || strings.Contains(string(out), "pri:") || strings.Contains(string(out), "Inv_") {
+		t.Errorf("without Inversion: %d inversions, priorities or the scenario's tasks in the trace", len(tr.Inversions))
+	}
+}

@@ -12,13 +12,16 @@ import (
 	"github.com/traceduck/traceduck/ingest"
 	_ "github.com/traceduck/traceduck/ingest/all"
 	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/queries/export"
 	"github.com/traceduck/traceduck/schema"
 )
 
 // sampleDB ingests runs of five formats, so that every table has rows
-// (aggregations and histograms from DTrace's aggregation output).
+// (aggregations and histograms from DTrace's aggregation output), and, as
+// run 6, a generated BTF trace with a priority inversion (priorities and
+// priority_inversions).
 func sampleDB(t *testing.T) *schema.DB {
 	t.Helper()
 	db := dbtest.Open(t)
@@ -36,6 +39,18 @@ func sampleDB(t *testing.T) *schema.DB {
 		}
 		dbtest.Ingest(t, db, p, opt)
 	}
+	inv := filepath.Join(t.TempDir(), "inversion.btf")
+	f, err := os.Create(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tracegen.WriteBTF(f, tracegen.Config{Events: 5_000, Cores: 1, Tasks: 2, Seed: 1, Inversion: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.Ingest(t, db, inv, ingest.Options{})
 	// The overhead model's parameter tables, the ones without a run_id.
 	params, err := queries.ReadOverheadParams("")
 	if err != nil {
@@ -119,7 +134,7 @@ func contents(t *testing.T, db *sql.DB, rel string, runs string) string {
 func TestParquetRoundTrip(t *testing.T) {
 	db := sampleDB(t)
 	dir := filepath.Join(t.TempDir(), "dataset")
-	res := exportRuns(t, db.SQL(), dir, 1, 2, 3, 4, 5)
+	res := exportRuns(t, db.SQL(), dir, 1, 2, 3, 4, 5, 6)
 	if res.Files == 0 || res.Bytes == 0 {
 		t.Fatalf("wrote %d files, %d bytes", res.Files, res.Bytes)
 	}
@@ -134,7 +149,7 @@ func TestParquetRoundTrip(t *testing.T) {
 	}
 	nonEmpty := 0
 	for _, rel := range want {
-		w, g := contents(t, db.SQL(), rel, "1,2,3,4,5"), contents(t, pq, rel, "1,2,3,4,5")
+		w, g := contents(t, db.SQL(), rel, "1,2,3,4,5,6"), contents(t, pq, rel, "1,2,3,4,5,6")
 		if w != g {
 			t.Errorf("%s differs:\n%s", rel, dbtest.Diff(w, g))
 		}
