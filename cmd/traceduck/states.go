@@ -21,10 +21,13 @@ func newStatesCmd() *cobra.Command {
 		state  string
 		level  = "0"
 		window windowFlags
+		tree   bool
+		order  = "kos"
+		sortBy = "name"
 		output = outputFlags{format: outTable}
 	)
 	cmd := &cobra.Command{
-		Use:   "states --db FILE [--run N] [--kind K] [--object NAME] [--state S] [--level L|all]",
+		Use:   "states --db FILE [--run N] [--kind K] [--object NAME] [--state S] [--level L|all] [--tree [--order kos|kso] [--sort name|total]]",
 		Short: "State statistics: how often and how long each object was in each state, p99 included",
 		Long: `States prints the state statistics of the view state_stats: per run, object
 and state, how many times the object was in the state and for how long (total,
@@ -51,12 +54,24 @@ first event): every interval is clipped to it and counts the part inside
 (the macro state_stats_window). An interval cut by the end of the trace is
 known inside a window that ends before it.
 
-Rows are sorted by run, kind, object, level, then the longest total first.`,
+Rows are sorted by run, kind, object, level, then the longest total first.
+
+--tree prints the state statistics tree of the Baget tracer instead (the
+macro state_stats_tree): per run, the object kinds, the objects and each
+object's hierarchy of states, the top level first, every node with count,
+total, mean, max, p99 and truncated. --order kso puts each kind's state
+hierarchy first, pooled over its objects, with the objects under the
+atomic states. Siblings are sorted by name, or with --sort total by total
+time, largest first. A run, kind or object node sums its top-level
+intervals (its total is the time its state is known). --run, --kind and
+the window apply; table and markdown indent the nodes, csv and json print
+every column of state_stats_tree.`,
 		Example: `  traceduck states --db t.duckdb --kind task
   traceduck states --db t.duckdb --kind cpu --level -1
   traceduck states --db t.duckdb --run 2 --object Core_0 --level all
   traceduck states --db t.duckdb --kind thread --state RUNNING --output csv > running.csv
-  traceduck states --db t.duckdb --kind task --from 10ms --to 20ms --relative`,
+  traceduck states --db t.duckdb --kind task --from 10ms --to 20ms --relative
+  traceduck states --db t.duckdb --run 1 --kind cpu --tree --sort total`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lvl, all, err := parseStateLevel(level)
@@ -66,6 +81,17 @@ Rows are sorted by run, kind, object, level, then the longest total first.`,
 			if err := window.parse(); err != nil {
 				return err
 			}
+			if tree {
+				for _, f := range []string{"object", "state", "level"} {
+					if cmd.Flags().Changed(f) {
+						return usagef("--%s and --tree: the tree has every object, state and level (--run and --kind select)", f)
+					}
+				}
+				return runStatesTree(cmd.Context(), dbPath, statesTreeSQL(run, kind, order, sortBy, &window), run, output, cmd.OutOrStdout())
+			}
+			if cmd.Flags().Changed("order") || cmd.Flags().Changed("sort") {
+				return usagef("--order and --sort are for --tree")
+			}
 			return runStates(cmd.Context(), dbPath, statesSQL(run, kind, object, state, lvl, all, &window), run, output, cmd.OutOrStdout())
 		},
 	}
@@ -73,6 +99,9 @@ Rows are sorted by run, kind, object, level, then the longest total first.`,
 	addRunFlag(cmd, &run)
 	cmd.Flags().StringVar(&kind, "kind", "", "only objects of this kind (task, thread, cpu, ...)")
 	cmd.Flags().StringVar(&object, "object", "", "only the objects of this name")
+	cmd.Flags().BoolVar(&tree, "tree", false, "print the state statistics tree (kinds, objects, the state hierarchy)")
+	cmd.Flags().Var(enumValue{&order, []string{"kos", "kso"}}, "order", "with --tree: kos kind > object > states; kso kind > states > object")
+	cmd.Flags().Var(enumValue{&sortBy, []string{"name", "total"}}, "sort", "with --tree: siblings by name, or by total time largest first")
 	cmd.Flags().StringVar(&state, "state", "", "only this state (a name at the chosen level)")
 	cmd.Flags().StringVar(&level, "level", "0", "aggregation level: 0 atomic, 1, 2, ... coarser; -1 the top; all")
 	addWindowFlags(cmd, &window, "only the intervals")
@@ -141,4 +170,45 @@ func runStates(ctx context.Context, dbPath, text string, run int32, output outpu
 		return err
 	}
 	return queryTo(ctx, conn, text, newResultWriter(output, w))
+}
+
+// statesTreeSQL is the query of the tree: the run, the kind (a literal),
+// the checked order and sort word, the window.
+func statesTreeSQL(run int32, kind, order, sortBy string, window *windowFlags) string {
+	runArg := "NULL"
+	if run != 0 {
+		runArg = fmt.Sprint(run)
+	}
+	kindArg := "NULL"
+	if kind != "" {
+		kindArg = queries.Literal(kind)
+	}
+	return fmt.Sprintf("SELECT * FROM state_stats_tree('%s', run := %s, object_kind := %s, sort_by := '%s'%s) ORDER BY run_id, pos", order, runArg, kindArg, sortBy, window.macroArgs())
+}
+
+// runStatesTree prints the tree: csv and json every column, table and
+// markdown the node indented by depth (two no-break spaces per depth in
+// markdown, where leading blanks vanish) and its statistics.
+func runStatesTree(ctx context.Context, dbPath, text string, run int32, output outputFlags, w io.Writer) error {
+	db, err := openExistingDB(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := checkRunExists(ctx, conn, run); err != nil {
+		return err
+	}
+	if output.format == outCSV || output.format == outJSON {
+		return queryTo(ctx, conn, text, newResultWriter(output, w))
+	}
+	indent := "  "
+	if output.format == outMarkdown {
+		indent = "&nbsp;&nbsp;"
+	}
+	return queryTo(ctx, conn, "SELECT repeat('"+indent+"', depth) || label AS node, coalesce(level::VARCHAR, '') AS level, count, total_ns, round(mean_ns, 1) AS mean_ns, max_ns, p99_ns, truncated FROM ("+text+") ORDER BY run_id, pos", newResultWriter(output, w))
 }

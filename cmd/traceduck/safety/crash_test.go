@@ -375,6 +375,7 @@ var macroCalls = map[string]string{
 	"state_at":                 "SELECT count(*) FROM state_at(2500000) WHERE run_id = 1",
 	"state_stats_of":           "SELECT count(*) FROM state_stats_of(run := 1, object_kind := 'task')",
 	"state_stats_window":       "SELECT count(*) FROM state_stats_window(0, 10000000, run := 1)",
+	"state_stats_tree":         "SELECT count(*) FROM state_stats_tree('kos', run := 1)",
 	"state_trace":              "SELECT count(*) FROM state_trace(1, run := 1, object_kind := 'cpu')",
 	"state_trace_levels":       "SELECT count(*) FROM state_trace_levels(0, 1, run := 1, object_kind := 'cpu')",
 	"system_timeline":          "SELECT count(*) FROM system_timeline('rig')",
