@@ -138,3 +138,20 @@ states-hand                14       218     15.6      30      30          1
 	expectExit(t, td(t, dir, "states", "--db", db, "--tree", "--state", "running"), 2, "--state and --tree")
 	expectExit(t, td(t, dir, "states", "--db", db, "--order", "kso"), 2, "--order and --sort are for --tree")
 }
+
+// TestStatesMarks: --include and --exclude on the state tree of the
+// hand-written trace: Core_0's rows at level 3 but its idle.
+func TestStatesMarks(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	trace, err := filepath.Abs(statesHand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", db, trace)
+	got := mustRun(t, dir, nil, "states", "--db", db, "--level", "3", "--include", "kind=cpu", "--exclude", "object=Core_0&state=idle", "--output", "csv")
+	if want := "run_id,kind,object,level,state,count,total_ns,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,max_ns,stddev_ns,truncated\r\n1,cpu,Core_0,3,busy,4,145,36.3,5,15,80,80,80,33.8,1\r\n"; got != want {
+		t.Errorf("states --include kind=cpu --exclude 'object=Core_0&state=idle':\n%q\nwant\n%q", got, want)
+	}
+	expectExit(t, td(t, dir, "states", "--db", db, "--include", "stat=x"), 2, `mark "stat=x": expected all, kind=, object=, state= or level=, found "stat=x"`)
+}

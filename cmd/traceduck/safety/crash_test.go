@@ -376,6 +376,8 @@ var macroCalls = map[string]string{
 	"state_stats_of":           "SELECT count(*) FROM state_stats_of(run := 1, object_kind := 'task')",
 	"state_stats_window":       "SELECT count(*) FROM state_stats_window(0, 10000000, run := 1)",
 	"state_stats_tree":         "SELECT count(*) FROM state_stats_tree('kos', run := 1)",
+	"state_stats_selected":     "SELECT count(*) FROM state_stats_selected(['kind=cpu'], ['state=idle'], run := 1)",
+	"state_marks":              "SELECT count(*) FROM state_marks(['kind=cpu&state=busy'], ['all'])",
 	"state_trace":              "SELECT count(*) FROM state_trace(1, run := 1, object_kind := 'cpu')",
 	"state_trace_levels":       "SELECT count(*) FROM state_trace_levels(0, 1, run := 1, object_kind := 'cpu')",
 	"system_timeline":          "SELECT count(*) FROM system_timeline('rig')",
