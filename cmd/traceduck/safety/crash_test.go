@@ -357,6 +357,7 @@ var macroCalls = map[string]string{
 	"hist_llquantize":          "SELECT count(*) FROM hist_llquantize('SELECT dur AS value FROM state_intervals WHERE run_id = 1', 10, 3, 9, 10)",
 	"hist_lquantize":           "SELECT count(*) FROM hist_lquantize('SELECT dur / 1000 AS value FROM state_intervals WHERE run_id = 1', 0, 100, 10)",
 	"hist_quantize":            "SELECT count(*) FROM hist_quantize('FROM durations_in_state(''running'', object_kind := ''task'', run := 1)')",
+	"intervals_in_bucket":      "SELECT count(*) FROM intervals_in_bucket('running', 0, 1000000, run := 1)",
 	"interval_intersect":       "WITH a AS (FROM state_intervals WHERE run_id = 1), b AS (FROM cpu_intervals WHERE run_id = 1) SELECT count(*) FROM interval_intersect('a', 'b')",
 	"intervals_overlapping":    "SELECT count(*) FROM intervals_overlapping(0, 2500000) WHERE run_id = 1",
 	"linear_bucket":            "SELECT linear_bucket(57, 0, 25, 4)",
