@@ -242,3 +242,26 @@ SELECT state, count(*) FILTER (WHERE NOT truncated) AS complete, count(*) AS int
 FROM state_trace(lvl, run := run, object_kind := object_kind, object_name := object_name)
 GROUP BY state
 ORDER BY complete DESC, state;
+
+-- intervals_in_bucket: (intervals_in_bucket(state_name, lo, hi, lvl := 0,
+-- object_kind := NULL, object_name := NULL, run := NULL, t_from := NULL,
+-- t_to := NULL, relative := false)) the state records behind a bar of a
+-- histogram of durations (the Baget tracer's selection by duration range,
+-- seed 6.4): the complete intervals of the state at level lvl (as
+-- durations_in_state_level selects and, with a window, clips them) whose
+-- duration is in [lo, hi) ns (a NULL bound: none). Columns: run_id,
+-- object_id, kind, object, state, instance, level, start_ts, end_ts (ns
+-- on the trace's time base), dur; in time order per run.
+-- Example, the running intervals of 1 ms and more of task Task_1ms_1:
+--   SELECT * FROM intervals_in_bucket('running', 1000000, NULL, object_name := 'Task_1ms_1');
+CREATE OR REPLACE MACRO intervals_in_bucket(state_name, lo, hi, lvl := 0, object_kind := NULL, object_name := NULL, run := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+WITH bucket AS (
+    SELECT CASE WHEN lo IS NULL OR hi IS NULL OR lo < hi THEN lo
+                ELSE error('intervals_in_bucket: the bucket [' || lo || ', ' || hi || ') is empty: want lo < hi') END AS b_lo,
+           hi AS b_hi
+)
+SELECT d.run_id, d.object_id, d.kind, d.object, d.state, d.instance, d.level, d.start_ts, d.end_ts, d.value AS dur
+FROM durations_in_state_level(state_name, lvl, object_kind := object_kind, object_name := object_name, run := run,
+                              t_from := t_from, t_to := t_to, relative := relative) d, bucket b
+WHERE (b.b_lo IS NULL OR d.value >= b.b_lo) AND (b.b_hi IS NULL OR d.value < b.b_hi)
+ORDER BY d.run_id, d.start_ts, d.object_id;

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,7 @@ type histArgs struct {
 	buckets               string
 	unit                  string
 	window                windowFlags
+	selectBucket          string
 	output                outputFlags
 }
 
@@ -126,6 +128,7 @@ hist_lquantize('query', L, U, S), ...; see queries/hist_tables.sql).`,
 	f.StringVar(&a.buckets, "buckets", "", "buckets between these ascending edges, e.g. 0,10us,100us,1ms")
 	f.Var(enumValue{&a.unit, []string{"ns", "us", "ms", "s"}}, "unit", "divide the values (ns) by this unit first: ns, us, ms, s")
 	addWindowFlags(cmd, &a.window, "with --state: only the intervals, clipped to [from, to),")
+	f.StringVar(&a.selectBucket, "select-bucket", "", "with --state: list the intervals whose duration is in [LO, HI) instead (LO..HI, in --unit or with units: 1ms..2ms; an empty side is open)")
 	outputs := append([]string{outDTrace}, outputFormats...)
 	addOutputFlags(cmd, &a.output, outputs)
 	return cmd
@@ -257,6 +260,8 @@ func runHist(ctx context.Context, a histArgs, changed func(string) bool, w, stde
 		return usagef("--pool and --run: give one (--run keeps one run, --pool pools every run)")
 	case a.state != "" && a.dbPath == "":
 		return usagef("--state needs --db")
+	case a.selectBucket != "" && a.state == "":
+		return usagef("--select-bucket lists the intervals of --state: give --state")
 	case a.sqlText != "" && (a.window.from != "" || a.window.to != "" || a.window.relative):
 		return usagef("--from, --to and --relative window the intervals of --state, not the rows of --sql")
 	}
@@ -281,6 +286,9 @@ func runHist(ctx context.Context, a histArgs, changed func(string) bool, w, stde
 	if a.state != "" {
 		if err := checkRunExists(ctx, conn, a.run); err != nil {
 			return err
+		}
+		if a.selectBucket != "" {
+			return bucketIntervals(ctx, conn, a, w)
 		}
 		return stateHists(ctx, conn, a, spec, w, stderr)
 	}
@@ -739,4 +747,52 @@ func histKey(v any, src histSource) (dtracefmt.Key, error) {
 		return dtracefmt.StringKey(strconv.FormatInt(n, 10)), nil
 	}
 	return dtracefmt.IntKey(n, src.keySize), nil
+}
+
+// bucketIntervals lists the intervals of --state whose duration is in
+// the --select-bucket range (the macro intervals_in_bucket): the state
+// records behind a histogram bar, with their times (ns on the trace's
+// time base).
+func bucketIntervals(ctx context.Context, conn *sql.Conn, a histArgs, w io.Writer) error {
+	lo, hi, ok := strings.Cut(a.selectBucket, "..")
+	if !ok {
+		return usagef("--select-bucket %q: want LO..HI (1ms..2ms, 100..; an empty side is open)", a.selectBucket)
+	}
+	var bounds [2]string
+	var ns [2]int64
+	for i, p := range []string{lo, hi} {
+		p = strings.TrimSpace(p)
+		bounds[i] = "NULL"
+		if p == "" {
+			continue
+		}
+		v, err := bucketBound(p, a.unit)
+		if err != nil {
+			return usagef("--select-bucket %q: %q: %v", a.selectBucket, p, err)
+		}
+		bounds[i], ns[i] = fmt.Sprint(v), v
+	}
+	if bounds[0] != "NULL" && bounds[1] != "NULL" && ns[0] >= ns[1] {
+		return usagef("--select-bucket %q: the bucket is empty (want LO < HI)", a.selectBucket)
+	}
+	text := fmt.Sprintf("SELECT * FROM intervals_in_bucket(%s, %s, %s, lvl := %d, object_kind := %s, object_name := %s, run := %s%s)",
+		queries.Literal(a.state), bounds[0], bounds[1], a.level, optLiteral(a.kind), optLiteral(a.object), runArg(a.run), a.window.macroArgs())
+	output := a.output
+	if output.format == outDTrace {
+		output.format = outTable
+	}
+	return queryTo(ctx, conn, text, newResultWriter(output, w))
+}
+
+// bucketBound reads one side of --select-bucket in ns: a bare number is
+// in --unit, a number with a unit is read as --from is.
+func bucketBound(p, unit string) (int64, error) {
+	if n, err := strconv.ParseInt(p, 10, 64); err == nil {
+		per := unitNS[unit]
+		if n > math.MaxInt64/per || n < math.MinInt64/per {
+			return 0, fmt.Errorf("out of range")
+		}
+		return n * per, nil
+	}
+	return parseEventsTime(p)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -89,4 +90,68 @@ func crlf(s string) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// TestStatesTree prints the state statistics tree of the hand-written
+// trace's tasks (queries/state_tree_test.go checks its numbers), sorted by
+// total: A (168 ns of top-level intervals) before B (50), on_cpu before
+// runnable before blocked.
+func TestStatesTree(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	trace, err := filepath.Abs(statesHand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", db, trace)
+	got := mustRun(t, dir, nil, "states", "--db", db, "--tree", "--kind", "task", "--sort", "total")
+	want := `node             level  count  total_ns  mean_ns  max_ns  p99_ns  truncated
+---------------  -----  -----  --------  -------  ------  ------  ---------
+states-hand                14       218     15.6      30      30          1
+  task                     14       218     15.6      30      30          1
+    A                      10       168     16.8      30      30          0
+      on_cpu     1          5       105       21      30      30          0
+        running  0          5        95       19      30      30          0
+        polling  0          2        10        5       5       5          0
+      runnable   1          4        53     13.3      28      28          0
+        active   0          3        48       16      28      28          0
+        ready    0          1         5        5       5       5          0
+      blocked    1          1        10       10      10      10          0
+        parking  0          1        10       10      10      10          0
+    B                       4        50     12.5      30      30          1
+      on_cpu     1          2        35     17.5      30      30          1
+        running  0          2        23     11.5      20      20          1
+        polling  0          2        12        6      10      10          0
+      runnable   1          1        10       10      10      10          0
+        active   0          2        10        5      10      10          0
+      blocked    1          1         5        5       5       5          0
+        parking  0          1         5        5       5       5          0
+`
+	if got != want {
+		t.Errorf("states --tree --kind task --sort total:\n%s\nwant\n%s", got, want)
+	}
+	// kso pools the tasks: their on_cpu is A's 5 and B's 2 intervals.
+	got = mustRun(t, dir, nil, "states", "--db", db, "--tree", "--kind", "task", "--order", "kso", "--output", "csv")
+	if !strings.Contains(got, ",2,state,on_cpu,1,7,140,") {
+		t.Errorf("states --tree --order kso: no pooled on_cpu of 7 intervals, 140 ns:\n%s", got)
+	}
+	expectExit(t, td(t, dir, "states", "--db", db, "--tree", "--state", "running"), 2, "--state and --tree")
+	expectExit(t, td(t, dir, "states", "--db", db, "--order", "kso"), 2, "--order and --sort are for --tree")
+}
+
+// TestStatesMarks: --include and --exclude on the state tree of the
+// hand-written trace: Core_0's rows at level 3 but its idle.
+func TestStatesMarks(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	trace, err := filepath.Abs(statesHand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", db, trace)
+	got := mustRun(t, dir, nil, "states", "--db", db, "--level", "3", "--include", "kind=cpu", "--exclude", "object=Core_0&state=idle", "--output", "csv")
+	if want := "run_id,kind,object,level,state,count,total_ns,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,max_ns,stddev_ns,truncated\r\n1,cpu,Core_0,3,busy,4,145,36.3,5,15,80,80,80,33.8,1\r\n"; got != want {
+		t.Errorf("states --include kind=cpu --exclude 'object=Core_0&state=idle':\n%q\nwant\n%q", got, want)
+	}
+	expectExit(t, td(t, dir, "states", "--db", db, "--include", "stat=x"), 2, `mark "stat=x": expected all, kind=, object=, state= or level=, found "stat=x"`)
 }

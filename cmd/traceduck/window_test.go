@@ -76,3 +76,26 @@ func countLines(s string) int {
 	}
 	return n
 }
+
+// TestHistSelectBucket lists the intervals behind a bar: Core_0's A of
+// 10..20 ns in the hand-written trace (A [10,30) 20, [160,175) 15,
+// [185,200) 15; with --unit us a bare bound is in us).
+func TestHistSelectBucket(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	hand, err := filepath.Abs(statesHand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "ingest", "--db", db, hand)
+	got := mustRun(t, dir, nil, "hist", "--db", db, "--state", "A", "--kind", "cpu", "--select-bucket", "10..21", "--output", "csv")
+	want := "run_id,object_id,kind,object,state,instance,level,start_ts,end_ts,dur\r\n1,1,cpu,Core_0,A,2,0,10,30,20\r\n1,1,cpu,Core_0,A,2,0,160,175,15\r\n1,1,cpu,Core_0,A,2,0,185,200,15\r\n"
+	if got != want {
+		t.Errorf("--select-bucket 10..21:\n%q\nwant\n%q", got, want)
+	}
+	if got := mustRun(t, dir, nil, "hist", "--db", db, "--state", "A", "--kind", "cpu", "--unit", "us", "--select-bucket", "0..1", "--output", "csv"); countLines(got) != 6 {
+		t.Errorf("--unit us --select-bucket 0..1: every A (5) and the header:\n%s", got)
+	}
+	expectExit(t, td(t, dir, "hist", "--db", db, "--state", "A", "--select-bucket", "21..10"), 2, `--select-bucket "21..10": the bucket is empty (want LO < HI)`)
+	expectExit(t, td(t, dir, "hist", "--sql", "SELECT 1", "--select-bucket", "1..2"), 2, "--select-bucket lists the intervals of --state: give --state")
+}

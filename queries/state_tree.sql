@@ -1,0 +1,176 @@
+-- state_stats_tree: (state_stats_tree(ord, run := NULL, object_kind :=
+-- NULL, sort_by := 'name', t_from := NULL, t_to := NULL, relative :=
+-- false)) the state
+-- statistics tree of the Baget tracer (seed 6.4): per run, the object
+-- kinds, the objects and the hierarchy of their states (the aggregation
+-- levels of state_levels, the top level first), each node with the
+-- statistics of its intervals: count, total, mean, max and p50/p90/p99
+-- (nearest rank) of the complete ones, and how many were truncated (left
+-- out). ord chooses the hierarchy:
+--   kos: run | kind | object | top state | ... | level-0 state
+--        (the seed's: each object's own state hierarchy)
+--   kso: run | kind | top state | ... | level-0 state | object
+--        (each kind's state hierarchy, pooled over its objects, with the
+--        objects under the atomic states)
+-- A state node's intervals are those of the state at its level (of its
+-- object in kos; of every object of the kind in kso, pooled: the
+-- percentiles are of the pooled durations); a run, kind or object node's
+-- are the top-level intervals under it (each object's coarsest states, so
+-- its total is the time the object's state is known). A state keeps its
+-- name up the levels where state_levels does not aggregate it.
+-- object_kind keeps the objects of one kind (the run's node then sums
+-- theirs alone). t_from,
+-- t_to and relative clip the intervals to a window, as state_stats_window
+-- does. Rows in depth-first order, siblings by label (sort_by := 'name')
+-- or by total, largest first (sort_by := 'total').
+-- Columns: run_id, pos (from 1, the run), depth (0 run, 1 kind, then
+-- objects and states), node (run, kind, object, state), label, level (a
+-- state node's aggregation level; NULL otherwise), count, total_ns,
+-- mean_ns, max_ns, p50_ns, p90_ns, p99_ns, truncated, path (the labels
+-- from depth 1 down), kind, object_id, object (NULL above an object in
+-- kos, and on kso's state nodes), state.
+-- Example, the CPUs of run 1, their busy/idle and what made them up:
+--   SELECT repeat('  ', depth) || label, total_ns, count, max_ns
+--   FROM state_stats_tree('kos', run := 1) WHERE kind = 'cpu' ORDER BY pos;
+CREATE OR REPLACE MACRO state_stats_tree(ord, run := NULL, object_kind := NULL, sort_by := 'name', t_from := NULL, t_to := NULL, relative := false) AS TABLE
+WITH
+params AS (
+    SELECT CASE WHEN ord::VARCHAR IN ('kos', 'kso') THEN ord::VARCHAR
+                ELSE error('state_stats_tree: order ' || coalesce('"' || ord::VARCHAR || '"', 'NULL') || ' is not one of kos, kso') END AS ord,
+           CASE WHEN sort_by::VARCHAR IN ('name', 'total') THEN sort_by::VARCHAR
+                ELSE error('state_stats_tree: sort_by ' || coalesce('"' || sort_by::VARCHAR || '"', 'NULL') || ' is not one of name, total') END AS sort_by
+),
+iv AS MATERIALIZED (
+    SELECT run_id, kind, object_id, object, level, state, dur, truncated
+    FROM state_trace_levels(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative)
+),
+depths AS (
+    SELECT k.run_id, k.kind, coalesce(d.depth, 0) AS depth
+    FROM (SELECT DISTINCT run_id, kind FROM iv) k
+    LEFT JOIN state_level_depth d ON d.run_id = k.run_id AND d.kind = k.kind
+),
+-- per run and kind, the map 'level:state' -> the state at level + 1
+ups AS (
+    SELECT run_id, kind, map_from_entries(list({'k': level || ':' || state, 'v': parent})) AS up
+    FROM (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS parent
+          FROM state_levels WHERE run IS NULL OR run_id = run GROUP BY ALL)
+    WHERE parent IS NOT NULL
+    GROUP BY run_id, kind
+),
+-- every state at every level with its chain: the states above it, from
+-- the top level down to it (the state passed up the map once per level,
+-- as state_level_map does)
+chains AS MATERIALIZED (
+    SELECT s.run_id, s.kind, s.level, s.state, d.depth,
+           list_transform(range(d.depth, s.level - 1, -1),
+               l -> list_reduce(list_concat([s.state], list_transform(range(s.level, l), x -> CAST(x AS VARCHAR))),
+                                (acc, x) -> coalesce(map_extract(u.up, x || ':' || acc)[1], acc))) AS chain
+    FROM (SELECT DISTINCT run_id, kind, level, state FROM iv) s
+    JOIN depths d ON d.run_id = s.run_id AND d.kind = s.kind
+    LEFT JOIN ups u ON u.run_id = s.run_id AND u.kind = s.kind
+),
+top AS (
+    SELECT i.* FROM iv i JOIN depths d ON d.run_id = i.run_id AND d.kind = i.kind WHERE i.level = d.depth
+),
+-- the nodes and the intervals they sum up: (node, keys) grouped
+grouped AS (
+    -- run, kind and (kos) object nodes: the top-level intervals under them
+    SELECT run_id,
+           CASE WHEN GROUPING(kind) = 1 THEN 'run' WHEN GROUPING(object_id) = 1 THEN 'kind' ELSE 'object' END AS node,
+           kind, object_id, any_value(object) AS object, NULL::INTEGER AS level, NULL::VARCHAR AS state,
+           count(*) FILTER (WHERE NOT truncated) AS count,
+           CAST(coalesce(sum(dur) FILTER (WHERE NOT truncated), 0) AS BIGINT) AS total_ns,
+           avg(dur) FILTER (WHERE NOT truncated) AS mean_ns,
+           max(dur) FILTER (WHERE NOT truncated) AS max_ns,
+           quantile_disc(dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT truncated) AS pct,
+           count(*) FILTER (WHERE truncated) AS truncated
+    FROM top
+    GROUP BY GROUPING SETS ((run_id), (run_id, kind), (run_id, kind, object_id))
+    UNION ALL
+    -- state nodes: per object (kos, and kso's object leaves at level 0),
+    -- or pooled over the kind (kso)
+    SELECT run_id, CASE WHEN GROUPING(object_id) = 1 THEN 'pooled' ELSE 'state' END,
+           kind, object_id, any_value(object), level, state,
+           count(*) FILTER (WHERE NOT truncated),
+           CAST(coalesce(sum(dur) FILTER (WHERE NOT truncated), 0) AS BIGINT),
+           avg(dur) FILTER (WHERE NOT truncated),
+           max(dur) FILTER (WHERE NOT truncated),
+           quantile_disc(dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT truncated),
+           count(*) FILTER (WHERE truncated)
+    FROM iv
+    GROUP BY GROUPING SETS ((run_id, kind, object_id, level, state), (run_id, kind, level, state))
+),
+-- each node's place: its key (label and id per depth from 1), and what it
+-- is in the chosen order (kso's object leaves are the object's level-0
+-- states)
+placed AS (
+    SELECT g.*, p.ord, p.sort_by,
+           CASE
+             WHEN g.node = 'run' THEN []
+             WHEN g.node = 'kind' THEN [{'l': g.kind, 'i': -1}]
+             WHEN g.node = 'object' AND p.ord = 'kos' THEN [{'l': g.kind, 'i': -1}, {'l': g.object, 'i': g.object_id}]
+             WHEN g.node = 'state' AND p.ord = 'kos'
+               THEN list_concat([{'l': g.kind, 'i': -1}, {'l': g.object, 'i': g.object_id}], list_transform(c.chain, s -> {'l': s, 'i': -1}))
+             WHEN g.node = 'pooled' AND p.ord = 'kso'
+               THEN list_concat([{'l': g.kind, 'i': -1}], list_transform(c.chain, s -> {'l': s, 'i': -1}))
+             WHEN g.node = 'state' AND p.ord = 'kso' AND g.level = 0
+               THEN list_concat(list_concat([{'l': g.kind, 'i': -1}], list_transform(c.chain, s -> {'l': s, 'i': -1})), [{'l': g.object, 'i': g.object_id}])
+           END AS key
+    FROM grouped g
+    CROSS JOIN params p
+    LEFT JOIN chains c ON c.run_id = g.run_id AND c.kind = g.kind AND c.level = g.level AND c.state = g.state
+),
+present AS MATERIALIZED (
+    SELECT * FROM placed WHERE key IS NOT NULL
+),
+-- a state above one that has intervals may have none at its own level
+-- (its only intervals were 0 ns there, which the levels above level 0
+-- leave out): it is a node all the same, with count 0
+kept AS MATERIALIZED (
+    SELECT * FROM present
+    UNION ALL
+    SELECT DISTINCT ON (p.run_id, p.key[1:r.n])
+           p.run_id, CASE WHEN p.ord = 'kos' THEN 'state' ELSE 'pooled' END AS node,
+           p.kind, CASE WHEN p.ord = 'kos' THEN p.object_id END, CASE WHEN p.ord = 'kos' THEN p.object END,
+           p.level + len(p.key) - r.n, p.key[r.n].l,
+           0, 0, NULL, NULL, NULL, 0,
+           p.ord, p.sort_by, p.key[1:r.n]
+    FROM present p
+    CROSS JOIN LATERAL (SELECT unnest(range(CASE WHEN p.ord = 'kos' THEN 3 ELSE 2 END, len(p.key))) AS n) r
+    WHERE (p.node = 'state' AND p.ord = 'kos' OR p.node = 'pooled')
+      AND NOT EXISTS (SELECT 1 FROM present q WHERE q.run_id = p.run_id AND q.key = p.key[1:r.n])
+),
+-- per node, the totals of its ancestors and its own, down its key (to
+-- sort siblings by total, largest first)
+ancestors AS (
+    SELECT k.run_id, k.key,
+           list({'t': -a.total_ns, 'l': k.key[r.n].l, 'i': k.key[r.n].i} ORDER BY r.n) AS total_key
+    FROM kept k
+    CROSS JOIN LATERAL (SELECT unnest(range(1, len(k.key) + 1)) AS n) r
+    JOIN kept a ON a.run_id = k.run_id AND a.key = k.key[1:r.n]
+    GROUP BY k.run_id, k.key
+),
+ranked AS (
+    SELECT k.*, len(k.key) AS depth, coalesce(a.total_key, []) AS total_key
+    FROM kept k
+    LEFT JOIN ancestors a ON a.run_id = k.run_id AND a.key = k.key
+)
+SELECT r.run_id,
+       row_number() OVER (PARTITION BY r.run_id ORDER BY
+           CASE WHEN r.sort_by = 'total' THEN r.total_key
+                ELSE list_transform(r.key, x -> {'t': 0, 'l': x.l, 'i': x.i}) END) AS pos,
+       r.depth,
+       CASE WHEN r.node = 'pooled' THEN 'state' WHEN r.node = 'state' AND r.ord = 'kso' THEN 'object' ELSE r.node END AS node,
+       CASE WHEN r.depth = 0 THEN coalesce(n.name, 'run ' || r.run_id) ELSE r.key[r.depth].l END AS label,
+       CASE WHEN r.node IN ('state', 'pooled') AND NOT (r.node = 'state' AND r.ord = 'kso') THEN r.level END AS level,
+       r.count, r.total_ns, r.mean_ns, r.max_ns,
+       r.pct[1] AS p50_ns, r.pct[2] AS p90_ns, r.pct[3] AS p99_ns,
+       r.truncated,
+       list_transform(r.key, x -> x.l) AS path,
+       r.kind,
+       CASE WHEN r.node IN ('object', 'state') THEN r.object_id END AS object_id,
+       CASE WHEN r.node IN ('object', 'state') THEN r.object END AS object,
+       r.state
+FROM ranked r
+LEFT JOIN runs n ON n.run_id = r.run_id
+ORDER BY r.run_id, pos;
