@@ -124,19 +124,24 @@ that any DuckDB client can query.`,
 		newOverheadCmd(),
 		newStatsCmd(), newEventsCmd(),
 		newHistCmd(),
-		newStatesCmd(), newLocksCmd(),
+		newStatesCmd(), newLocksCmd(), newBagetCmd(),
 		newExportCmd(),
 		newReportCmd(),
 	)
 	root.InitDefaultHelpCmd()
-	for _, c := range root.Commands() {
-		if c.Name() == "help" {
-			c.Example = "  traceduck help ingest"
-		}
-		if c.RunE != nil {
-			wrapRunE(c)
+	var wrapAll func(*cobra.Command)
+	wrapAll = func(parent *cobra.Command) {
+		for _, c := range parent.Commands() {
+			if c.Name() == "help" {
+				c.Example = "  traceduck help ingest"
+			}
+			if c.RunE != nil {
+				wrapRunE(c)
+			}
+			wrapAll(c) // subcommands (baget describe)
 		}
 	}
+	wrapAll(root)
 	return root
 }
 

@@ -11,6 +11,11 @@ import (
 // line per node with its path, type, offset, size and alignment (the golden
 // form of the tests, and a way for users to check a description).
 func (d *Description) Dump(w io.Writer) {
+	d.DumpEvents(w, nil)
+}
+
+// DumpEvents is Dump for the record types keep accepts (nil: all).
+func (d *Description) DumpEvents(w io.Writer, keep func(name string) bool) {
 	endian := "little"
 	if d.ABI.BigEndian {
 		endian = "big"
@@ -18,6 +23,9 @@ func (d *Description) Dump(w io.Writer) {
 	fmt.Fprintf(w, "description os=%s arch=%s endian=%s pointer=%d long_long_align=%d double_align=%d time_unit=%s\n",
 		d.OS, d.Arch, endian, d.ABI.Pointer, d.ABI.LongLongAlign, d.ABI.DoubleAlign, d.TimeUnit)
 	for _, ev := range d.Events {
+		if keep != nil && !keep(ev.Name) {
+			continue
+		}
 		fmt.Fprintf(w, "event %s id=%d kind=%s group=%s size=%d align=%d", ev.Name, ev.ID, ev.Kind, ev.Group, ev.Size, ev.Align)
 		for _, r := range []struct {
 			k string

@@ -27,3 +27,13 @@ func Example(name string) (*Description, error) {
 	}
 	return Parse("examples/"+name, data)
 }
+
+// ExampleNames lists the bundled descriptions' file names.
+func ExampleNames() []string {
+	ents, _ := examples.ReadDir("examples")
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
