@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -148,4 +149,24 @@ func openError(path string, err error) error {
 		holder = fmt.Sprintf("another process (PID %s, %s)", m[2], m[1])
 	}
 	return fmt.Errorf("%s: database is locked by %s: DuckDB lets one process at a time open a database file; try again when that one has finished", path, holder)
+}
+
+// withRunConn opens the existing database at dbPath, checks that --run
+// (0: every run) names a run, and calls fn with one connection: the
+// common start of the commands that read a database.
+func withRunConn(ctx context.Context, dbPath string, run int32, fn func(conn *sql.Conn) error) error {
+	db, err := openExistingDB(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := checkRunExists(ctx, conn, run); err != nil {
+		return err
+	}
+	return fn(conn)
 }

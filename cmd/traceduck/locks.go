@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 
@@ -89,25 +90,14 @@ func locksSQL(run int32, pattern string, wide bool) string {
 // when there is none: a run without holds or waits is usually a format
 // that cannot tell them, not a system without locks.
 func runLocks(ctx context.Context, dbPath, text string, run int32, output outputFlags, w, errw io.Writer) error {
-	db, err := openExistingDB(ctx, dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	conn, err := db.SQL().Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if err := checkRunExists(ctx, conn, run); err != nil {
-		return err
-	}
-	var n int64
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+text+")").Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		fmt.Fprintln(errw, "traceduck: no holds or waits of a resource in the selection; docs/semantics.md (\"Resources: holds and waits\") says which formats tell them")
-	}
-	return queryTo(ctx, conn, text, newResultWriter(output, w))
+	return withRunConn(ctx, dbPath, run, func(conn *sql.Conn) error {
+		var n int64
+		if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+text+")").Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			fmt.Fprintln(errw, "traceduck: no holds or waits of a resource in the selection; docs/semantics.md (\"Resources: holds and waits\") says which formats tell them")
+		}
+		return queryTo(ctx, conn, text, newResultWriter(output, w))
+	})
 }

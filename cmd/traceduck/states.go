@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"strconv"
@@ -185,28 +186,17 @@ ORDER BY s.run_id, s.kind, s.object, s.object_id, s.level, s.total_ns DESC, s.st
 // runStates prints the statistics of text; checks, when not empty, is a
 // query that checks the marks first (a malformed one is a usage error).
 func runStates(ctx context.Context, dbPath, text string, run int32, output outputFlags, w io.Writer, checks ...string) error {
-	db, err := openExistingDB(ctx, dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	conn, err := db.SQL().Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if err := checkRunExists(ctx, conn, run); err != nil {
-		return err
-	}
-	for _, c := range checks {
-		if c == "" {
-			continue
+	return withRunConn(ctx, dbPath, run, func(conn *sql.Conn) error {
+		for _, c := range checks {
+			if c == "" {
+				continue
+			}
+			if err := checkMarks(ctx, conn, c); err != nil {
+				return markError(err)
+			}
 		}
-		if err := checkMarks(ctx, conn, c); err != nil {
-			return markError(err)
-		}
-	}
-	return queryTo(ctx, conn, text, newResultWriter(output, w))
+		return queryTo(ctx, conn, text, newResultWriter(output, w))
+	})
 }
 
 // statesTreeSQL is the query of the tree: the run, the kind (a literal),
@@ -227,25 +217,12 @@ func statesTreeSQL(run int32, kind, order, sortBy string, window *windowFlags) s
 // markdown the node indented by depth (two no-break spaces per depth in
 // markdown, where leading blanks vanish) and its statistics.
 func runStatesTree(ctx context.Context, dbPath, text string, run int32, output outputFlags, w io.Writer) error {
-	db, err := openExistingDB(ctx, dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	conn, err := db.SQL().Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if err := checkRunExists(ctx, conn, run); err != nil {
-		return err
-	}
 	if output.format == outCSV || output.format == outJSON {
-		return queryTo(ctx, conn, text, newResultWriter(output, w))
+		return runStates(ctx, dbPath, text, run, output, w)
 	}
 	indent := "  "
 	if output.format == outMarkdown {
 		indent = "&nbsp;&nbsp;"
 	}
-	return queryTo(ctx, conn, "SELECT repeat('"+indent+"', depth) || label AS node, coalesce(level::VARCHAR, '') AS level, count, total_ns, round(mean_ns, 1) AS mean_ns, max_ns, p99_ns, truncated FROM ("+text+") ORDER BY run_id, pos", newResultWriter(output, w))
+	return runStates(ctx, dbPath, "SELECT repeat('"+indent+"', depth) || label AS node, coalesce(level::VARCHAR, '') AS level, count, total_ns, round(mean_ns, 1) AS mean_ns, max_ns, p99_ns, truncated FROM ("+text+") ORDER BY run_id, pos", run, output, w)
 }

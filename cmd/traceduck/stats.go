@@ -93,23 +93,12 @@ func statsSQL(run int32, order, sortBy string, depth int, window *windowFlags) s
 }
 
 func runStats(ctx context.Context, dbPath, text string, run int32, output outputFlags, w io.Writer) error {
-	db, err := openExistingDB(ctx, dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	conn, err := db.SQL().Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if err := checkRunExists(ctx, conn, run); err != nil {
-		return err
-	}
-	if output.format == outCSV || output.format == outJSON {
-		return queryTo(ctx, conn, text, newResultWriter(output, w))
-	}
-	return printTree(ctx, conn, text, output.format == outMarkdown, newResultWriter(output, w))
+	return withRunConn(ctx, dbPath, run, func(conn *sql.Conn) error {
+		if output.format == outCSV || output.format == outJSON {
+			return queryTo(ctx, conn, text, newResultWriter(output, w))
+		}
+		return printTree(ctx, conn, text, output.format == outMarkdown, newResultWriter(output, w))
+	})
 }
 
 // printTree writes the tree as rows of (node, level, count, %, eco_id),
