@@ -565,7 +565,10 @@ shows whatever a terminal acts on escaped, in every format, and a message of
 2 MB is one line of at most 4096 bytes (` + "`terminal_test.go`" + `); ` + "`report --html`" + `
 and ` + "`--json`" + ` on a full disk fail with
 ` + "`FILE: disk full, nothing of it was written: ...`" + ` and leave the report that was
-there (` + "`files_test.go`" + `).
+there; written to a named pipe or a device (` + "`/dev/null`" + `) they go into it
+and leave it what it was, and through a symbolic link they replace its
+target and keep the link (` + "`files_test.go`" + `: an output renamed over
+` + "`/dev/null`" + ` once made root's a regular file).
 Parquet datasets (` + "`parquet_crash_test.go`" + `): an
 ` + "`ingest --parquet`" + ` killed with SIGKILL at steps of its write (a claim, a file
 written, renamed or removed; every step with ` + "`TRACEDUCK_CRASH_LONG=1`" + `), at

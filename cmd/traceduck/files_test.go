@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestReportDiskFull writes report --html and --json onto a 64 KiB tmpfs
@@ -83,5 +84,71 @@ func TestReportDiskFull(t *testing.T) {
 			t.Errorf("report %s: %d bytes, expected a report of more than 8 KiB", flag, len(got))
 		}
 		os.Remove(path)
+	}
+}
+
+// TestReportToSpecialFiles: a report written to a named pipe goes into
+// the pipe (a reader gets it) and the pipe stays one; to a device (a
+// copy of /dev/null's node, made where root may) the device stays; to a
+// symbolic link, the link stays and its target is the report. Renaming
+// over them, as a regular file is replaced, once made root's /dev/null a
+// regular file.
+func TestReportToSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
+
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo) // blocks until the writer opens it
+		got <- b
+	}()
+	mustRun(t, dir, nil, "report", "--db", db, "--json", fifo)
+	select {
+	case b := <-got:
+		if !strings.Contains(string(b), `"metrics"`) {
+			t.Errorf("the pipe's reader got %.200q", b)
+		}
+	case <-time.After(30 * time.Second):
+		t.Errorf("nothing was written into the pipe")
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close() // let the reader go
+		}
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe is no longer one: %v %v", st.Mode(), err)
+	}
+
+	target := filepath.Join(dir, "reports", "r.html")
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "latest.html")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, nil, "report", "--db", db, "--html", link)
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is no longer one: %v", err)
+	}
+	if b, err := os.ReadFile(target); err != nil || !strings.Contains(string(b), "<html") {
+		t.Errorf("the link's target: %v %.100q", err, b)
+	}
+
+	dev := filepath.Join(dir, "null")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Logf("mknod (root only): %v; the device case is not run", err)
+		return
+	}
+	mustRun(t, dir, nil, "export", "--db", db, "--run", "1", "--chrome", dev)
+	if st, err := os.Lstat(dev); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("the device is no longer one: %v %v", st.Mode(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".null.*")); len(left) > 0 {
+		t.Errorf("left beside the device: %v", left)
 	}
 }
