@@ -84,7 +84,8 @@ type track struct {
 
 // Chrome writes run opt.Run in the Trace Event Format (the JSON object
 // form), which Perfetto UI and chrome://tracing open: state intervals as
-// complete events ("X") on one thread track per object, grouped into a
+// complete events ("X") on one thread track per object (in a run of
+// several CPUs coloured by the core they began on, cname), grouped into a
 // process per real process, per object kind, and one for the CPUs (whose
 // intervals say what ran on them); the events no slice shows (neither an
 // end of one of their object's intervals nor of a call) as instant
@@ -165,6 +166,11 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 		}
 	}
 
+	// A run of several CPUs colours each state slice by the core it
+	// began on (TLV's figure 11: the executing core as the background of
+	// the task states).
+	multiCPU := len(cpuByName) > 1
+
 	// 2. Slices, sorted by start (the longer first): each goes to the
 	//    first lane of its object where it nests (every open slice that
 	//    ended by its start is closed first); counters' states become
@@ -208,6 +214,10 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 		}
 		out.raw(`,"cat":`)
 		out.str(t.kind)
+		if cpu.Valid && multiCPU {
+			out.raw(`,"cname":`)
+			out.str(CoreColour(cpu.Int64))
+		}
 		out.raw(`,"ts":`)
 		out.us(start)
 		out.raw(`,"dur":`)
@@ -643,6 +653,21 @@ func chromeTracks(ctx context.Context, db *sql.DB, run int32, out *chromeWriter)
 		}
 	}
 	return tracks, rows.Err()
+}
+
+// coreColours are reserved colour names of the Trace Event Format
+// (Catapult's color_scheme: "cname"), one per core, distinct at a
+// glance. chrome://tracing paints a slice with its cname; Perfetto UI
+// ignores cname on purpose and colours a slice by its name.
+var coreColours = [...]string{"thread_state_running", "rail_response", "bad", "terrible", "rail_animation", "olive", "yellow", "grey"}
+
+// CoreColour is the cname of the slices that began on CPU cpu (the
+// colours repeat after eight cores).
+func CoreColour(cpu int64) string {
+	if cpu < 0 {
+		cpu = -cpu
+	}
+	return coreColours[cpu%int64(len(coreColours))]
 }
 
 // lane returns the lane of the object's track where [start, end) nests.

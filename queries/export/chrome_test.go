@@ -17,17 +17,18 @@ import (
 // chromeEvent is one entry of traceEvents, as the Trace Event Format
 // defines it.
 type chromeEvent struct {
-	Ph   string                     `json:"ph"`
-	Name string                     `json:"name"`
-	Cat  string                     `json:"cat"`
-	Ts   *json.Number               `json:"ts"`
-	Dur  *json.Number               `json:"dur"`
-	Pid  *int64                     `json:"pid"`
-	Tid  *int64                     `json:"tid"`
-	S    string                     `json:"s"`
-	ID   *int64                     `json:"id"`
-	Bp   string                     `json:"bp"`
-	Args map[string]json.RawMessage `json:"args"`
+	Ph    string                     `json:"ph"`
+	Name  string                     `json:"name"`
+	Cat   string                     `json:"cat"`
+	Cname string                     `json:"cname"`
+	Ts    *json.Number               `json:"ts"`
+	Dur   *json.Number               `json:"dur"`
+	Pid   *int64                     `json:"pid"`
+	Tid   *int64                     `json:"tid"`
+	S     string                     `json:"s"`
+	ID    *int64                     `json:"id"`
+	Bp    string                     `json:"bp"`
+	Args  map[string]json.RawMessage `json:"args"`
 }
 
 // parseChrome checks the output is one JSON object in the Trace Event
