@@ -124,7 +124,7 @@ that any DuckDB client can query.`,
 		newOverheadCmd(),
 		newStatsCmd(), newEventsCmd(),
 		newHistCmd(),
-		newStatesCmd(), newLocksCmd(),
+		newStatesCmd(), newLocksCmd(), newTLVStatsCmd(),
 		newExportCmd(),
 		newReportCmd(),
 	)

@@ -16,8 +16,11 @@ type TOPPERSCalls struct {
 	// ext_tsk; a return whose call was not seen); ARGS and RET the rest
 	// of the lines as the kernel printed it ("dlytim=10.", "ercd=0.").
 	Calls []string
-	// Dispatches: per task, the lines "dispatch to task N.".
-	Dispatches map[string]int
+	// Dispatches: per task, the lines "dispatch to task N."; their
+	// times (ns) in DispatchTimes.
+	Dispatches    map[string]int
+	DispatchTimes map[string][]int64
+	First         int64 // ns: the time of the first line the rules make events of (-1: none)
 }
 
 var (
@@ -47,7 +50,14 @@ func ReadTOPPERSCalls(logPath, resPath string) (*TOPPERSCalls, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &TOPPERSCalls{Dispatches: map[string]int{}}
+	rc := &TOPPERSCalls{Dispatches: map[string]int{}, DispatchTimes: map[string][]int64{}, First: -1}
+	// seen notes the time of a line the rules make events of (asp_stats.log
+	// begins with lines "[1] task 1 CPU utilization 40%." they do not read)
+	seen := func(ts int64) {
+		if rc.First < 0 {
+			rc.First = ts
+		}
+	}
 	type open struct {
 		call  string
 		enter int64
@@ -67,6 +77,7 @@ func ReadTOPPERSCalls(logPath, resPath string) (*TOPPERSCalls, error) {
 			if ctx == "" {
 				continue
 			}
+			seen(ts)
 			if p := pending[ctx]; p != nil {
 				rc.Calls = append(rc.Calls, fmt.Sprintf("%s %s %d -1 %s | ", ctx, p.call, p.enter, p.args))
 			}
@@ -81,6 +92,7 @@ func ReadTOPPERSCalls(logPath, resPath string) (*TOPPERSCalls, error) {
 			if ctx == "" {
 				continue
 			}
+			seen(ts)
 			if p := pending[ctx]; p != nil && p.call == m[1] {
 				rc.Calls = append(rc.Calls, fmt.Sprintf("%s %s %d %d %s | %s", ctx, p.call, p.enter, ts, p.args, m[2]))
 				delete(pending, ctx)
@@ -99,20 +111,29 @@ func ReadTOPPERSCalls(logPath, resPath string) (*TOPPERSCalls, error) {
 			if !ok {
 				continue
 			}
+			seen(ts)
 			rc.Dispatches[name]++
+			rc.DispatchTimes[name] = append(rc.DispatchTimes[name], ts)
 			running, current = name, name
 		case becomesRe.MatchString(l.msg):
 			m := becomesRe.FindStringSubmatch(l.msg)
+			if _, ok := names["Task "+m[1]]; ok {
+				seen(ts)
+			}
 			if name := names["Task "+m[1]]; name == running && m[2] != "RUNNING" {
 				running = ""
 			}
 		case handlerRe.MatchString(l.msg):
 			m := handlerRe.FindStringSubmatch(l.msg)
-			if name, ok := names[handlerTypes[m[2]]+" "+m[3]]; ok && m[1] == "enter to" {
-				current = name
+			if name, ok := names[handlerTypes[m[2]]+" "+m[3]]; ok {
+				seen(ts)
+				if m[1] == "enter to" {
+					current = name
+				}
 			}
 		case texEnterRe.MatchString(l.msg):
 			if name, ok := names["TaskExceptionRoutine"]; ok {
+				seen(ts)
 				current = name
 			}
 		}
