@@ -35,8 +35,11 @@ tags (build=42), comma-separated.
 --chrome FILE writes run --run (required when the database holds several)
 in the Trace Event Format, which Perfetto UI (ui.perfetto.dev, opened
 locally) and chrome://tracing open: state intervals as slices on one track
-per object, CPUs on CPU tracks, other events as instants, numeric signals
-and CPU load as counters. --from and --to keep [from, to) (ns on the
+per object, CPUs on CPU tracks, service calls (the view service_calls:
+TOPPERS's enterSVC ... leaveSVC) as slices on a track "OBJECT calls" beside
+their task's, with their arguments and return code, other events (TLV's
+dispatch, activate, ...) as instants, numeric signals and CPU load as
+counters. --from and --to keep [from, to) (ns on the
 trace's time base, or with a unit: 10ms), intervals clipped to it.
 --load-window sets the CPU load counter's window (default: about 1000
 windows); one that makes more than 1000000 windows over the exported time
@@ -172,7 +175,7 @@ func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path strin
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values, %d holds, %d waits, %d flows on %d tracks\n",
-		opt.Run, cellText(path), res.Slices, res.Instants, res.Counters, res.Holds, res.Waits, res.Flows, res.Tracks)
+	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values, %d holds, %d waits, %d calls, %d flows on %d tracks\n",
+		opt.Run, cellText(path), res.Slices, res.Instants, res.Counters, res.Holds, res.Waits, res.Calls, res.Flows, res.Tracks)
 	return nil
 }

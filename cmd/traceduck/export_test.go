@@ -199,7 +199,7 @@ func TestExportChromeRoundTrip(t *testing.T) {
 	}
 	mustRun(t, dir, nil, "ingest", "--db", db, trace)
 	out := mustRun(t, dir, nil, "export", "--db", db, "--chrome", "run.json")
-	if !regexp.MustCompile(`^run 1 written to run\.json: \d+ slices, \d+ instants, \d+ counter values, \d+ holds, \d+ waits, \d+ flows on \d+ tracks\n$`).MatchString(out) {
+	if !regexp.MustCompile(`^run 1 written to run\.json: \d+ slices, \d+ instants, \d+ counter values, \d+ holds, \d+ waits, \d+ calls, \d+ flows on \d+ tracks\n$`).MatchString(out) {
 		t.Errorf("output: %q", out)
 	}
 	var doc map[string]any

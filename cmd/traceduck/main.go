@@ -124,7 +124,7 @@ that any DuckDB client can query.`,
 		newOverheadCmd(),
 		newStatsCmd(), newEventsCmd(),
 		newHistCmd(),
-		newStatesCmd(), newLocksCmd(), newBagetCmd(),
+		newStatesCmd(), newLocksCmd(), newBagetCmd(), newTLVStatsCmd(),
 		newExportCmd(),
 		newReportCmd(),
 	)

@@ -9,7 +9,8 @@ import (
 )
 
 // FuzzConfigFiles: a conversion rule file (.cnv), a resource header file
-// (.resh) or a resource file (.res) of arbitrary bytes is parsed or
+// (.resh), a resource file (.res) or a statistics generation rule file
+// (.sgr) of arbitrary bytes is parsed or
 // refused with a *ConfigError that names the file and, when it has one,
 // a line and column inside it; never a panic or a hang (a rule's pattern
 // is compiled with regexp2, bounded by its timeout when it runs, not here).
@@ -18,6 +19,7 @@ func FuzzConfigFiles(f *testing.F) {
 		"testdata/config/*.resh", "testdata/config/rules/*", "testdata/fuzzrules/*")
 	f.Add([]byte(`{"s": {"(abc": "x"}}`))
 	f.Add([]byte("{\"s\": {\"x\": {\"c\": [\"a\", {\"d\": \"e\"}]}}}"))
+	f.Add([]byte(`{"n": {"Mode": "Basic", "BasicRule": {"Method": "Count", "When": {"ResourceType": ["Task"], "AttributeName": "state", "AttributeValue": "RUNNING"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := int64(bytes.Count(data, []byte("\n")) + 1)
 		check := func(what string, err error) {
@@ -38,5 +40,7 @@ func FuzzConfigFiles(f *testing.F) {
 		check("f.resh", err)
 		_, err = ParseResourceFile("f.res", data)
 		check("f.res", err)
+		_, err = ReadSGR("f.sgr", data)
+		check("f.sgr", err)
 	})
 }

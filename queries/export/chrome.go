@@ -26,6 +26,8 @@ var (
 	chromeFlowsSQL string
 	//go:embed chrome_resources.sql
 	chromeResourcesSQL string
+	//go:embed chrome_calls.sql
+	chromeCallsSQL string
 )
 
 // ChromeOptions says what the Chrome export writes.
@@ -50,6 +52,7 @@ type ChromeResult struct {
 	Slices, Instants, Counters, Tracks int
 	Flows                              int // arrows: a message's (client to server) and its reply's (server to client)
 	Holds, Waits                       int // slices of the tracks "RESOURCE holds" and "RESOURCE waits"
+	Calls                              int // slices of the tracks "OBJECT calls" (service_calls)
 }
 
 // Chrome process ids: the CPUs, then the real processes keep their pid,
@@ -66,7 +69,7 @@ const (
 const laneShift = 24
 
 // relationShift makes the tids of a resource's tracks of holds (1) and
-// waits (2), beside the resource's own track: above every object id and
+// waits (2), and of an object's track of calls (3), beside the resource's own track: above every object id and
 // lane, below 2^53 (JSON numbers are doubles for chrome://tracing).
 const relationShift = 40
 
@@ -81,14 +84,18 @@ type track struct {
 
 // Chrome writes run opt.Run in the Trace Event Format (the JSON object
 // form), which Perfetto UI and chrome://tracing open: state intervals as
-// complete events ("X") on one thread track per object, grouped into a
+// complete events ("X") on one thread track per object (in a run of
+// several CPUs coloured by the core they began on, cname), grouped into a
 // process per real process, per object kind, and one for the CPUs (whose
-// intervals say what ran on them); events of objects without intervals as
-// instant events ("i"); the states of numeric signals and counters, and
+// intervals say what ran on them); the events no slice shows (neither an
+// end of one of their object's intervals nor of a call) as instant
+// events ("i"); the states of numeric signals and counters, and
 // the load of each CPU, as counter events ("C"); holds and waits of each
 // resource as complete events named after the holder or waiter on two
 // tracks beside the resource's, "RESOURCE holds" and "RESOURCE waits"
-// (several open at once go to lanes, as above); messages as flows ("s"
+// (several open at once go to lanes, as above); the complete calls of
+// service_calls (TOPPERS's service calls) as complete events on a track
+// "OBJECT calls" beside the object's; messages as flows ("s"
 // to "f": an arrow from the client's track at the send to the server's
 // at the receive, and one back at the reply); names as metadata ("M").
 // Timestamps are µs with ns digits. The output is written as the rows
@@ -159,6 +166,11 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 		}
 	}
 
+	// A run of several CPUs colours each state slice by the core it
+	// began on (TLV's figure 11: the executing core as the background of
+	// the task states).
+	multiCPU := len(cpuByName) > 1
+
 	// 2. Slices, sorted by start (the longer first): each goes to the
 	//    first lane of its object where it nests (every open slice that
 	//    ended by its start is closed first); counters' states become
@@ -202,6 +214,10 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 		}
 		out.raw(`,"cat":`)
 		out.str(t.kind)
+		if cpu.Valid && multiCPU {
+			out.raw(`,"cname":`)
+			out.str(CoreColour(cpu.Int64))
+		}
 		out.raw(`,"ts":`)
 		out.us(start)
 		out.raw(`,"dur":`)
@@ -238,6 +254,11 @@ func Chrome(ctx context.Context, db *sql.DB, w io.Writer, opt ChromeOptions) (Ch
 
 	// 2b. Holds and waits, on their resource's two tracks.
 	if res.Holds, res.Waits, err = chromeResources(ctx, db, out, tracks, args); err != nil {
+		return res, err
+	}
+
+	// 2c. Service calls, on their object's track of calls.
+	if res.Calls, err = chromeCalls(ctx, db, out, tracks, args); err != nil {
 		return res, err
 	}
 
@@ -505,6 +526,86 @@ func chromeResources(ctx context.Context, db *sql.DB, out *chromeWriter, tracks 
 	return holds, waits, rows.Err()
 }
 
+// chromeCalls writes the complete calls of service_calls as complete
+// events: name the call, cat "call", on the track "OBJECT calls" beside
+// the object's (a call spans the states its object goes through: a task
+// in dly_tsk waits and becomes ready inside it, so calls and states do
+// not nest on one track); args the call's arguments and what it returned
+// (the enter's and the leave's args), the processor, backwards (the log
+// timestamps the leave before the enter: a call of no length) and
+// clipped.
+func chromeCalls(ctx context.Context, db *sql.DB, out *chromeWriter, tracks map[int64]*track, args []any) (int, error) {
+	rows, err := db.QueryContext(ctx, chromeCallsSQL, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var (
+		sub    *track
+		subObj int64 = -1
+		n      int
+	)
+	for rows.Next() {
+		var (
+			obj                 int64
+			call                string
+			start, end          int64
+			backwards, clipped  bool
+			enterArgs, leaveArg sql.NullString
+			cpu                 sql.NullInt64
+		)
+		if err := rows.Scan(&obj, &call, &start, &end, &backwards, &enterArgs, &leaveArg, &cpu, &clipped); err != nil {
+			return n, err
+		}
+		ot := tracks[obj]
+		if ot == nil || ot.counter {
+			continue
+		}
+		if obj != subObj {
+			sub = &track{pid: ot.pid, tid: ot.tid + 3<<relationShift, name: ot.name + " calls", kind: "call"}
+			subObj = obj
+			out.threadName(sub.pid, sub.tid, sub.name)
+			out.metaInt("thread_sort_index", sub.pid, sub.tid, int(ot.tid))
+		}
+		tid := sub.tid + int64(sub.lane(start, end))<<laneShift
+		if tid != sub.tid && !out.named[tid] {
+			out.threadName(sub.pid, tid, fmt.Sprintf("%s #%d", sub.name, tid>>laneShift&(1<<(relationShift-laneShift)-1)))
+		}
+		out.sep()
+		out.raw(`{"ph":"X","name":`)
+		out.str(call)
+		out.raw(`,"cat":"call","ts":`)
+		out.us(start)
+		out.raw(`,"dur":`)
+		out.us(end - start)
+		out.ids(sub.pid, tid)
+		out.raw(`,"args":{"object":`)
+		out.str(ot.name)
+		// args are JSON already (the tables hold valid JSON only).
+		if enterArgs.Valid && enterArgs.String != "" {
+			out.raw(`,"enter":`)
+			out.raw(enterArgs.String)
+		}
+		if leaveArg.Valid && leaveArg.String != "" {
+			out.raw(`,"leave":`)
+			out.raw(leaveArg.String)
+		}
+		if cpu.Valid {
+			out.raw(`,"cpu":`)
+			out.int(cpu.Int64)
+		}
+		if backwards {
+			out.raw(`,"backwards":true`)
+		}
+		if clipped {
+			out.raw(`,"clipped":true`)
+		}
+		out.raw(`}}`)
+		n++
+	}
+	return n, rows.Err()
+}
+
 // chromeTracks reads the tracks and writes their names.
 func chromeTracks(ctx context.Context, db *sql.DB, run int32, out *chromeWriter) (map[int64]*track, error) {
 	rows, err := db.QueryContext(ctx, chromeTracksSQL, sql.Named("run", run))
@@ -552,6 +653,21 @@ func chromeTracks(ctx context.Context, db *sql.DB, run int32, out *chromeWriter)
 		}
 	}
 	return tracks, rows.Err()
+}
+
+// coreColours are reserved colour names of the Trace Event Format
+// (Catapult's color_scheme: "cname"), one per core, distinct at a
+// glance. chrome://tracing paints a slice with its cname; Perfetto UI
+// ignores cname on purpose and colours a slice by its name.
+var coreColours = [...]string{"thread_state_running", "rail_response", "bad", "terrible", "rail_animation", "olive", "yellow", "grey"}
+
+// CoreColour is the cname of the slices that began on CPU cpu (the
+// colours repeat after eight cores).
+func CoreColour(cpu int64) string {
+	if cpu < 0 {
+		cpu = -cpu
+	}
+	return coreColours[cpu%int64(len(coreColours))]
 }
 
 // lane returns the lane of the object's track where [start, end) nests.

@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -21,7 +22,8 @@ import (
 // sampleDB ingests runs of five formats, so that every table has rows
 // (aggregations and histograms from DTrace's aggregation output), and, as
 // run 6, a generated BTF trace with a priority inversion (priorities and
-// priority_inversions).
+// priority_inversions), and, as run 7, a generated TOPPERS/ASP log
+// (service_calls).
 func sampleDB(t *testing.T) *schema.DB {
 	t.Helper()
 	db := dbtest.Open(t)
@@ -51,6 +53,19 @@ func sampleDB(t *testing.T) *schema.DB {
 		t.Fatal(err)
 	}
 	dbtest.Ingest(t, db, inv, ingest.Options{})
+	// Run 7: a generated TOPPERS/ASP log, for its service calls.
+	asp, res := filepath.Join(t.TempDir(), "asp.log"), filepath.Join(t.TempDir(), "asp.res")
+	var logBuf, resBuf bytes.Buffer
+	if _, err := tracegen.WriteTLV(&logBuf, &resBuf, tracegen.Config{Events: 3_000, Cores: 1, Tasks: 3, Seed: 1}, tracegen.TOPPERSASP); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(asp, logBuf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(res, resBuf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.Ingest(t, db, asp, ingest.Options{Format: "toppers-asp", Params: map[string]string{"resources": res}})
 	// The overhead model's parameter tables, the ones without a run_id.
 	params, err := queries.ReadOverheadParams("")
 	if err != nil {
@@ -134,7 +149,7 @@ func contents(t *testing.T, db *sql.DB, rel string, runs string) string {
 func TestParquetRoundTrip(t *testing.T) {
 	db := sampleDB(t)
 	dir := filepath.Join(t.TempDir(), "dataset")
-	res := exportRuns(t, db.SQL(), dir, 1, 2, 3, 4, 5, 6)
+	res := exportRuns(t, db.SQL(), dir, 1, 2, 3, 4, 5, 6, 7)
 	if res.Files == 0 || res.Bytes == 0 {
 		t.Fatalf("wrote %d files, %d bytes", res.Files, res.Bytes)
 	}
@@ -149,7 +164,7 @@ func TestParquetRoundTrip(t *testing.T) {
 	}
 	nonEmpty := 0
 	for _, rel := range want {
-		w, g := contents(t, db.SQL(), rel, "1,2,3,4,5,6"), contents(t, pq, rel, "1,2,3,4,5,6")
+		w, g := contents(t, db.SQL(), rel, "1,2,3,4,5,6,7"), contents(t, pq, rel, "1,2,3,4,5,6,7")
 		if w != g {
 			t.Errorf("%s differs:\n%s", rel, dbtest.Diff(w, g))
 		}
