@@ -379,7 +379,7 @@ var macroCalls = map[string]string{
 	"tlv_count":                "SELECT count(*) FROM tlv_count(['*'], ['Task'], 'state', 'RUNNING', NULL, NULL, run := 1)",
 	"tlv_count_windows":        "SELECT count(*) FROM tlv_count_windows(['*'], ['Task'], 'state', 'RUNNING', NULL, NULL, 1000000, run := 1)",
 	"tlv_measure":              "SELECT count(*) FROM tlv_measure(['*'], ['Task'], 'state', 'RUNNING', NULL, NULL, run := 1)",
-	"tlv_measure_from_to":      "SELECT count(*) FROM tlv_measure_from_to(['*'], 'state', 'RUNNABLE', NULL, NULL, ['*'], 'state', 'RUNNING', NULL, NULL, run := 1)",
+	"tlv_measure_from_to":      "SELECT count(*) FROM tlv_measure_from_to('Task_1ms_1', 'state', 'RUNNABLE', NULL, NULL, 'Task_1ms_1', 'state', 'RUNNING', NULL, NULL, run := 1)",
 	"state_stats_of":           "SELECT count(*) FROM state_stats_of(run := 1, object_kind := 'task')",
 	"state_stats_window":       "SELECT count(*) FROM state_stats_window(0, 10000000, run := 1)",
 	"state_stats_tree":         "SELECT count(*) FROM state_stats_tree('kos', run := 1)",
