@@ -1,0 +1,289 @@
+package queries_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/queries"
+)
+
+// table7Row is one row of the paper's table 7, as printed: the script,
+// cycles per firing, frequency, sys%, theoretical sys%, measured sys%,
+// usr%, theoretical usr%, measured usr%; NaN for "-".
+type table7Row struct {
+	cycles, hz, sys, thSys, meSys, usr, thUsr, meUsr float64
+}
+
+// seedTable7 reads table 7 out of the seed text, so that the bundled
+// measured column is checked against the paper, not against itself.
+func seedTable7(t *testing.T) map[string]table7Row {
+	t.Helper()
+	data, err := os.ReadFile(seedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "表 7 各不同事件下不同跟踪脚本的实测数据与理论数据")
+	if start < 0 {
+		t.Fatal("table 7 not found in the seed")
+	}
+	out := map[string]table7Row{}
+	for _, line := range strings.Split(text[start:], "\n")[1:] {
+		f := strings.Split(line, "\t")
+		if len(f) != 9 {
+			if len(out) > 0 && strings.TrimSpace(line) != "" {
+				break
+			}
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(f[0], "<i>"), "</i>")
+		if name == "测试量" { // the header
+			continue
+		}
+		var v [8]float64
+		for i, s := range f[1:] {
+			s = strings.ReplaceAll(strings.TrimSpace(s), " ", "") // "6.825 0": digit groups
+			if s == "-" {
+				v[i] = math.NaN()
+				continue
+			}
+			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatalf("table 7 row %s: %q", name, s)
+			}
+		}
+		out[name] = table7Row{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]}
+	}
+	return out
+}
+
+// TestOverheadTable7Measured checks the measured column bundled in
+// testdata/table7.spec against the paper's table 7 (read from the seed,
+// and as the issue quotes it), recomputes it from the table's raw sys%
+// and usr% columns the way section 4 says it was derived, and checks the
+// comparison the command prints against errors computed by hand and the
+// paper's own claims (CPU error within ±2%, probe cost error within ±800
+// cycles).
+func TestOverheadTable7Measured(t *testing.T) {
+	seed := seedTable7(t)
+	if len(seed) != 9 {
+		t.Fatalf("table 7: %d rows read from the seed, want 9 (read, sys, fbt, sys10, fbt10, func, pid, 空闲, profile)", len(seed))
+	}
+	f, err := os.Open("testdata/table7.spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := queries.ParseOverheadSpec("testdata/table7.spec", f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.NaN()
+	// The measured column as the issue quotes it, with the pid row's
+	// measured sys beside its usr.
+	issue := map[string][2]float64{
+		"sys": {6.8250, nan}, "fbt": {11.8094, nan}, "sys10": {21.4128, nan},
+		"fbt10": {26.1280, nan}, "pid": {0.0537, 11.6553}, "profile": {9.1941, nan},
+	}
+	same := func(p *float64, want float64) bool {
+		if math.IsNaN(want) {
+			return p == nil
+		}
+		return p != nil && *p == want
+	}
+	for _, s := range spec.Sessions {
+		row, ok := seed[s.Name]
+		m := s.Measured
+		if !ok || m == nil || len(s.Probes) != 1 {
+			t.Fatalf("session %s: seed row %v, measured %+v", s.Name, ok, m)
+		}
+		if !same(m.Sys, row.meSys) || !same(m.Usr, row.meUsr) {
+			t.Errorf("%s: measured sys %s usr %s, table 7 says %v %v", s.Name, show(m.Sys), show(m.Usr), row.meSys, row.meUsr)
+		}
+		if want := issue[s.Name]; !same(m.Sys, want[0]) || !same(m.Usr, want[1]) {
+			t.Errorf("%s: measured sys %s usr %s, the issue quotes %v", s.Name, show(m.Sys), show(m.Usr), want)
+		}
+		p := s.Probes[0]
+		if p.RateHz != row.hz || *p.Cycles != row.cycles {
+			t.Errorf("%s: rate %g cycles %g, table 7 says %g %g", s.Name, p.RateHz, *p.Cycles, row.hz, row.cycles)
+		}
+		if !near(p.RateSpreadHz, row.hz/100, 1e-9) {
+			t.Errorf("%s: rate spread %g Hz, want section 4's 1%% of %g", s.Name, p.RateSpreadHz, row.hz)
+		}
+	}
+
+	// Section 4: untraced, an event at frequency f costs T each (sys% =
+	// f T); traced, f' (T + C); the measured column is f' C = sys'% -
+	// f' T = sys'% - (f'/f) sys%, with read (or func) the untraced row.
+	read, fn, idle := seed["read"], seed["func"], seed["空闲"]
+	for _, name := range []string{"sys", "fbt", "sys10", "fbt10"} {
+		r := seed[name]
+		if got := r.sys - r.hz/read.hz*read.sys; !near(got, r.meSys, 0.0001) {
+			t.Errorf("%s: %.4f - %g/%g x %.4f = %.5f, table 7 measured %.4f", name, r.sys, r.hz, read.hz, read.sys, got, r.meSys)
+		}
+	}
+	// profile needs no event: its untraced row is the idle machine's.
+	if prof := seed["profile"]; !near(prof.sys-idle.sys, prof.meSys, 1e-9) {
+		t.Errorf("profile: %.4f - idle %.4f != measured %.4f", prof.sys, idle.sys, prof.meSys)
+	}
+	// pid does not follow: func's row gives f' C = 11.5962% usr and
+	// 0.0844% sys, where table 7 has 11.6553 and 0.0537. The bundled
+	// column is the paper's; this pins the discrepancy down.
+	pid := seed["pid"]
+	usr := pid.usr - pid.hz/fn.hz*fn.usr
+	sys := pid.sys - pid.hz/fn.hz*fn.sys
+	if !near(usr, 11.5962, 0.0001) || !near(sys, 0.0844, 0.0001) || near(usr, pid.meUsr, 0.01) || near(sys, pid.meSys, 0.01) {
+		t.Errorf("pid from func's row: usr %.4f sys %.4f (table 7: %.4f, %.4f)", usr, sys, pid.meUsr, pid.meSys)
+	}
+
+	// The comparison, against the errors worked out by hand: predicted =
+	// rate x cycles / 1.7 GHz + Cost_C 0.049541%, the band the rate +-1%.
+	db := dbtest.Open(t)
+	p := loadParams(t, db.SQL())
+	loadSpec(t, db.SQL(), p, "testdata/table7.spec")
+	const costC = 0.049541
+	type want struct {
+		predicted, low, high, measured, errPct, relPct float64
+		inBand                                         bool
+	}
+	hand := map[string]want{}
+	var tot want
+	for _, s := range spec.Sessions {
+		r := seed[s.Name]
+		b := r.hz * r.cycles / 1.7e9 * 100
+		w := want{predicted: b + costC, low: 0.99*b + costC, high: 1.01*b + costC, measured: r.meSys}
+		if !math.IsNaN(r.meUsr) {
+			w.measured += r.meUsr
+		}
+		w.errPct = w.predicted - w.measured
+		w.relPct = w.errPct / w.measured * 100
+		w.inBand = w.low <= w.measured && w.measured <= w.high
+		hand[s.Name] = w
+		tot.predicted += w.predicted
+		tot.low += w.low
+		tot.high += w.high
+		tot.measured += w.measured
+	}
+	tot.errPct = tot.predicted - tot.measured
+	tot.relPct = tot.errPct / tot.measured * 100
+	tot.inBand = tot.low <= tot.measured && tot.measured <= tot.high
+	hand["total"] = tot
+	// The same, as numbers: the relative errors of table 7's rows.
+	for name, rel := range map[string]float64{
+		"sys": -7.60, "fbt": 11.75, "sys10": -3.85, "fbt10": -2.80, "pid": 2.32, "profile": -0.61, "total": -0.54,
+	} {
+		if !near(hand[name].relPct, rel, 0.005) {
+			t.Errorf("%s: relative error %.4f%%, worked out as %.2f%%", name, hand[name].relPct, rel)
+		}
+	}
+
+	rows, err := db.SQL().QueryContext(context.Background(), queries.OverheadCompareSQL(queries.PaperCPUHz, queries.OverheadFilter{Sessions: spec.SessionNames()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var order []string
+	for rows.Next() {
+		var name string
+		var g want
+		if err := rows.Scan(&name, &g.predicted, &g.low, &g.high, &g.measured, &g.errPct, &g.relPct, &g.inBand); err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, name)
+		w, ok := hand[name]
+		if !ok || !near(g.predicted, w.predicted, 0.00006) || !near(g.low, w.low, 0.00006) || !near(g.high, w.high, 0.00006) ||
+			!near(g.measured, w.measured, 1e-9) || !near(g.errPct, w.errPct, 0.00006) || !near(g.relPct, w.relPct, 0.006) || g.inBand != w.inBand {
+			t.Errorf("%s: %+v, by hand %+v", name, g, w)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, " "); got != "sys fbt sys10 fbt10 pid profile total" {
+		t.Errorf("rows %s", got)
+	}
+
+	// The paper's claims (section 4): the CPU error is within +-2% (the
+	// theoretical against the measured column, sys and usr apart), and
+	// the per-firing cost the measurement implies (f' C / f') within +-800
+	// cycles of column 2.
+	for _, s := range spec.Sessions {
+		r := seed[s.Name]
+		for _, c := range [][2]float64{{r.thSys, r.meSys}, {r.thUsr, r.meUsr}} {
+			if !math.IsNaN(c[1]) && math.Abs(c[0]-c[1]) > 2 {
+				t.Errorf("%s: theoretical %.4f%%, measured %.4f%%: more than the paper's 2%%", s.Name, c[0], c[1])
+			}
+		}
+		me := r.meSys
+		if s.Name == "pid" {
+			me = r.meUsr // the firings are usr time
+		}
+		if d := me/100*1.7e9/r.hz - r.cycles; math.Abs(d) > 800 {
+			t.Errorf("%s: the measurement implies %.0f cycles per firing, %.0f from table 7's %g", s.Name, me/100*1.7e9/r.hz, d, r.cycles)
+		}
+	}
+}
+
+func show(p *float64) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.FormatFloat(*p, 'f', -1, 64)
+}
+
+// TestOverheadBand checks the error band of a composed spec against the
+// spreads summed by hand from tables 1, 2 and 4.
+func TestOverheadBand(t *testing.T) {
+	db := dbtest.Open(t)
+	p := loadParams(t, db.SQL())
+	loadSpec(t, db.SQL(), p, "testdata/composed.spec")
+	// entry: 9 predicates arg 46±3 + setx 31±1 + cmp 60±0 + branch 37±13 +
+	// ret 28±0, never true (their actions count 0), and one action
+	// timestamp 239±0 + stta 1562±0 + ret + count 1402±353; the flow
+	// (table 6, DVM, ECB preparation) has no spread.
+	entry := 9*(3+1+0+13+0) + 353
+	// return: predicate ldta 982±0 + tst 38±0 + branch ±13 + ret, always
+	// true; action timestamp + ldta + addsub 41±2 + ret + quantize 2418±126.
+	ret := 13 + (2 + 126)
+	got := dbtest.Query(t, db.SQL(), "SELECT probe, cycles_spread, rate_spread_hz FROM overhead_spec_probe_costs ORDER BY probe")
+	if want := "syscall::read:entry | " + strconv.Itoa(entry) + " | 0\nsyscall::read:return | " + strconv.Itoa(ret) + " | 0\n"; got != want {
+		t.Errorf("spreads:\n%s\nwant\n%s", got, want)
+	}
+	s := predict(t, db.SQL(), 2e9, queries.OverheadFilter{Sessions: []string{"read-latency"}})["read-latency"]
+	if d := float64(entry+ret) * 39389 / 2e9 * 100; !near(s.High-s.Total, d, 1e-9) || !near(s.Total-s.Low, d, 1e-9) {
+		t.Errorf("band %.6f .. %.6f around %.6f, want +-%.6f", s.Low, s.High, s.Total, d)
+	}
+	if n := dbtest.Query(t, db.SQL(), "SELECT overhead_cycles_spread('count:2+printf@7+arg'), overhead_cycles_spread(''), overhead_cycles_spread('nothing')"); n != "709 | 0 | NULL\n" {
+		t.Errorf("overhead_cycles_spread: %s", n)
+	}
+}
+
+// TestOverheadOldDatabase: a database made before the spreads and the
+// measured table existed gets them when the queries are installed, and
+// its spec probes keep working (no spread).
+func TestOverheadOldDatabase(t *testing.T) {
+	db := dbtest.Open(t)
+	if _, err := db.SQL().Exec(`DROP TABLE overhead_measured;
+DROP TABLE overhead_spec_probes;
+CREATE TABLE overhead_spec_probes (
+    session VARCHAR, probe VARCHAR, provider VARCHAR, rate_hz DOUBLE, cycles DOUBLE, context VARCHAR);
+INSERT INTO overhead_spec_probes VALUES ('old', 'p', 'fbt', 1000, 1700, NULL);
+INSERT INTO overhead_spec_sessions VALUES ('old', 0, 0, false, NULL, NULL);`); err != nil {
+		t.Fatal(err)
+	}
+	if err := queries.Install(context.Background(), db.SQL()); err != nil {
+		t.Fatal(err)
+	}
+	loadParams(t, db.SQL())
+	s := predict(t, db.SQL(), 1.7e9, queries.OverheadFilter{Sessions: []string{"old"}})["old"]
+	if s.Total != 0.1 || s.Low != 0.1 || s.High != 0.1 {
+		t.Errorf("old spec probe: %+v, want 0.1%% with no band", s)
+	}
+	if got := dbtest.Query(t, db.SQL(), "SELECT count(*) FROM overhead_measured"); got != "0\n" {
+		t.Errorf("overhead_measured: %q", got)
+	}
+}
