@@ -977,7 +977,7 @@ func (f OverheadFilter) where() string {
 // OverheadSQL is the query that prints a prediction at cpuHz: one row per
 // session or run (overhead_share), or with perProbe one row per probe
 // (overhead_probe_share); runs by number, then spec sessions in the
-// filter's order. Percentages are of one CPU, rounded to 4 decimals as the
+// filter's order. low_pct and high_pct are the prediction's error band. Percentages are of one CPU, rounded to 4 decimals as the
 // paper prints them.
 func OverheadSQL(cpuHz float64, perProbe bool, f OverheadFilter) string {
 	hz := strconv.FormatFloat(cpuHz, 'g', -1, 64)
@@ -987,12 +987,12 @@ func OverheadSQL(cpuHz float64, perProbe bool, f OverheadFilter) string {
 	}
 	if perProbe {
 		return "SELECT session, " + runCol + "probe, provider, context, firings, round(rate_hz, 2) AS rate_hz, ecbs, " +
-			"round(cycles, 1) AS cycles, round(pct, 4) AS pct, cost_row\n" +
+			"round(cycles, 1) AS cycles, round(pct, 4) AS pct, cost_row, round(low_pct, 4) AS low_pct, round(high_pct, 4) AS high_pct\n" +
 			"FROM overhead_probe_share(CAST(" + hz + " AS DOUBLE))\nWHERE " + f.where() +
 			"\nORDER BY " + f.order() + ", pct DESC NULLS LAST, probe"
 	}
 	return "SELECT session, " + runCol + "probes, unpriced, round(sys_pct, 4) AS sys_pct, round(usr_pct, 4) AS usr_pct, " +
-		"round(total_pct, 4) AS total_pct, round(cost_b_sys_pct, 4) AS cost_b_sys_pct, round(cost_b_usr_pct, 4) AS cost_b_usr_pct, " +
+		"round(total_pct, 4) AS total_pct, round(low_pct, 4) AS low_pct, round(high_pct, 4) AS high_pct, round(cost_b_sys_pct, 4) AS cost_b_sys_pct, round(cost_b_usr_pct, 4) AS cost_b_usr_pct, " +
 		"round(cost_c_pct, 4) AS cost_c_pct, round(cost_a_pct, 4) AS cost_a_pct\n" +
 		"FROM overhead_share(CAST(" + hz + " AS DOUBLE))\nWHERE " + f.where() + "\nORDER BY " + f.order()
 }

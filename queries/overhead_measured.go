@@ -187,7 +187,7 @@ func (m *MeasuredFile) Load(ctx context.Context, db *sql.DB, f OverheadFilter) e
 
 // OverheadCompareSQL is the query that prints a prediction at cpuHz
 // beside the measured overhead (overhead_vs_measured): per session or run
-// the predicted total with its band, the measured total, the error in
+// the predicted sys, usr and total with the total's band, the measured total, the error in
 // percentage points and relative to the measurement, and whether the
 // measurement lies in the band; then a row "total": expression (7) summed
 // over the sessions that have a measurement (their load on one system, as
@@ -200,14 +200,14 @@ func OverheadCompareSQL(cpuHz float64, f OverheadFilter) string {
 		runCol, runNull = "", ""
 	}
 	return `WITH v AS (SELECT * FROM overhead_vs_measured(CAST(` + hz + ` AS DOUBLE)) WHERE ` + f.where() + `),
-t AS (SELECT sum(predicted_pct) AS p, sum(low_pct) AS lo, sum(high_pct) AS hi, sum(measured_pct) AS m, count(*) AS n
+t AS (SELECT sum(sys_pct) AS sys, sum(usr_pct) AS usr, sum(predicted_pct) AS p, sum(low_pct) AS lo, sum(high_pct) AS hi, sum(measured_pct) AS m, count(*) AS n
       FROM v WHERE measured_pct IS NOT NULL)
-SELECT session, ` + runCol + `round(predicted_pct, 4) AS predicted_pct, round(low_pct, 4) AS low_pct,
+SELECT session, ` + runCol + `round(sys_pct, 4) AS sys_pct, round(usr_pct, 4) AS usr_pct, round(predicted_pct, 4) AS predicted_pct, round(low_pct, 4) AS low_pct,
        round(high_pct, 4) AS high_pct, round(measured_pct, 4) AS measured_pct, round(error_pct, 4) AS error_pct,
        round(rel_error_pct, 2) AS rel_error_pct, in_band
 FROM (SELECT *, 0 AS total_row FROM v
       UNION ALL BY NAME
-      SELECT 'total' AS session, ` + runNull + `p AS predicted_pct, lo AS low_pct, hi AS high_pct, m AS measured_pct,
+      SELECT 'total' AS session, ` + runNull + `sys AS sys_pct, usr AS usr_pct, p AS predicted_pct, lo AS low_pct, hi AS high_pct, m AS measured_pct,
              p - m AS error_pct, (p - m) / nullif(m, 0) * 100 AS rel_error_pct, m BETWEEN lo AND hi AS in_band,
              1 AS total_row
       FROM t WHERE n > 0)

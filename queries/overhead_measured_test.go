@@ -190,10 +190,14 @@ func TestOverheadTable7Measured(t *testing.T) {
 	for rows.Next() {
 		var name string
 		var g want
-		if err := rows.Scan(&name, &g.predicted, &g.low, &g.high, &g.measured, &g.errPct, &g.relPct, &g.inBand); err != nil {
+		var sys, usr float64
+		if err := rows.Scan(&name, &sys, &usr, &g.predicted, &g.low, &g.high, &g.measured, &g.errPct, &g.relPct, &g.inBand); err != nil {
 			t.Fatal(err)
 		}
 		order = append(order, name)
+		if !near(sys+usr, g.predicted, 0.0002) {
+			t.Errorf("%s: sys %.4f + usr %.4f != %.4f", name, sys, usr, g.predicted)
+		}
 		w, ok := hand[name]
 		if !ok || !near(g.predicted, w.predicted, 0.00006) || !near(g.low, w.low, 0.00006) || !near(g.high, w.high, 0.00006) ||
 			!near(g.measured, w.measured, 1e-9) || !near(g.errPct, w.errPct, 0.00006) || !near(g.relPct, w.relPct, 0.006) || g.inBand != w.inBand {
@@ -285,5 +289,36 @@ INSERT INTO overhead_spec_sessions VALUES ('old', 0, 0, false, NULL, NULL);`); e
 	}
 	if got := dbtest.Query(t, db.SQL(), "SELECT count(*) FROM overhead_measured"); got != "0\n" {
 		t.Errorf("overhead_measured: %q", got)
+	}
+}
+
+// TestMeasuredCSVErrors: every mistake in a --measured file reads
+// FILE:LINE: what was expected, what was found.
+func TestMeasuredCSVErrors(t *testing.T) {
+	for _, tc := range []struct{ csv, want string }{
+		{"", "m.csv: expected session,measured_pct lines, found none"},
+		{"session,measured_pct\n# nothing measured\n\n", "m.csv: expected session,measured_pct lines, found none"},
+		{"a,1,2\n", "m.csv:1: expected 2 fields (session,measured_pct), found 3"},
+		{"\n\na\n", "m.csv:3: expected 2 fields (session,measured_pct), found 1"},
+		{"session,pct\n", `m.csv:1: measured_pct: expected a number >= 0 (percent of one CPU), found "pct"`},
+		{"a,1\nb,-2\n", `m.csv:2: measured_pct: expected a number >= 0 (percent of one CPU), found "-2"`},
+		{"a,1\nb,\n", `m.csv:2: measured_pct: expected a number >= 0 (percent of one CPU), found ""`},
+		{"a,1\n,2\n", "m.csv:2: session: expected a session or run name or a run number, found an empty field"},
+		{"a,1\n# b,2\na,3\n", `m.csv:3: expected a new session, found "a" again (first on line 1)`},
+		{"a,1\nb\"c,2\n", `m.csv:2: expected CSV fields (session,measured_pct), found bare " in non-quoted-field`},
+		{"a,1\nsession,measured_pct\n", `m.csv:2: measured_pct: expected a number >= 0 (percent of one CPU), found "measured_pct"`},
+	} {
+		_, err := queries.ParseMeasuredCSV("m.csv", strings.NewReader(tc.csv))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n got %v\nwant %s", tc.csv, err, tc.want)
+		}
+	}
+	m, err := queries.ParseMeasuredCSV("m.csv", strings.NewReader("Session, Measured_Pct\n\"a, b\",1.5\n  c , 2%\n7,0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Rows) != 3 || m.Rows[0] != (queries.MeasuredRow{Line: 2, Session: "a, b", Pct: 1.5}) ||
+		m.Rows[1] != (queries.MeasuredRow{Line: 3, Session: "c", Pct: 2}) || m.Rows[2] != (queries.MeasuredRow{Line: 4, Session: "7", Pct: 0}) {
+		t.Errorf("rows %+v", m.Rows)
 	}
 }
