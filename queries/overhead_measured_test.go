@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/queries"
 )
@@ -320,5 +321,58 @@ func TestMeasuredCSVErrors(t *testing.T) {
 	if len(m.Rows) != 3 || m.Rows[0] != (queries.MeasuredRow{Line: 2, Session: "a, b", Pct: 1.5}) ||
 		m.Rows[1] != (queries.MeasuredRow{Line: 3, Session: "c", Pct: 2}) || m.Rows[2] != (queries.MeasuredRow{Line: 4, Session: "7", Pct: 0}) {
 		t.Errorf("rows %+v", m.Rows)
+	}
+}
+
+// TestOverheadBandRealTraces predicts real traces of three formats
+// (../shared/testdata-external), read in place: every event is priced by
+// the default row, an SDT probe whose action printf+timestamp+ret has
+// table 4's printf spread of ±2 cycles (timestamp and ret have none), so
+// each run's band is its event count / duration x 2 cycles either side;
+// then each run's prediction goes back in as its measurement, with error 0.
+func TestOverheadBandRealTraces(t *testing.T) {
+	const ext = "../../shared/testdata-external/"
+	db := dbtest.Open(t)
+	for _, f := range []struct{ path, format string }{
+		{"btf/kuopinghsu__FreeRTOS-BTF-Trace__tracedata__example-2cores.btf", "btf"},
+		{"ftrace/eclipse-tracecompass-incubator__org.eclipse.tracecompass.incubator__tracetypes__org.eclipse.tracecompass.incubator.ftrace.core.tests__res__ftrace_syscalls.txt", "ftrace"},
+		{"btf/eclipse-tracecompass__org.eclipse.tracecompass__btf__org.eclipse.tracecompass.btf.core.tests__testfiles__20140219-123819.btf", "btf"},
+	} {
+		if _, err := os.Stat(ext + f.path); err != nil {
+			t.Skipf("real traces not here: %v", err)
+		}
+		dbtest.Ingest(t, db, ext+f.path, ingest.Options{Format: f.format})
+	}
+	loadParams(t, db.SQL())
+	shares, err := queries.PredictOverhead(context.Background(), db.SQL(), queries.PaperCPUHz, queries.OverheadFilter{AllRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shares) != 3 {
+		t.Fatalf("%d runs predicted", len(shares))
+	}
+	var csv strings.Builder
+	for _, s := range shares {
+		var n, first, last int64
+		if err := db.SQL().QueryRow("SELECT (SELECT count(*) FROM events WHERE run_id = ?), first_ts, last_ts FROM runs WHERE run_id = ?",
+			s.RunID, s.RunID).Scan(&n, &first, &last); err != nil {
+			t.Fatal(err)
+		}
+		half := float64(n) / (float64(last-first) / 1e9) * 2 / queries.PaperCPUHz * 100
+		if n == 0 || s.Unpriced != 0 || !near(s.High-s.Total, half, 1e-9*s.Total) || !near(s.Total-s.Low, half, 1e-9*s.Total) {
+			t.Errorf("run %d: %d events, %.6f%% in %.6f .. %.6f, want +-%.6f", s.RunID, n, s.Total, s.Low, s.High, half)
+		}
+		csv.WriteString(strconv.Itoa(int(s.RunID)) + "," + strconv.FormatFloat(s.Total, 'f', -1, 64) + "\n")
+	}
+	m, err := queries.ParseMeasuredCSV("m.csv", strings.NewReader(csv.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Load(context.Background(), db.SQL(), queries.OverheadFilter{AllRuns: true}); err != nil {
+		t.Fatal(err)
+	}
+	got := dbtest.Query(t, db.SQL(), "SELECT run_id, abs(error_pct) < 1e-9, abs(rel_error_pct) < 1e-9, in_band, source FROM overhead_vs_measured(1.7e9) ORDER BY run_id")
+	if want := "1 | true | true | true | m.csv:1\n2 | true | true | true | m.csv:2\n3 | true | true | true | m.csv:3\n"; got != want {
+		t.Errorf("against themselves:\n%s\nwant\n%s", got, want)
 	}
 }
