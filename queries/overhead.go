@@ -893,7 +893,7 @@ func (s *OverheadSpec) Load(ctx context.Context, db *sql.DB) error {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM overhead_measured WHERE run_id IS NULL AND session = ?", ses.Name); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM overhead_measured WHERE run_sha256 IS NULL AND session = ?", ses.Name); err != nil {
 			return err
 		}
 		if m := ses.Measured; m != nil {

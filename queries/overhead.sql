@@ -58,12 +58,16 @@ ALTER TABLE overhead_spec_probes ADD COLUMN IF NOT EXISTS cycles_spread DOUBLE;
 ALTER TABLE overhead_spec_probes ADD COLUMN IF NOT EXISTS rate_spread_hz DOUBLE;
 
 -- overhead_measured: the overhead measured on the system, per spec session
--- (run_id NULL; a spec's measured line) or run (traceduck overhead
--- --measured FILE), in percent of one CPU: sys and usr when measured
+-- (run_sha256 NULL; a spec's measured line) or traced file (traceduck
+-- overhead --measured FILE; run_sha256 is the sha256 of the run's trace,
+-- runs.sha256, so that the measurement follows the run when a dataset
+-- renumbers it, and holds for every run of the same file; session is
+-- the run's name then), in percent of one CPU: sys and usr when measured
 -- apart, total_pct always (sys + usr, or the single figure measured).
--- source says where the figure comes from (the file and line).
+-- source says where the figure comes from (the file and line). Reference
+-- data like the parameters: no run_id column.
 CREATE TABLE IF NOT EXISTS overhead_measured (
-    session VARCHAR, run_id INTEGER, sys_pct DOUBLE, usr_pct DOUBLE, total_pct DOUBLE, source VARCHAR);
+    session VARCHAR, run_sha256 VARCHAR, sys_pct DOUBLE, usr_pct DOUBLE, total_pct DOUBLE, source VARCHAR);
 
 -- The macros' subqueries name their tables ovc, ovp, ovi, ovt, ovx: a
 -- macro's body is pasted into the caller's query, where a short alias
@@ -304,5 +308,7 @@ SELECT s.session, s.run_id, s.total_pct AS predicted_pct, s.low_pct, s.high_pct,
        (s.usr_pct - m.usr_pct) / nullif(m.usr_pct, 0) * 100 AS rel_error_usr_pct,
        m.source
 FROM overhead_share(cpu_hz) s
+LEFT JOIN runs ovr ON ovr.run_id = s.run_id
 LEFT JOIN overhead_measured m
-  ON m.run_id = s.run_id OR (m.run_id IS NULL AND s.run_id IS NULL AND m.session = s.session);
+  ON (s.run_id IS NOT NULL AND m.run_sha256 = ovr.sha256)
+  OR (s.run_id IS NULL AND m.run_sha256 IS NULL AND m.session = s.session);

@@ -86,21 +86,24 @@ func ParseMeasuredCSV(path string, r io.Reader) (*MeasuredFile, error) {
 // Load matches every row to a session or run that f selects, by name (a
 // spec session's or a run's, as overhead prints it) or by run number, and
 // stores the figures in overhead_measured (total_pct; sys and usr
-// unknown), replacing what it held for those sessions and runs, in one
-// transaction. A row matching nothing, or a name of two runs, is an error.
+// unknown; a run's by the sha256 of its trace), replacing what it held for
+// those sessions and traces, in one transaction. A row matching nothing, a
+// name of two runs, or two rows for runs of the same file, is an error.
 func (m *MeasuredFile) Load(ctx context.Context, db *sql.DB, f OverheadFilter) error {
 	type key struct {
 		session string
 		runID   sql.NullInt32
+		sha256  sql.NullString
 	}
-	rows, err := db.QueryContext(ctx, "SELECT session, run_id FROM overhead_share(1.0) WHERE "+f.where()+" ORDER BY "+f.order())
+	rows, err := db.QueryContext(ctx, "SELECT session, run_id, (SELECT max(ovr.sha256) FROM runs ovr WHERE ovr.run_id = o.run_id) "+
+		"FROM overhead_share(1.0) o WHERE "+f.where()+" ORDER BY "+f.order())
 	if err != nil {
 		return err
 	}
 	var all []key
 	for rows.Next() {
 		var k key
-		if err := rows.Scan(&k.session, &k.runID); err != nil {
+		if err := rows.Scan(&k.session, &k.runID, &k.sha256); err != nil {
 			rows.Close()
 			return err
 		}
@@ -118,6 +121,11 @@ func (m *MeasuredFile) Load(ctx context.Context, db *sql.DB, f OverheadFilter) e
 	}
 	matched := make([]key, len(m.Rows))
 	firstLine := map[key]int{}
+	type trace struct {
+		run  int32
+		line int
+	}
+	traces := map[string]trace{}
 	for i, r := range m.Rows {
 		at := func(format string, args ...any) error {
 			return fmt.Errorf("%s:%d: %s", m.Path, r.Line, fmt.Sprintf(format, args...))
@@ -159,6 +167,15 @@ func (m *MeasuredFile) Load(ctx context.Context, db *sql.DB, f OverheadFilter) e
 			return at("expected a new session, found %s again (first on line %d)", describe(hits[0]), prev)
 		}
 		firstLine[hits[0]] = r.Line
+		if k := hits[0]; k.runID.Valid {
+			if !k.sha256.Valid {
+				return at("expected a run with the sha256 of its trace, found run %d without one", k.runID.Int32)
+			}
+			if prev, dup := traces[k.sha256.String]; dup {
+				return at("expected one measurement per traced file, found run %d, the same file as run %d (line %d)", k.runID.Int32, prev.run, prev.line)
+			}
+			traces[k.sha256.String] = trace{k.runID.Int32, r.Line}
+		}
 		matched[i] = hits[0]
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -170,15 +187,15 @@ func (m *MeasuredFile) Load(ctx context.Context, db *sql.DB, f OverheadFilter) e
 		k := matched[i]
 		var err error
 		if k.runID.Valid {
-			_, err = tx.ExecContext(ctx, "DELETE FROM overhead_measured WHERE run_id = ?", k.runID.Int32)
+			_, err = tx.ExecContext(ctx, "DELETE FROM overhead_measured WHERE run_sha256 = ?", k.sha256.String)
 		} else {
-			_, err = tx.ExecContext(ctx, "DELETE FROM overhead_measured WHERE run_id IS NULL AND session = ?", k.session)
+			_, err = tx.ExecContext(ctx, "DELETE FROM overhead_measured WHERE run_sha256 IS NULL AND session = ?", k.session)
 		}
 		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO overhead_measured VALUES (?, ?, NULL, NULL, ?, ?)",
-			k.session, k.runID, r.Pct, fmt.Sprintf("%s:%d", m.Path, r.Line)); err != nil {
+			k.session, k.sha256, r.Pct, fmt.Sprintf("%s:%d", m.Path, r.Line)); err != nil {
 			return err
 		}
 	}

@@ -260,3 +260,38 @@ func TestOverheadMeasuredAmbiguous(t *testing.T) {
 }
 
 func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
+
+// TestOverheadMeasuredSameFile: a run's measurement is kept by its trace's
+// sha256, so it holds for every run of the same file, and two lines for
+// runs of one file are refused.
+func TestOverheadMeasuredSameFile(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	btf := samplePath(t, "btf/rtos-2core.btf")
+	mustRun(t, dir, nil, "ingest", "--db", db, btf)
+	mustRun(t, dir, nil, "ingest", "--db", db, "--force", btf)
+	expectExit(t, td(t, dir, "overhead", "--db", db, "--measured", writeFile(t, dir, "m.csv", []byte("1,1\n2,2\n"))), 1,
+		"m.csv:2: expected one measurement per traced file, found run 2, the same file as run 1 (line 1)")
+	rows := csvRows(t, mustRun(t, dir, nil, "overhead", "--db", db, "--measured", writeFile(t, dir, "n.csv", []byte("2,2\n")), "--output", "csv"))
+	if len(rows) != 4 || rows[1][7] != "2" || rows[2][7] != "2" || rows[3][7] != "4" {
+		t.Errorf("one file, two runs: %q", rows)
+	}
+}
+
+// TestOverheadMeasuredExported: a Parquet dataset that renumbers a run
+// keeps its measurement on it (the measurement follows the trace's
+// sha256, not the run number).
+func TestOverheadMeasuredExported(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.duckdb"), filepath.Join(dir, "b.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", a, "--name", "first", seedSample)
+	mustRun(t, dir, nil, "ingest", "--db", b, "--name", "second", samplePath(t, "btf/rtos-2core.btf"))
+	mustRun(t, dir, nil, "overhead", "--db", b, "--measured", writeFile(t, dir, "m.csv", []byte("second,7.5\n")))
+	ds := filepath.Join(dir, "ds")
+	mustRun(t, dir, nil, "export", "--db", a, "--parquet", ds)
+	mustRun(t, dir, nil, "export", "--db", b, "--parquet", ds) // its run 1 becomes the dataset's run 2
+	got := datasetQuery(t, ds, "SELECT session, run_id, measured_pct FROM overhead_vs_measured(1.7e9) ORDER BY run_id")
+	if want := "first | 1 | NULL\nsecond | 2 | 7.5\n"; got != want {
+		t.Errorf("the dataset's measurements:\n%s\nwant\n%s", got, want)
+	}
+}
