@@ -540,6 +540,17 @@ type SpecSession struct {
 	ChewUS        *float64 // chew&print per refresh; nil: 0
 	CostCUS       *float64 // a fixed Cost_C per second; nil: computed
 	Probes        []*SpecProbe
+	Measured      *Measured // the session's measured overhead; nil: none
+}
+
+// Measured is the overhead measured for a spec session or a run, in
+// percent of one CPU: Sys and Usr when measured apart (nil: not
+// measured), Total always.
+type Measured struct {
+	Line     int
+	Sys, Usr *float64
+	Total    float64
+	Source   string // FILE:LINE the figures come from
 }
 
 // SpecProbe is one enabled probe and how often it fires.
@@ -551,6 +562,11 @@ type SpecProbe struct {
 	Cycles   *float64 // the cost of one firing, when known; nil: from the ECBs
 	Context  string   // sys, usr, or "" for the provider's
 	ECBs     []*SpecECB
+	// CyclesSpread is the largest deviation of Cycles (spread=); nil: 0.
+	CyclesSpread *float64
+	// RateSpreadHz is the largest deviation of RateHz (rate_spread=, in
+	// Hz or a percentage of the rate).
+	RateSpreadHz float64
 }
 
 // SpecECB is Count identical ECBs of a probe.
@@ -566,8 +582,9 @@ type SpecECB struct {
 // spec"): '#' comments, and lines
 //
 //	session NAME [refresh=HZ] [datasize=BYTES] [aggregations=yes|no] [chew_us=US] [cost_c_us=US]
-//	probe NAME provider=P rate=HZ [cycles=N] [context=sys|usr]
+//	probe NAME provider=P rate=HZ [rate_spread=HZ|PCT%] [cycles=N [spread=N]] [context=sys|usr]
 //	ecb [count=N] [pred=COMP prob=P] [action=COMP]
+//	measured [sys=PCT] [usr=PCT]
 //
 // A probe belongs to the session above it (a session named after the
 // file when there is none), an ecb line to the probe above it.
@@ -630,7 +647,18 @@ func ParseOverheadSpec(path string, r io.Reader) (*OverheadSpec, error) {
 			probe = &SpecProbe{Name: words[1], Line: line}
 			session.Probes = append(session.Probes, probe)
 			var rate bool
+			var rateSpread string
 			return setKeys(words[2:], at, map[string]func(string) error{
+				"rate_spread": func(s string) error {
+					v, err := parseNumber(strings.TrimSuffix(s, "%"))
+					if err != nil {
+						return fmt.Errorf("expected a number >= 0 (Hz) or a percentage (1%%), found %q", s)
+					}
+					rateSpread = s
+					probe.RateSpreadHz = v
+					return nil
+				},
+				"spread": optNumberInto(&probe.CyclesSpread),
 				"provider": func(s string) error {
 					if !nameRE.MatchString(s) {
 						return fmt.Errorf("expected a provider name, found %q", s)
@@ -647,6 +675,12 @@ func ParseOverheadSpec(path string, r io.Reader) (*OverheadSpec, error) {
 				}
 				if !rate {
 					return at("expected rate=HZ, found none")
+				}
+				if probe.CyclesSpread != nil && probe.Cycles == nil {
+					return at("expected cycles=N with spread=, found none (a probe's ECBs have the spreads of their items)")
+				}
+				if strings.HasSuffix(rateSpread, "%") {
+					probe.RateSpreadHz = probe.RateHz * probe.RateSpreadHz / 100
 				}
 				return nil
 			})
@@ -680,8 +714,32 @@ func ParseOverheadSpec(path string, r io.Reader) (*OverheadSpec, error) {
 				}
 				return nil
 			})
+		case "measured":
+			if session == nil {
+				return at("expected a session line before measured, found measured")
+			}
+			if session.Measured != nil {
+				return at("expected one measured line in session %s, found another (first on line %d)", session.Name, session.Measured.Line)
+			}
+			m := &Measured{Line: line, Source: fmt.Sprintf("%s:%d", path, line)}
+			session.Measured = m
+			return setKeys(words[1:], at, map[string]func(string) error{
+				"sys": optNumberInto(&m.Sys),
+				"usr": optNumberInto(&m.Usr),
+			}, func() error {
+				if m.Sys == nil && m.Usr == nil {
+					return at("expected sys=PCT or usr=PCT (percent of one CPU), found none")
+				}
+				if m.Sys != nil {
+					m.Total += *m.Sys
+				}
+				if m.Usr != nil {
+					m.Total += *m.Usr
+				}
+				return nil
+			})
 		}
-		return at("expected session, probe or ecb, found %q", words[0])
+		return at("expected session, probe, ecb or measured, found %q", words[0])
 	})
 	if err != nil {
 		return nil, err
@@ -835,13 +893,24 @@ func (s *OverheadSpec) Load(ctx context.Context, db *sql.DB) error {
 				return err
 			}
 		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM overhead_measured WHERE run_sha256 IS NULL AND session = ?", ses.Name); err != nil {
+			return err
+		}
+		if m := ses.Measured; m != nil {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO overhead_measured VALUES (?, NULL, ?, ?, ?, ?)",
+				ses.Name, nullFloat(m.Sys), nullFloat(m.Usr), m.Total, m.Source); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO overhead_spec_sessions VALUES (?, ?, ?, ?, ?, ?)",
 			ses.Name, ses.RefreshHz, ses.DatasizeBytes, ses.Aggregations, nullFloat(ses.ChewUS), nullFloat(ses.CostCUS)); err != nil {
 			return err
 		}
 		for _, p := range ses.Probes {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO overhead_spec_probes VALUES (?, ?, ?, ?, ?, ?)",
-				ses.Name, p.Name, p.Provider, p.RateHz, nullFloat(p.Cycles), nullString(p.Context)); err != nil {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO overhead_spec_probes "+
+				"(session, probe, provider, rate_hz, cycles, context, cycles_spread, rate_spread_hz) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				ses.Name, p.Name, p.Provider, p.RateHz, nullFloat(p.Cycles), nullString(p.Context),
+				nullFloat(p.CyclesSpread), p.RateSpreadHz); err != nil {
 				return err
 			}
 			for i, e := range p.ECBs {
@@ -908,7 +977,7 @@ func (f OverheadFilter) where() string {
 // OverheadSQL is the query that prints a prediction at cpuHz: one row per
 // session or run (overhead_share), or with perProbe one row per probe
 // (overhead_probe_share); runs by number, then spec sessions in the
-// filter's order. Percentages are of one CPU, rounded to 4 decimals as the
+// filter's order. low_pct and high_pct are the prediction's error band. Percentages are of one CPU, rounded to 4 decimals as the
 // paper prints them.
 func OverheadSQL(cpuHz float64, perProbe bool, f OverheadFilter) string {
 	hz := strconv.FormatFloat(cpuHz, 'g', -1, 64)
@@ -918,12 +987,12 @@ func OverheadSQL(cpuHz float64, perProbe bool, f OverheadFilter) string {
 	}
 	if perProbe {
 		return "SELECT session, " + runCol + "probe, provider, context, firings, round(rate_hz, 2) AS rate_hz, ecbs, " +
-			"round(cycles, 1) AS cycles, round(pct, 4) AS pct, cost_row\n" +
+			"round(cycles, 1) AS cycles, round(pct, 4) AS pct, cost_row, round(low_pct, 4) AS low_pct, round(high_pct, 4) AS high_pct\n" +
 			"FROM overhead_probe_share(CAST(" + hz + " AS DOUBLE))\nWHERE " + f.where() +
 			"\nORDER BY " + f.order() + ", pct DESC NULLS LAST, probe"
 	}
 	return "SELECT session, " + runCol + "probes, unpriced, round(sys_pct, 4) AS sys_pct, round(usr_pct, 4) AS usr_pct, " +
-		"round(total_pct, 4) AS total_pct, round(cost_b_sys_pct, 4) AS cost_b_sys_pct, round(cost_b_usr_pct, 4) AS cost_b_usr_pct, " +
+		"round(total_pct, 4) AS total_pct, round(low_pct, 4) AS low_pct, round(high_pct, 4) AS high_pct, round(cost_b_sys_pct, 4) AS cost_b_sys_pct, round(cost_b_usr_pct, 4) AS cost_b_usr_pct, " +
 		"round(cost_c_pct, 4) AS cost_c_pct, round(cost_a_pct, 4) AS cost_a_pct\n" +
 		"FROM overhead_share(CAST(" + hz + " AS DOUBLE))\nWHERE " + f.where() + "\nORDER BY " + f.order()
 }
@@ -937,13 +1006,14 @@ type OverheadShare struct {
 	CostBSys, CostBUsr float64 // probe firings, by context
 	CostC, CostA       float64 // refreshes (sys), chew&print (usr)
 	Sys, Usr, Total    float64
+	Low, High          float64 // the band around Total (overhead_share's low_pct, high_pct)
 }
 
 // PredictOverhead reads overhead_share at cpuHz for what f selects,
 // unrounded, in OverheadSQL's order.
 func PredictOverhead(ctx context.Context, db *sql.DB, cpuHz float64, f OverheadFilter) ([]OverheadShare, error) {
 	rows, err := db.QueryContext(ctx, "SELECT session, coalesce(run_id, 0), probes, unpriced, cost_b_sys_pct, cost_b_usr_pct, "+
-		"cost_c_pct, cost_a_pct, sys_pct, usr_pct, total_pct FROM overhead_share(CAST(? AS DOUBLE)) WHERE "+f.where()+
+		"cost_c_pct, cost_a_pct, sys_pct, usr_pct, total_pct, low_pct, high_pct FROM overhead_share(CAST(? AS DOUBLE)) WHERE "+f.where()+
 		" ORDER BY "+f.order(), cpuHz)
 	if err != nil {
 		return nil, err
@@ -952,15 +1022,15 @@ func PredictOverhead(ctx context.Context, db *sql.DB, cpuHz float64, f OverheadF
 	var out []OverheadShare
 	for rows.Next() {
 		var s OverheadShare
-		var costC, sys, total sql.NullFloat64
+		var costC, sys, total, low, high sql.NullFloat64
 		if err := rows.Scan(&s.Session, &s.RunID, &s.Probes, &s.Unpriced, &s.CostBSys, &s.CostBUsr,
-			&costC, &s.CostA, &sys, &s.Usr, &total); err != nil {
+			&costC, &s.CostA, &sys, &s.Usr, &total, &low, &high); err != nil {
 			return nil, err
 		}
 		if !costC.Valid {
 			return nil, errors.New("overhead_share: no refresh costs: the parameter tables are empty (load them with OverheadParams.Load)")
 		}
-		s.CostC, s.Sys, s.Total = costC.Float64, sys.Float64, total.Float64
+		s.CostC, s.Sys, s.Total, s.Low, s.High = costC.Float64, sys.Float64, total.Float64, low.Float64, high.Float64
 		out = append(out, s)
 	}
 	return out, rows.Err()

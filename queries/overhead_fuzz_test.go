@@ -77,3 +77,32 @@ func FuzzOverheadParamFile(f *testing.F) {
 		_ = p.check()
 	})
 }
+
+// FuzzMeasuredCSV: any bytes as a --measured file parse or fail with
+// FILE[:LINE]: expected ..., never panic; what parses has a session and a
+// finite share >= 0 per row, rows in line order, no session twice.
+func FuzzMeasuredCSV(f *testing.F) {
+	f.Add([]byte("session,measured_pct\nrtos-2core,5.5\n2,3.1%\n"))
+	f.Add([]byte("# measured\n\"a, b\",1\n\n c ,2e1\n"))
+	f.Add([]byte("a,1\nb\"c,2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMeasuredCSV("m.csv", bytes.NewReader(data))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "m.csv") || !strings.Contains(err.Error(), "expected") {
+				t.Fatalf("error without FILE:LINE: expected ...: %v", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		last := 0
+		for _, r := range m.Rows {
+			if r.Session == "" || seen[r.Session] || !(r.Pct >= 0) || r.Pct > 1e308 || r.Line <= last {
+				t.Fatalf("row %+v after line %d", r, last)
+			}
+			seen[r.Session], last = true, r.Line
+		}
+		if len(m.Rows) == 0 {
+			t.Fatal("a file without rows parsed")
+		}
+	})
+}

@@ -341,6 +341,8 @@ func TestOverheadViewsWithoutParams(t *testing.T) {
 		"SELECT count(*), count(pct) FROM overhead_probe_share(1e9)",
 		"SELECT count(*), count(sys_pct) FROM overhead_share(1e9)",
 		"SELECT count(*), count(cycles) FROM overhead_spec_probe_costs",
+		"SELECT count(*), count(low_pct) FROM overhead_share(1e9)",
+		"SELECT count(*), count(predicted_pct) FROM overhead_vs_measured(1e9)",
 	} {
 		got := dbtest.Query(t, db.SQL(), q)
 		if !regexp.MustCompile(`^[0-9]+ \| 0\n$`).MatchString(got) {

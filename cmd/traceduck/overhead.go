@@ -18,6 +18,7 @@ import (
 func newOverheadCmd() *cobra.Command {
 	var (
 		dbPath, specPath, paramsDir string
+		measuredPath                string
 		runID                       int32
 		cpuHz                       = queries.PaperCPUHz
 		perProbe, keepParams        bool
@@ -49,11 +50,25 @@ overhead_* and probe_costs tables, in one transaction, before the
 prediction: the bundled ones, or from --params DIR, whose files (items.tsv,
 providers.tsv, constants.tsv, refresh.tsv, probe_costs.tsv) replace the
 bundled files of the same name. --keep-params uses the tables as the
-database holds them (after editing them with SQL).`,
+database holds them (after editing them with SQL).
+
+Where the overhead was measured, the prediction is printed beside the
+measurement: predicted sys, usr and total, the band the parameters'
+spreads give the total (low_pct..high_pct), the measured total, the error
+(predicted - measured, percentage points), the relative error (percent of
+the measurement), whether the measurement lies in the band, and a total
+row (expression (7) summed over the measured sessions). A spec's sessions
+carry their measurements on "measured sys=PCT usr=PCT" lines (the paper's
+table 7: queries/testdata/table7.spec); --measured FILE gives them as CSV
+lines "SESSION,PCT" (a run's name or number, or a spec session's name,
+and the share of one CPU in percent; an optional header
+session,measured_pct).`,
 		Example: `  traceduck overhead --db t.duckdb --run 1
   traceduck overhead --db t.duckdb --probes --output csv
   traceduck overhead --spec sessions.spec --cpu-hz 3e9
-  traceduck overhead --db t.duckdb --params my-params/`,
+  traceduck overhead --db t.duckdb --params my-params/
+  traceduck overhead --spec queries/testdata/table7.spec
+  traceduck overhead --db t.duckdb --measured measured.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -69,10 +84,14 @@ database holds them (after editing them with SQL).`,
 				return usagef("--keep-params and --params: give one of them")
 			case keepParams && dbPath == "":
 				return usagef("--keep-params needs --db: an in-memory database holds no parameters")
+			case measuredPath == "-" && specPath == "-":
+				return usagef("--measured - and --spec -: only one of them can read standard input")
+			case measuredPath != "" && perProbe:
+				return usagef("--measured and --probes: a measurement is per session, give one of them")
 			}
 			return runOverhead(cmd.Context(), overheadRun{
 				dbPath: dbPath, specPath: specPath, paramsDir: paramsDir, runID: runID, cpuHz: cpuHz,
-				perProbe: perProbe, keepParams: keepParams, output: output,
+				perProbe: perProbe, keepParams: keepParams, output: output, measuredPath: measuredPath,
 			}, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
@@ -84,12 +103,14 @@ database holds them (after editing them with SQL).`,
 	f.BoolVar(&keepParams, "keep-params", false, "use the parameter tables the database holds")
 	f.Float64Var(&cpuHz, "cpu-hz", cpuHz, "clock rate that turns cycles into time (the paper's machine: 1.7 GHz)")
 	f.BoolVar(&perProbe, "probes", false, "one row per probe instead of per session")
+	f.StringVar(&measuredPath, "measured", "", `CSV of measured overheads: lines "SESSION,PCT" ("-" for standard input)`)
 	addOutputFlags(cmd, &output, outputFormats)
 	return cmd
 }
 
 type overheadRun struct {
 	dbPath, specPath, paramsDir string
+	measuredPath                string
 	runID                       int32
 	cpuHz                       float64
 	perProbe, keepParams        bool
@@ -109,6 +130,14 @@ func runOverhead(ctx context.Context, o overheadRun, stdin io.Reader, w io.Write
 	if o.specPath != "" {
 		var err error
 		if spec, err = readSpec(o.specPath, stdin); err != nil {
+			return err
+		}
+	}
+
+	var measured *queries.MeasuredFile
+	if o.measuredPath != "" {
+		var err error
+		if measured, err = readMeasured(o.measuredPath, stdin); err != nil {
 			return err
 		}
 	}
@@ -163,13 +192,45 @@ func runOverhead(ctx context.Context, o overheadRun, stdin io.Reader, w io.Write
 		}
 	}
 
-	// 3. The prediction, printed as traceduck query prints.
+	if measured != nil {
+		if err := measured.Load(ctx, db.SQL(), filter); err != nil {
+			return err
+		}
+	}
+
+	// 3. The prediction, printed as traceduck query prints; beside the
+	// measurements where there are some.
+	q := queries.OverheadSQL(o.cpuHz, o.perProbe, filter)
+	if !o.perProbe {
+		has, err := queries.HasMeasured(ctx, db.SQL(), filter)
+		if err != nil {
+			return err
+		}
+		if has {
+			q = queries.OverheadCompareSQL(o.cpuHz, filter)
+		}
+	}
 	conn, err := db.SQL().Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	return queryTo(ctx, conn, queries.OverheadSQL(o.cpuHz, o.perProbe, filter), newResultWriter(o.output, w))
+	return queryTo(ctx, conn, q, newResultWriter(o.output, w))
+}
+
+func readMeasured(path string, stdin io.Reader) (*queries.MeasuredFile, error) {
+	if path == "-" {
+		return queries.ParseMeasuredCSV("stdin", stdin)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such measured file", path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	return queries.ParseMeasuredCSV(path, f)
 }
 
 func readSpec(path string, stdin io.Reader) (*queries.OverheadSpec, error) {
