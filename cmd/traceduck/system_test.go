@@ -45,12 +45,12 @@ func TestSystemTimeline(t *testing.T) {
 	}
 
 	out := mustRun(t, dir, nil, "query", "--db", db, "-o", "json",
-		`SELECT run_name, ts, (args->>'value')::BIGINT AS value, args->>'data' AS data FROM system_timeline('rig') WHERE object = 'net'`)
+		`SELECT run_name, ts, (args->>'msg_no')::BIGINT AS value, event FROM system_timeline('rig') WHERE object = 'net' AND event <> 'MQ_CREATE'`)
 	var rows []struct {
 		RunName string `json:"run_name"`
 		TS      int64  `json:"ts"`
 		Value   int64  `json:"value"`
-		Data    string `json:"data"`
+		Event   string `json:"event"`
 	}
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -60,19 +60,18 @@ func TestSystemTimeline(t *testing.T) {
 	}
 	sent := map[int64]bool{}
 	for _, r := range rows {
-		if r.Value < 1 || r.Value > int64(len(msgs)) {
+		i := r.Value - msgs[0].ID
+		if i < 0 || i >= int64(len(msgs)) {
 			t.Fatalf("net event %+v names no message", r)
 		}
-		m := msgs[r.Value-1]
-		send := fmt.Sprintf("send m%d to node%d", m.ID, m.To)
-		recv := fmt.Sprintf("recv m%d from node%d", m.ID, m.From)
-		switch r.Data {
-		case send:
+		m := msgs[i]
+		switch r.Event {
+		case "MQ_SEND":
 			if r.RunName != fmt.Sprintf("node%d", m.From) || r.TS != m.SendNS {
 				t.Errorf("send of m%d: %+v, want node%d at %d", m.ID, r, m.From, m.SendNS)
 			}
 			sent[m.ID] = true
-		case recv:
+		case "MQ_RECEIVE":
 			if !sent[m.ID] {
 				t.Errorf("m%d received before it was sent", m.ID)
 			}
@@ -80,7 +79,7 @@ func TestSystemTimeline(t *testing.T) {
 				t.Errorf("receipt of m%d: %+v, want node%d at %d", m.ID, r, m.To, m.RecvNS)
 			}
 		default:
-			t.Errorf("net event %+v is neither %q nor %q", r, send, recv)
+			t.Errorf("net event %+v is neither a send nor a receipt", r)
 		}
 	}
 }
