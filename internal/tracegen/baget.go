@@ -90,6 +90,12 @@ type BagetConfig struct {
 	ABI        string // "le32" (i386: little endian, 4-byte pointers, long long and double aligned to 4) or "be64" (ppc64: big endian, 8-byte pointers); default "be64"
 	BlockSize  int    // bytes per block: a multiple of 8, 256..16 MiB; default 1024
 	RingBlocks int    // 0: no wrap; else keep only the last RingBlocks data blocks (and set the wrapped flag when some were dropped)
+	// GapNS spreads the records out in time: each comes 200..3200 ns
+	// plus 0..GapNS after the previous one (a long trace of few records:
+	// clock drift needs seconds to show against transit times). In a
+	// system, the machine idles 0..GapNS before each step, and a message
+	// that arrives meanwhile is received at once.
+	GapNS int64
 	// Clock is the machine's clock: the times its log gives are
 	// Clock.Local(true time); the zero value reads true time.
 	Clock BagetClock
@@ -252,6 +258,9 @@ func GenerateBaget(cfg BagetConfig) (log []byte, desc []byte, truth BagetTruth, 
 	if cfg.RingBlocks < 0 {
 		return nil, nil, BagetTruth{}, errors.New("tracegen: baget RingBlocks must be >= 0")
 	}
+	if cfg.GapNS < 0 || cfg.GapNS > 1e12 {
+		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget GapNS must be 0..1e12, got %d", cfg.GapNS)
+	}
 	if c := cfg.Clock; c.DriftPPM < -1000 || c.DriftPPM > 1000 || c.OffsetNS < -900*1e9 || c.OffsetNS > 1e15 {
 		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget Clock must have a drift of -1000..1000 ppm and an offset of -900 s..1e15 ns, got %+v", c)
 	}
@@ -409,6 +418,7 @@ type bsim struct {
 	msgNo  int64  // the last msg_no sent
 	net    *bnet  // nil: a machine on its own (GenerateBagetSystem sets it)
 	netq   *bsync // the queue of network messages (with net)
+	idle   int64  // with net: true time before its next step
 	node   int    // this machine's index in net
 	err    error
 }
@@ -542,6 +552,9 @@ func (r *recb) f64(path string, v float64) *recb {
 // emit stamps a record with the next time and the CPU and appends it.
 func (s *bsim) emit(r *recb, cpu int, main BagetObj, trans ...btrans) {
 	s.now += 200 + int64(s.rng.Intn(3000))
+	if s.cfg.GapNS > 0 && s.net == nil { // a system's machines idle between steps instead
+		s.now += s.rng.Int63n(s.cfg.GapNS + 1)
+	}
 	local := s.cfg.Clock.Local(s.now) // what the machine's clock reads
 	if r.ev.Time != nil {
 		r.ts(r.ev.Time.Path, local)

@@ -27,6 +27,7 @@ package tracegen
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/traceduck/traceduck/ingest/baget"
@@ -107,29 +108,43 @@ func GenerateBagetSystem(cfgs []BagetConfig) ([]BagetMachine, []BagetMessage, er
 		n.sims = append(n.sims, s)
 	}
 	for {
-		// The machine behind on the clock goes next; finished machines
-		// only receive.
+		// The machine whose next action comes first on the true clock
+		// acts: the receipt of a message that has arrived (at once: an
+		// idle machine is woken by it), else its next step, after its
+		// idle time (GapNS). Finished machines only receive.
 		var next *bsim
+		var at int64
+		recv := false
 		for _, s := range n.sims {
 			if s.err != nil {
 				return nil, nil, s.err
 			}
-			if (s.events < s.cfg.Events || n.waiting(s.node)) && (next == nil || s.now < next.now) {
-				next = s
+			t, r := int64(math.MaxInt64), false
+			if s.events < s.cfg.Events {
+				t = s.now + s.idle
+			}
+			if i := n.firstFor(s.node); i >= 0 && max(s.now, n.pending[i].TrueRecvNS) <= t {
+				t, r = max(s.now, n.pending[i].TrueRecvNS), true
+			}
+			if t != math.MaxInt64 && (next == nil || t < at) {
+				next, at, recv = s, t, r
 			}
 		}
 		if next == nil {
 			break
 		}
-		if !next.netReceive() {
-			if next.events < next.cfg.Events {
-				next.step()
-			} else {
-				// Only messages in flight left for it: let its clock run.
-				next.now = n.pending[n.firstFor(next.node)].TrueRecvNS
-				next.netReceive()
-			}
+		if recv {
+			next.idle -= at - next.now
+			next.now = at
+			next.netReceive()
+			continue
 		}
+		next.now = at
+		next.idle = 0
+		if next.cfg.GapNS > 0 {
+			next.idle = next.rng.Int63n(next.cfg.GapNS + 1)
+		}
+		next.step()
 	}
 	out := make([]BagetMachine, len(n.sims))
 	for i, s := range n.sims {
