@@ -44,14 +44,21 @@ func (c Clock) Aligned(ts int64) int64 {
 }
 
 // SetClocks replaces the clocks of the given runs, in one transaction:
-// every run must exist, and a drift be within ±MaxDriftPPM.
+// every run must exist, once, and a drift be within ±MaxDriftPPM. (One
+// row per run is kept here rather than by a primary key: DuckDB 1.1
+// refuses to insert a key deleted in the same transaction.)
 func (db *DB) SetClocks(ctx context.Context, clocks []Clock) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	seen := map[int32]bool{}
 	for _, c := range clocks {
+		if seen[c.RunID] {
+			return fmt.Errorf("clocks: run %d twice", c.RunID)
+		}
+		seen[c.RunID] = true
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE run_id = ?", c.RunID).Scan(&n); err != nil {
 			return err

@@ -315,7 +315,7 @@ var tables = []table{
 		{"sent", "BIGINT", i64, "messages the run sent to aligned runs that the estimate used"},
 		{"received", "BIGINT", i64, "messages it received from them"},
 		{"note", "VARCHAR", str, "what the estimate rests on, in words (one-sided bound, inconsistent messages, ...)"},
-	}, extra: "PRIMARY KEY (run_id)"},
+	}},
 }
 
 var jsonExtension = arrow.NewMetadata([]string{"ARROW:extension:name", "ARROW:extension:metadata"}, []string{"arrow.json", ""})

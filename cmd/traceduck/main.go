@@ -127,6 +127,7 @@ that any DuckDB client can query.`,
 		newStatesCmd(), newLocksCmd(),
 		newExportCmd(),
 		newReportCmd(),
+		newAlignCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {
