@@ -30,25 +30,26 @@ WHERE r.tags->>'system' IS NOT NULL;
 CREATE OR REPLACE MACRO system_timeline(name) AS TABLE
 SELECT * FROM system_events WHERE system = name ORDER BY ts_aligned, run_id, seq;
 
--- system_messages: the messages one run of a system sent and another
--- received, paired across the runs: a row of messages with the send and no
--- receive in one run and one with the receive and no send in another, with
--- the same msg_id and the same channel name (both without a channel: the
--- same msg_id), as a description's ids declare them (Baget: the id= of
--- <message> rules). Columns: system, channel, msg_id, sender_run,
--- receiver_run, send_ts, receive_ts (each on its own run's clock),
--- send_ts_aligned, receive_ts_aligned (on the reference clock, see
--- system_events), transit_ns = receive_ts_aligned - send_ts_aligned
--- (negative: it reads received before it was sent; the clocks disagree),
--- unambiguous (the only send and the only receipt of that channel and msg_id in
--- the system; traceduck align uses only those).
+-- system_messages: the one-way messages one run of a system sent and
+-- another received, paired across the runs: a row of messages with the send
+-- and no receive in one run and one with the receive and no send in
+-- another, with the same channel name and msg_id, as a description's ids
+-- declare them (Baget: the queue of a <message> rule and its id=). Round
+-- trips and messages without a channel or an id are not paired across runs
+-- (a QNX rcvid or scoid is a number of one machine). Columns: system,
+-- channel, msg_id, sender_run, receiver_run, send_ts, receive_ts (each on
+-- its own run's clock), send_ts_aligned, receive_ts_aligned (on the
+-- reference clock, see system_events), transit_ns = receive_ts_aligned -
+-- send_ts_aligned (negative: it reads received before it was sent; the
+-- clocks disagree), unambiguous (the only send and the only receipt of
+-- that channel and msg_id in the system; traceduck align uses only those).
 -- Example: SELECT sender_run, receiver_run, count(*), min(transit_ns) FROM system_messages WHERE system = 'rig' AND unambiguous GROUP BY ALL
 CREATE OR REPLACE VIEW system_messages AS
 WITH m AS (
     SELECT r.tags->>'system' AS system, m.run_id, ch.name AS chan, m.msg_id, m.send_ts, m.receive_ts
     FROM messages m JOIN runs r ON r.run_id = m.run_id
     LEFT JOIN objects ch ON ch.run_id = m.run_id AND ch.object_id = m.channel_id
-    WHERE r.tags->>'system' IS NOT NULL AND m.msg_id IS NOT NULL
+    WHERE r.tags->>'system' IS NOT NULL AND m.one_way AND m.msg_id IS NOT NULL AND ch.name IS NOT NULL
       AND (m.send_ts IS NULL) <> (m.receive_ts IS NULL)),
 s AS (SELECT system, chan, msg_id, run_id, send_ts AS ts, count(*) OVER (PARTITION BY system, chan, msg_id) AS n
       FROM m WHERE send_ts IS NOT NULL),
@@ -60,6 +61,6 @@ SELECT s.system, s.chan AS channel, s.msg_id, s.run_id AS sender_run, v.run_id A
        clock_aligned(v.ts, kv.offset_ns, kv.drift_ppm, kv.ref_ts) AS receive_ts_aligned,
        receive_ts_aligned - send_ts_aligned AS transit_ns,
        s.n = 1 AND v.n = 1 AS unambiguous
-FROM s JOIN v ON s.system = v.system AND s.chan IS NOT DISTINCT FROM v.chan AND s.msg_id = v.msg_id AND s.run_id <> v.run_id
+FROM s JOIN v ON s.system = v.system AND s.chan = v.chan AND s.msg_id = v.msg_id AND s.run_id <> v.run_id
 LEFT JOIN clocks ks ON ks.run_id = s.run_id
 LEFT JOIN clocks kv ON kv.run_id = v.run_id;

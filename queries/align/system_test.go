@@ -149,3 +149,53 @@ func TestAlignedSQLMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestPairsOneWayWithChannel: only one-way messages with a channel and an
+// id pair across runs (a round trip's id and a message without a channel
+// are numbers of one machine), and an id sent twice is ambiguous: in
+// system_messages, not used.
+func TestPairsOneWayWithChannel(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.Open(t)
+	type m struct {
+		send, oneWay bool
+		channel      string
+		id, ts       int64
+	}
+	run := func(name string, ms []m) {
+		_, err := db.Ingest(ctx, schema.RunInfo{Name: name, Source: name, Format: "test", SHA256: name, Tags: [][2]string{{"system", "s"}}}, schema.IngestOptions{}, func(w *schema.RunWriter) error {
+			th := w.Object("thread", "t")
+			for i, x := range ms {
+				ch := schema.NoObject
+				if x.channel != "" {
+					ch = w.Object("channel", x.channel)
+				}
+				msg := schema.Msg{OneWay: x.oneWay, Key: schema.MsgKey{A: int64(ch), B: x.id}, ID: x.id, Client: th, Server: schema.NoObject, Channel: ch, TS: x.ts, Seq: schema.Seq(i + 1)}
+				var err error
+				if x.send {
+					err = w.Messages().Send(msg)
+				} else {
+					msg.Client, msg.Server = schema.NoObject, th
+					err = w.Messages().Receive(msg)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("a", []m{{true, true, "q", 1, 100}, {true, false, "", 2, 200}, {true, true, "", 3, 300}, {true, true, "q", 9, 400}, {true, true, "q", 9, 450}})
+	run("b", []m{{false, true, "q", 1, 150}, {false, false, "", 2, 250}, {false, true, "", 3, 350}, {false, true, "q", 9, 500}})
+	if got := dbtest.Query(t, db.SQL(), `SELECT channel, msg_id, sender_run, receiver_run, send_ts, receive_ts, transit_ns, unambiguous FROM system_messages ORDER BY send_ts`); got !=
+		"q | 1 | 1 | 2 | 100 | 150 | 50 | true\nq | 9 | 1 | 2 | 400 | 500 | 100 | false\nq | 9 | 1 | 2 | 450 | 500 | 50 | false\n" {
+		t.Errorf("system_messages:\n%s", got)
+	}
+	_, pairs, amb, err := align.Pairs(ctx, db, "s")
+	if err != nil || len(pairs) != 1 || pairs[0] != (align.Pair{From: 1, To: 2, SendTS: 100, RecvTS: 150}) || amb != 2 {
+		t.Errorf("%v: %+v, %d ambiguous", err, pairs, amb)
+	}
+}
