@@ -74,7 +74,7 @@ it rests on.`,
 				opt.Set = map[string]align.UserClock{}
 			}
 			for _, s := range sets {
-				run, c, err := parseClockSet(s)
+				run, c, err := parseClockSet("--set", s)
 				if err != nil {
 					return err
 				}
@@ -99,23 +99,23 @@ it rests on.`,
 	return cmd
 }
 
-// parseClockSet reads RUN=OFFSET[,DRIFTppm].
-func parseClockSet(s string) (string, align.UserClock, error) {
+// parseClockSet reads RUN=OFFSET[,DRIFTppm], the value of flag.
+func parseClockSet(flag, s string) (string, align.UserClock, error) {
 	run, val, ok := strings.Cut(s, "=")
 	if !ok || run == "" || val == "" {
-		return "", align.UserClock{}, usagef("--set %s: expected RUN=OFFSET[,DRIFTppm] (OFFSET in ns or with a unit: -3ms)", s)
+		return "", align.UserClock{}, usagef("%s %s: expected RUN=OFFSET[,DRIFTppm] (OFFSET in ns or with a unit: -3ms)", flag, s)
 	}
 	off, drift, hasDrift := strings.Cut(val, ",")
 	ns, err := parseEventsTime(off)
 	if err != nil {
-		return "", align.UserClock{}, usagef("--set %s: offset: %v", s, err)
+		return "", align.UserClock{}, usagef("%s %s: offset: %v", flag, s, err)
 	}
 	c := align.UserClock{OffsetNS: ns}
 	if hasDrift {
 		d := strings.TrimSuffix(strings.TrimSpace(drift), "ppm")
 		v, err := strconv.ParseFloat(d, 64)
 		if err != nil || v < -schema.MaxDriftPPM || v > schema.MaxDriftPPM {
-			return "", align.UserClock{}, usagef("--set %s: expected a drift in ppm within ±%d (20ppm, -3.5ppm), found %q", s, schema.MaxDriftPPM, drift)
+			return "", align.UserClock{}, usagef("%s %s: expected a drift in ppm within ±%d (20ppm, -3.5ppm), found %q", flag, s, schema.MaxDriftPPM, drift)
 		}
 		c.DriftPPM = v
 	}

@@ -180,3 +180,38 @@ func TestAlignCommand(t *testing.T) {
 	expectExit(t, td(t, dir, "align", "--db", db, "--system", "rig", "--reference", "node9"), 1, "no run \"node9\"")
 	expectExit(t, td(t, dir, "align", "--db", db, "--system", "nope"), 1, "no run is tagged system=nope")
 }
+
+// TestIngestClockOffset: ingest --clock-offset gives one run's clock and
+// aligns the system: the given run keeps it, the others are estimated;
+// without a system or with --parquet it is a usage error.
+func TestIngestClockOffset(t *testing.T) {
+	ms, _, err := tracegen.GenerateBagetSystem([]tracegen.BagetConfig{
+		{Events: 800, Seed: 31, ABI: "be64", GapNS: 1_000_000},
+		{Events: 800, Seed: 32, ABI: "be64", GapNS: 1_000_000, Clock: tracegen.BagetClock{OffsetNS: 4_000_000}},
+		{Events: 800, Seed: 33, ABI: "be64", GapNS: 1_000_000, Clock: tracegen.BagetClock{OffsetNS: -7_000_000}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "minirtos-2.1-ppc64.xml", ms[0].Description)
+	var paths []string
+	for i, m := range ms {
+		paths = append(paths, writeFile(t, dir, fmt.Sprintf("node%d.blog", i), m.Log))
+	}
+	db := filepath.Join(dir, "t.duckdb")
+	out := mustRun(t, dir, nil, append([]string{"ingest", "--db", db, "--system", "rig", "--clock-offset", "node1=-4ms"}, paths...)...)
+	if !strings.Contains(out, "run 3: ") || !strings.Contains(out, "node1") || !strings.Contains(out, "given by the user") {
+		t.Errorf("ingest output:\n%s", out)
+	}
+	// node2 is 7 ms behind: about +7 ms, within 100 us.
+	if got := scalar(t, dir, db, `SELECT string_agg(source || ' ' || (abs(offset_ns - CASE run_id WHEN 2 THEN -4000000 WHEN 3 THEN 7000000 ELSE 0 END) < 100000), ',' ORDER BY run_id) FROM clocks`); got != `"reference true,user true,messages true"` {
+		t.Errorf("clocks: %s", got)
+	}
+	if got := scalar(t, dir, db, `SELECT count(*) FILTER (WHERE transit_ns < 0) FROM system_messages WHERE system = 'rig'`); got != "0" {
+		t.Errorf("%s messages received before they were sent", got)
+	}
+	expectExit(t, td(t, dir, "ingest", "--db", filepath.Join(dir, "u.duckdb"), "--clock-offset", "node0=1ms", paths[0]), 2, "of no system")
+	expectExit(t, td(t, dir, "ingest", "--parquet", filepath.Join(dir, "ds"), "--system", "rig", "--clock-offset", "node0=1ms", paths[0]), 2, "give --db")
+	expectExit(t, td(t, dir, "ingest", "--db", filepath.Join(dir, "u.duckdb"), "--system", "rig", "--clock-offset", "node0", paths[0]), 2, "--clock-offset node0: expected RUN=OFFSET")
+}
