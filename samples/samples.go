@@ -24,6 +24,10 @@ type Sample struct {
 	// Params are the format flags the sample needs (TLV's --resources,
 	// --rules, --headers), each naming a file in FS.
 	Params map[string]string
+	// System, when set, tags the run system=System: the samples of one
+	// system are the logs of machines that exchanged messages, and the
+	// demo aligns their clocks (traceduck align).
+	System string
 }
 
 // List returns the bundled samples in the order the demo ingests them.
@@ -47,12 +51,36 @@ func List() []Sample {
 			Description: "a simulated 4-CPU Linux system as /sys/kernel/tracing/trace prints it: sched_switch/waking/wakeup, forks and exits, interrupts, softirqs, system calls"},
 		{Path: "chrome/app.json", Format: "chrome", Name: "chrome-browser-app",
 			Description: "a simulated browser and renderer in Chrome trace event JSON: nested B/E slices, complete events in begin and end order, counters, async network requests, flows, object lifetimes"},
+		{Path: "baget/net-node0.blog", Format: "baget", Name: "baget-net-node0", System: "baget-net",
+			Description: "machine 0 of two simulated minirtos machines that exchange messages through a queue net, its clock the reference",
+			Params:      map[string]string{"description": "baget/minirtos-2.1-ppc64.xml"}},
+		{Path: "baget/net-node1.blog", Format: "baget", Name: "baget-net-node1", System: "baget-net",
+			Description: "machine 1 of the two: its clock 1.5 ms behind machine 0's and 25 ppm fast, which traceduck align estimates from the messages",
+			Params:      map[string]string{"description": "baget/minirtos-2.1-ppc64.xml"}},
 	}
 }
 
 // bagetSample is the configuration of the Baget sample: its log and its
 // description are written by the generator from it.
 var bagetSample = tracegen.BagetConfig{Events: 3000, CPUs: 2, Seed: 3, ABI: "be64"}
+
+// bagetNet is the configuration of the two machines of the Baget system
+// sample (ABI be64: the description of the Baget sample reads them).
+var bagetNet = []tracegen.BagetConfig{
+	{Events: 1500, CPUs: 2, Seed: 31, ABI: "be64", GapNS: 3_000_000},
+	{Events: 1500, CPUs: 1, Seed: 32, ABI: "be64", GapNS: 3_000_000, Clock: tracegen.BagetClock{OffsetNS: -1_500_000, DriftPPM: 25}},
+}
+
+// bagetNetLog writes machine i's log of the Baget system sample.
+func bagetNetLog(i int) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		ms, _, err := tracegen.GenerateBagetSystem(append([]tracegen.BagetConfig(nil), bagetNet...))
+		if err == nil {
+			_, err = w.Write(ms[i].Log)
+		}
+		return err
+	}
+}
 
 // GeneratedSample is a sample written by the trace generator; the test
 // checks that the committed file is what the generator writes, and
@@ -91,6 +119,8 @@ func Generated() []GeneratedSample {
 			_, err := tracegen.WriteFtrace(w, tracegen.FtraceConfig{Lines: 1600, CPUs: 4, Processes: 5, Threads: 3, Seed: 12, TGID: true, Waking: true})
 			return err
 		}},
+		{Path: "baget/net-node0.blog", Write: bagetNetLog(0)},
+		{Path: "baget/net-node1.blog", Write: bagetNetLog(1)},
 		{Path: "baget/minirtos-2.1-ppc64.xml", Write: func(w io.Writer) error {
 			_, desc, _, err := tracegen.GenerateBaget(bagetSample)
 			if err == nil {

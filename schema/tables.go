@@ -25,6 +25,9 @@ const (
 	// TablePriorityIntervals holds the priorities of tasks and threads
 	// over time (priorities.go); the view priority_inversions reads it.
 	TablePriorityIntervals = "priority_intervals"
+	// TableClocks holds each run's clock alignment to its system's
+	// reference run (clocks.go); the view system_events reads it.
+	TableClocks = "clocks"
 )
 
 // TableSymbols is the base table of the strings that events and
@@ -288,6 +291,30 @@ var tables = []table{
 		{"start_seq", "BIGINT", i64, "event that told it"},
 		{"end_seq", "BIGINT", i64, "event that changed it (NULL when the trace ended first)"},
 		{"truncated", "BOOLEAN", boo, "cut by the end of the trace"},
+	}},
+	// The clock of a run of a system (docs/semantics.md, "Aligned time"): a
+	// table of its own rather than columns of runs, because a run's row is
+	// written once by its ingest and says what the trace is, while a
+	// clock alignment is a judgment about several runs together, made
+	// (and remade, as runs join the system or the user corrects it) after
+	// they are all in, by traceduck align; its rows are replaced without
+	// touching runs, and a database of an older traceduck gains the table
+	// when opened. Written by DB.SetClocks (clocks.go), never by an ingest.
+	// The reference is the system's run whose source is reference, not a
+	// run id in a column: run_id is the only column an export renumbers.
+	{name: TableClocks, doc: "one row per run of a system whose clock is aligned to the system's reference run: aligned = ts + offset_ns + round((ts - ref_ts) * drift_ppm / 1e6)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"offset_ns", "BIGINT", i64, "ns to add to the run's ts at ref_ts to get the reference clock's time"},
+		{"drift_ppm", "DOUBLE", f64, "how much faster the reference clock runs than the run's, in ppm (1 ppm = 1 µs per s); 0 when not estimated"},
+		{"ref_ts", "BIGINT", i64, "the run's time at which offset_ns applies (drift counts from it)"},
+		{"offset_lo_ns", "BIGINT", i64, "smallest offset at ref_ts that the messages allow (with any drift in the drift bounds); NULL: no bound on this side"},
+		{"offset_hi_ns", "BIGINT", i64, "largest; NULL: no bound on this side"},
+		{"drift_lo_ppm", "DOUBLE", f64, "smallest drift the messages allow; NULL when drift was not estimated"},
+		{"drift_hi_ppm", "DOUBLE", f64, "largest; NULL when drift was not estimated"},
+		{"source", "VARCHAR", str, "reference (the run of the system whose clock aligned times are on: offset 0, drift 0), user (given), messages (estimated from the messages), none (no message with an aligned run: offset 0 assumed)"},
+		{"sent", "BIGINT", i64, "messages the run sent to aligned runs that the estimate used"},
+		{"received", "BIGINT", i64, "messages it received from them"},
+		{"note", "VARCHAR", str, "what the estimate rests on, in words (one-sided bound, inconsistent messages, ...)"},
 	}},
 }
 

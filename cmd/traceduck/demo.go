@@ -21,7 +21,9 @@ import (
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/queries/align"
 	"github.com/traceduck/traceduck/samples"
+	"github.com/traceduck/traceduck/schema"
 )
 
 // defaultDemoDB is where demo writes without --db.
@@ -49,7 +51,9 @@ func newDemoCmd() *cobra.Command {
 		Short: "Ingest the bundled sample traces and show what SQL can ask of them",
 		Long: `Demo ingests every sample trace bundled in the binary into a database
 (default: ` + defaultDemoDB + ` in the current directory), prints a short
-summary of what the database holds, and three example queries to try.
+summary of what the database holds, and three example queries to try. The
+two logs of a Baget system (machines that exchanged messages, their clocks
+apart) are put on one clock, as traceduck align does.
 
 Demo is meant to be run again: an existing file is recreated when demo made
 it (demo writes a table traceduck_demo into it, counting the rows it wrote)
@@ -96,6 +100,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "Ingesting the bundled samples into %s\n", dbPath)
+	var systems []string
 	for _, s := range samples.List() {
 		f, err := samples.FS.Open(s.Path)
 		if err != nil {
@@ -111,13 +116,20 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 			f.Close()
 			return err
 		}
+		tags := [][2]string{{demoTag, s.Path}}
+		if s.System != "" {
+			tags = append(tags, [2]string{"system", s.System})
+			if len(systems) == 0 || systems[len(systems)-1] != s.System {
+				systems = append(systems, s.System)
+			}
+		}
 		src := ingest.NewSource(name, f, size)
 		testStopUntilDone(ctx, cmd.ErrOrStderr(), "demo-ingest")
 		bar := newProgress(cmd.ErrOrStderr(), name)
 		res, err := ingest.Opened(ctx, db, src, ingest.Options{
 			Format:   s.Format,
 			Name:     s.Name,
-			Tags:     [][2]string{{demoTag, s.Path}},
+			Tags:     tags,
 			Force:    true,
 			Progress: bar.start,
 			Params:   params,
@@ -129,6 +141,22 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 			return ingestError(ctx, name, err)
 		}
 		fmt.Fprintf(out, "run %d: %s (%s, %d events)\n    %s\n", res.RunID, name, res.Format, res.Events, s.Description)
+	}
+	// The machines of a system on one clock, as traceduck align does.
+	for _, sys := range systems {
+		clocks, err := align.System(ctx, db, sys, align.SystemOptions{})
+		if err != nil {
+			return err
+		}
+		if err := db.SetClocks(ctx, clocks); err != nil {
+			return err
+		}
+		for _, c := range clocks {
+			if c.Source == schema.ClockMessages {
+				fmt.Fprintf(out, "system %s: run %d's clock aligned from %d messages: offset %d ns at %d, drift %.1f ppm (traceduck align --show --system %s)\n",
+					sys, c.RunID, c.Sent+c.Received, c.OffsetNS, c.RefTS, c.DriftPPM, sys)
+			}
+		}
 	}
 	if err := writeDemoMarker(ctx, db.SQL()); err != nil {
 		return err

@@ -77,6 +77,19 @@ func TestDemoOtherFile(t *testing.T) {
 	if n := scalar(t, dir, db, "SELECT count(*) > 0 FROM events"); n != "true" {
 		t.Errorf("demo database has no events")
 	}
+	// The Baget system's two machines are on one clock: the sample's
+	// machine 1 is 1.5 ms behind, so some messages read received before
+	// they were sent on the raw clocks, none once aligned.
+	if got := scalar(t, dir, db, `SELECT count(*) || '/' || count(*) FILTER (WHERE receive_ts - send_ts < 0 AND sender_run < receiver_run) || '/' || count(*) FILTER (WHERE transit_ns < 0)
+		FROM system_messages WHERE system = 'baget-net'`); !strings.HasSuffix(got, "/0") || strings.Contains(got, "/0/") || strings.HasPrefix(got, "0/") {
+		t.Errorf("demo's system: messages/early on the raw clocks/early aligned: %s", got)
+	}
+	if got := scalar(t, dir, db, `SELECT string_agg(source, ',' ORDER BY run_id) FROM clocks`); got != `"reference,messages"` {
+		t.Errorf("demo's clocks: %s", got)
+	}
+	if !strings.Contains(out, "system baget-net: run 10's clock aligned from ") {
+		t.Errorf("demo does not say it aligned the system:\n%s", out)
+	}
 	// A database demo made takes its runs back out: rerun, it is
 	// recreated.
 	mustRun(t, dir, nil, "demo", "--db", db)

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/queries/align"
 	"github.com/traceduck/traceduck/queries/export"
 	"github.com/traceduck/traceduck/schema"
 )
@@ -26,6 +27,7 @@ func newIngestCmd() *cobra.Command {
 		dbPath  string
 		parquet string
 		system  string
+		clocks  []string
 		opt     ingest.Options
 		tags    [][2]string
 		formats = func() string {
@@ -53,7 +55,11 @@ The runs of one call are tagged as one system (tag system=NAME): the logs
 of machines that interact, read together in time order by the view
 system_events or the macro system_timeline('NAME'). NAME is --system, else
 --name, else the first run's name. A single path is tagged only with
---system.
+--system. --clock-offset RUN=OFFSET[,DRIFTppm] gives the clock of a run of
+the system (by name; OFFSET in ns or with a unit, -3ms) and then aligns the
+system as 'traceduck align --set' does: the other runs' clocks are estimated
+from the messages the machines exchanged (docs/semantics.md, "Aligned
+time").
 
 Without --format the format is detected from the first bytes of the file
 (formats: ` + formats + `).
@@ -82,6 +88,7 @@ A progress bar is shown on standard error when it is a terminal.`,
 		Example: `  traceduck ingest --db t.duckdb trace.btf
   traceduck ingest --db t.duckdb --tag build=42 --tag board=rev2 a.btf b.btf
   traceduck ingest --db t.duckdb --system rig node0.blog node1.blog
+  traceduck ingest --db t.duckdb --system rig --clock-offset node1=-1.5ms node0.blog node1.blog
   gunzip -c trace.btf.gz | traceduck ingest --db t.duckdb --format btf --name nightly -
   traceduck ingest --parquet /shared/dataset --tag build=42 trace.btf
   traceduck ingest --db t.duckdb --idle-task 'idle_loop*' trace.btf`,
@@ -114,10 +121,39 @@ A progress bar is shown on standard error when it is a terminal.`,
 			if (dbPath == "") == (parquet == "") {
 				return usagef("give --db FILE or --parquet DIR (one of them)")
 			}
+			var set map[string]align.UserClock
+			for _, c := range clocks {
+				run, uc, err := parseClockSet("--clock-offset", c)
+				if err != nil {
+					return err
+				}
+				if set == nil {
+					set = map[string]align.UserClock{}
+				}
+				if _, dup := set[run]; dup {
+					return usagef("--clock-offset %s: run %s is given twice", c, run)
+				}
+				set[run] = uc
+			}
+			sys := ""
+			for _, tg := range opt.Tags {
+				if tg[0] == "system" {
+					sys = tg[1]
+				}
+			}
+			if len(set) > 0 && sys == "" {
+				return usagef("--clock-offset: the runs are of no system (give several paths, or --system NAME)")
+			}
 			if parquet != "" {
+				if len(set) > 0 {
+					return usagef("--clock-offset: give --db (the clocks are stored in a database; align the dataset's system in one with traceduck align)")
+				}
 				return runIngestParquet(cmd.Context(), cmd, parquet, args, opt)
 			}
-			return runIngest(cmd.Context(), cmd, dbPath, args, opt)
+			if err := runIngest(cmd.Context(), cmd, dbPath, args, opt); err != nil || len(set) == 0 {
+				return err
+			}
+			return runAlign(cmd.Context(), dbPath, sys, align.SystemOptions{Set: set}, false, outputFlags{format: outTable}, cmd.OutOrStdout())
 		},
 	}
 	addDBFlag(cmd, &dbPath, false, "database file (created when missing)")
@@ -127,6 +163,7 @@ A progress bar is shown on standard error when it is a terminal.`,
 	f.StringVar(&opt.Name, "name", "", "run name (default: the file's base name); with several paths, a prefix")
 	f.Var(tagsValue{&tags}, "tag", "tag the runs with key=value (repeatable); stored in runs.tags")
 	f.StringVar(&system, "system", "", "tag the runs with system=NAME: logs of interacting machines, read together by system_timeline (default with several paths: --name, else the first run's name)")
+	f.StringArrayVar(&clocks, "clock-offset", nil, "RUN=OFFSET[,DRIFTppm]: the clock of a run of the system, then align the system's clocks (repeatable; see traceduck align)")
 	f.BoolVar(&opt.Force, "force", false, "ingest a file even when the database already holds it (same sha256)")
 	f.BoolVar(&opt.SkipBad, "skip-bad", false, "record bad lines in diagnostics and go on instead of stopping")
 	f.StringArrayVar(&opt.IdleTasks, "idle-task", nil, "a task or thread whose name matches PATTERN is an idle task: the CPU is idle while it runs (repeatable; * ? [...])")

@@ -127,6 +127,7 @@ that any DuckDB client can query.`,
 		newStatesCmd(), newLocksCmd(), newBagetCmd(), newTLVStatsCmd(),
 		newExportCmd(),
 		newReportCmd(),
+		newAlignCmd(),
 	)
 	root.InitDefaultHelpCmd()
 	var wrapAll func(*cobra.Command)

@@ -135,6 +135,7 @@ var order = map[string]string{
 	schema.TableResourceIntervals: "run_id, resource_id, relation, actor_id, start_ts, start_seq",
 	schema.TableMessages:          "run_id, coalesce(send_seq, receive_seq, reply_seq), receive_seq, reply_seq",
 	schema.TablePriorityIntervals: "run_id, object_id, start_ts, start_seq",
+	schema.TableClocks:            "run_id",
 }
 
 // optional lists the tables that only some formats fill: a dump shows them
@@ -146,6 +147,7 @@ var optional = map[string]bool{
 	schema.TableResourceIntervals: true,
 	schema.TableMessages:          true,
 	schema.TablePriorityIntervals: true,
+	schema.TableClocks:            true,
 }
 
 // Dump returns every table's content as text, for golden files. Columns

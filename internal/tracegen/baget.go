@@ -90,6 +90,39 @@ type BagetConfig struct {
 	ABI        string // "le32" (i386: little endian, 4-byte pointers, long long and double aligned to 4) or "be64" (ppc64: big endian, 8-byte pointers); default "be64"
 	BlockSize  int    // bytes per block: a multiple of 8, 256..16 MiB; default 1024
 	RingBlocks int    // 0: no wrap; else keep only the last RingBlocks data blocks (and set the wrapped flag when some were dropped)
+	// GapNS spreads the records out in time: each comes 200..3200 ns
+	// plus 0..GapNS after the previous one (a long trace of few records:
+	// clock drift needs seconds to show against transit times). In a
+	// system, the machine idles 0..GapNS before each step, and a message
+	// that arrives meanwhile is received at once.
+	GapNS int64
+	// Clock is the machine's clock: the times its log gives are
+	// Clock.Local(true time); the zero value reads true time.
+	Clock BagetClock
+}
+
+// BagetEpochNS is the true time at which every simulated Baget machine
+// starts (1000 s), the time a BagetClock's drift counts from.
+const BagetEpochNS = 1000 * 1e9
+
+// BagetClock is a machine's clock: at true time T it reads
+// T + OffsetNS + round(DriftPPM * (T - BagetEpochNS) / 1e6): it is
+// OffsetNS ahead at the start and gains DriftPPM microseconds per second
+// (negative: behind, loses). |DriftPPM| <= 1000.
+type BagetClock struct {
+	OffsetNS int64
+	DriftPPM float64
+}
+
+// Local is what the clock reads at true time t.
+func (c BagetClock) Local(t int64) int64 {
+	return t + c.OffsetNS + int64(math.Round(float64(t-BagetEpochNS)*c.DriftPPM/1e6))
+}
+
+// True is the true time at which the clock reads l (Local's inverse, to
+// the nanosecond).
+func (c BagetClock) True(l int64) int64 {
+	return BagetEpochNS + int64(math.Round(float64(l-c.OffsetNS-BagetEpochNS)/(1+c.DriftPPM/1e6)))
 }
 
 // BagetObj identifies an object as traceduck does: (kind, pid, oid). OID is
@@ -224,6 +257,12 @@ func GenerateBaget(cfg BagetConfig) (log []byte, desc []byte, truth BagetTruth, 
 	}
 	if cfg.RingBlocks < 0 {
 		return nil, nil, BagetTruth{}, errors.New("tracegen: baget RingBlocks must be >= 0")
+	}
+	if cfg.GapNS < 0 || cfg.GapNS > 1e12 {
+		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget GapNS must be 0..1e12, got %d", cfg.GapNS)
+	}
+	if c := cfg.Clock; c.DriftPPM < -1000 || c.DriftPPM > 1000 || c.OffsetNS < -900*1e9 || c.OffsetNS > 1e15 {
+		return nil, nil, BagetTruth{}, fmt.Errorf("tracegen: baget Clock must have a drift of -1000..1000 ppm and an offset of -900 s..1e15 ns, got %+v", c)
 	}
 	desc, err = BagetDescription(cfg.ABI)
 	if err != nil {
@@ -376,15 +415,17 @@ type bsim struct {
 	sleep  []int
 	irqs   []uint64
 	mqKind int
-	msgNo  int64 // the last msg_no sent
-	net    *bnet // nil: a machine on its own (GenerateBagetSystem sets it)
-	node   int   // this machine's index in net
+	msgNo  int64  // the last msg_no sent
+	net    *bnet  // nil: a machine on its own (GenerateBagetSystem sets it)
+	netq   *bsync // the queue of network messages (with net)
+	idle   int64  // with net: true time before its next step
+	node   int    // this machine's index in net
 	err    error
 }
 
 func newBSim(cfg BagetConfig, d *baget.Description) (*bsim, error) {
 	s := &bsim{cfg: cfg, d: d, paths: map[*baget.Event]map[string]*baget.Node{},
-		rng: rand.New(rand.NewSource(cfg.Seed)), now: 1000 * 1e9, irqs: []uint64{3, 5, 11}}
+		rng: rand.New(rand.NewSource(cfg.Seed)), now: BagetEpochNS, irqs: []uint64{3, 5, 11}}
 	s.ord = binary.ByteOrder(binary.LittleEndian)
 	if d.ABI.BigEndian {
 		s.ord = binary.BigEndian
@@ -511,15 +552,19 @@ func (r *recb) f64(path string, v float64) *recb {
 // emit stamps a record with the next time and the CPU and appends it.
 func (s *bsim) emit(r *recb, cpu int, main BagetObj, trans ...btrans) {
 	s.now += 200 + int64(s.rng.Intn(3000))
+	if s.cfg.GapNS > 0 && s.net == nil { // a system's machines idle between steps instead
+		s.now += s.rng.Int63n(s.cfg.GapNS + 1)
+	}
+	local := s.cfg.Clock.Local(s.now) // what the machine's clock reads
 	if r.ev.Time != nil {
-		r.ts(r.ev.Time.Path, s.now)
+		r.ts(r.ev.Time.Path, local)
 	} else if n := s.paths[r.ev]["ts"]; n != nil && n.Simple() && n.Base.Kind == baget.KindTimespec {
-		r.ts("ts", s.now) // FLUSH: an info record with a time that is not declared
+		r.ts("ts", local) // FLUSH: an info record with a time that is not declared
 	}
 	if r.ev.CPU != nil {
 		r.u(r.ev.CPU.Path, uint64(cpu))
 	}
-	s.recs = append(s.recs, brec{data: r.buf, ev: r.ev, t: s.now, cpu: cpu, main: main, trans: trans, create: r.ev.Creates != nil})
+	s.recs = append(s.recs, brec{data: r.buf, ev: r.ev, t: local, cpu: cpu, main: main, trans: trans, create: r.ev.Creates != nil})
 	if r.ev.Kind.Essential() {
 		s.events++
 	}
@@ -1229,6 +1274,9 @@ func newBSyncObs(s *bsim, tr *BagetTruth, all bool) *bsyncObs {
 		for _, x := range l {
 			o.names[x.obj] = x.name
 		}
+	}
+	if s.netq != nil {
+		o.names[s.netq.obj] = s.netq.name
 	}
 	return o
 }

@@ -15,15 +15,18 @@ import (
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"github.com/traceduck/traceduck/internal/tracegen"
 	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/queries/align"
 	"github.com/traceduck/traceduck/queries/export"
 	"github.com/traceduck/traceduck/schema"
 )
 
 // sampleDB ingests runs of five formats, so that every table has rows
-// (aggregations and histograms from DTrace's aggregation output), and, as
-// run 6, a generated BTF trace with a priority inversion (priorities and
-// priority_inversions), and, as run 7, a generated TOPPERS/ASP log
-// (service_calls).
+// (aggregations and histograms from DTrace's aggregation output), as run
+// 6 a generated BTF trace with a priority inversion (priorities and
+// priority_inversions), as run 7 a generated TOPPERS/ASP log
+// (service_calls), and as runs 8 and 9 two generated Baget machines of
+// one system that exchanged messages, their clocks aligned (clocks,
+// system_messages).
 func sampleDB(t *testing.T) *schema.DB {
 	t.Helper()
 	db := dbtest.Open(t)
@@ -66,6 +69,27 @@ func sampleDB(t *testing.T) *schema.DB {
 		t.Fatal(err)
 	}
 	dbtest.Ingest(t, db, asp, ingest.Options{Format: "toppers-asp", Params: map[string]string{"resources": res}})
+	ms, _, err := tracegen.GenerateBagetSystem([]tracegen.BagetConfig{{Events: 500, Seed: 1}, {Events: 500, Seed: 2, Clock: tracegen.BagetClock{OffsetNS: 20_000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		desc, log := filepath.Join(t.TempDir(), "minirtos.xml"), filepath.Join(t.TempDir(), fmt.Sprintf("node%d.blog", i))
+		if err := os.WriteFile(desc, m.Description, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(log, m.Log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dbtest.Ingest(t, db, log, ingest.Options{Format: "baget", Tags: [][2]string{{"system", "net"}}, Params: map[string]string{"description": desc}})
+	}
+	clocks, err := align.System(context.Background(), db, "net", align.SystemOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetClocks(context.Background(), clocks); err != nil {
+		t.Fatal(err)
+	}
 	// The overhead model's parameter tables, the ones without a run_id.
 	params, err := queries.ReadOverheadParams("")
 	if err != nil {
@@ -149,7 +173,7 @@ func contents(t *testing.T, db *sql.DB, rel string, runs string) string {
 func TestParquetRoundTrip(t *testing.T) {
 	db := sampleDB(t)
 	dir := filepath.Join(t.TempDir(), "dataset")
-	res := exportRuns(t, db.SQL(), dir, 1, 2, 3, 4, 5, 6, 7)
+	res := exportRuns(t, db.SQL(), dir, 1, 2, 3, 4, 5, 6, 7, 8, 9)
 	if res.Files == 0 || res.Bytes == 0 {
 		t.Fatalf("wrote %d files, %d bytes", res.Files, res.Bytes)
 	}
@@ -164,7 +188,7 @@ func TestParquetRoundTrip(t *testing.T) {
 	}
 	nonEmpty := 0
 	for _, rel := range want {
-		w, g := contents(t, db.SQL(), rel, "1,2,3,4,5,6,7"), contents(t, pq, rel, "1,2,3,4,5,6,7")
+		w, g := contents(t, db.SQL(), rel, "1,2,3,4,5,6,7,8,9"), contents(t, pq, rel, "1,2,3,4,5,6,7,8,9")
 		if w != g {
 			t.Errorf("%s differs:\n%s", rel, dbtest.Diff(w, g))
 		}

@@ -337,6 +337,7 @@ func fingerprint(t *testing.T, db *sql.DB, run int32) map[string]string {
 // proves at least that its body binds.
 var macroCalls = map[string]string{
 	"bucket_label":             "SELECT bucket_label(1000000, 0, 1000000)",
+	"clock_aligned":            "SELECT clock_aligned(1000::BIGINT, 10::BIGINT, 50.0, 0::BIGINT)",
 	"cpu_load":                 "SELECT count(*) FROM cpu_load(10000000, run := 1)",
 	"cpu_load_by_holder":       "SELECT count(*) FROM cpu_load_by_holder(10000000, run := 1)",
 	"durations_between_events": "SELECT count(*) FROM durations_between_events('activate', 'terminate', by_instance := true, run := 1)",
