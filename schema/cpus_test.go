@@ -2,7 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
-	"golang.org/x/tools/txtar"
 )
 
 // rowSink keeps the rows of some tables as text, symbol ids resolved.
@@ -81,32 +79,7 @@ func (s *rowSink) sym(v string) string {
 // intervals: "CPU holder(instance name) state start..end [cut]", in the
 // order written; levels: "state level parent".
 func TestCPUTracker(t *testing.T) {
-	files, _ := filepath.Glob("testdata/cpus/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no test cases")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sec := map[string]string{}
-			for _, fl := range ar.Files {
-				sec[fl.Name] = string(fl.Data)
-			}
-			got := runCPUScript(t, sec["script"])
-			for _, name := range []string{"intervals", "levels", "result"} {
-				want, ok := sec[name]
-				if !ok {
-					continue
-				}
-				if g := got[name]; strings.TrimSpace(g) != strings.TrimSpace(want) {
-					t.Errorf("%s:\n--- got\n%s\n--- want\n%s", name, g, want)
-				}
-			}
-		})
-	}
+	runScriptCases(t, "testdata/cpus/*.txtar", []string{"intervals", "levels", "result"}, false, runCPUScript)
 }
 
 func runCPUScript(t *testing.T, script string) map[string]string {

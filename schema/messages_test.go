@@ -2,14 +2,12 @@ package schema
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
-	"golang.org/x/tools/txtar"
 )
 
 // TestMessageTracker runs the scripts of testdata/messages/*.txtar: the
@@ -26,32 +24,7 @@ import (
 // rows: "id client server channel send receive reply [one-way] [cut]" in
 // the order written ("-" for NULL); diagnostics: "severity count message".
 func TestMessageTracker(t *testing.T) {
-	files, _ := filepath.Glob("testdata/messages/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no test cases")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sec := map[string]string{}
-			for _, fl := range ar.Files {
-				sec[fl.Name] = string(fl.Data)
-			}
-			got := runMessageScript(t, sec["script"])
-			for _, name := range []string{"rows", "diagnostics"} {
-				want, ok := sec[name]
-				if !ok {
-					t.Fatalf("no section %s", name)
-				}
-				if g := got[name]; strings.TrimSpace(g) != strings.TrimSpace(want) {
-					t.Errorf("%s:\n--- got\n%s\n--- want\n%s", name, g, want)
-				}
-			}
-		})
-	}
+	runScriptCases(t, "testdata/messages/*.txtar", []string{"rows", "diagnostics"}, true, runMessageScript)
 }
 
 func runMessageScript(t *testing.T, script string) map[string]string {

@@ -2,14 +2,12 @@ package schema
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
-	"golang.org/x/tools/txtar"
 )
 
 // TestResourceTracker runs the scripts of testdata/resources/*.txtar: the
@@ -27,32 +25,7 @@ import (
 // seq=START..END", in the order written; diagnostics: "severity count
 // message".
 func TestResourceTracker(t *testing.T) {
-	files, _ := filepath.Glob("testdata/resources/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no test cases")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sec := map[string]string{}
-			for _, fl := range ar.Files {
-				sec[fl.Name] = string(fl.Data)
-			}
-			got := runResourceScript(t, sec["script"], 0)
-			for _, name := range []string{"intervals", "diagnostics", "result"} {
-				want, ok := sec[name]
-				if !ok {
-					continue
-				}
-				if g := got[name]; strings.TrimSpace(g) != strings.TrimSpace(want) {
-					t.Errorf("%s:\n--- got\n%s\n--- want\n%s", name, g, want)
-				}
-			}
-		})
-	}
+	runScriptCases(t, "testdata/resources/*.txtar", []string{"intervals", "diagnostics", "result"}, false, func(t *testing.T, script string) map[string]string { return runResourceScript(t, script, 0) })
 }
 
 func runResourceScript(t *testing.T, script string, batchRows int) map[string]string {

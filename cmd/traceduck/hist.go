@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -359,7 +360,7 @@ func stateHists(ctx context.Context, conn *sql.Conn, a histArgs, spec dtracefmt.
 		}
 		if n > 0 {
 			return fmt.Errorf("no complete interval of state %q in the window (--from %s --to %s%s) among the objects of %s; it has %d in the whole trace",
-				a.state, cmpOr(a.window.from, "-"), cmpOr(a.window.to, "-"), map[bool]string{true: ", relative to each run's first event"}[a.window.relative], histSelection(a), n)
+				a.state, cmp.Or(a.window.from, "-"), cmp.Or(a.window.to, "-"), map[bool]string{true: ", relative to each run's first event"}[a.window.relative], histSelection(a), n)
 		}
 	}
 	if len(runs) == 0 {

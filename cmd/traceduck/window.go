@@ -92,11 +92,3 @@ func (w *windowFlags) eventsWhere(ts, first string) string {
 	}
 	return cond
 }
-
-// cmpOr is a, or b when a is empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
