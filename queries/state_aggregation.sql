@@ -65,6 +65,39 @@ SELECT run_id, kind, atomic, level,
                    (s, l) -> coalesce(map_extract(up, l || ':' || s)[1], s)) AS state
 FROM slm_rows;
 
+-- state_intervals_window: (state_intervals_window(t_from, t_to, run :=
+-- NULL, relative := false)) the rows of state_intervals in the time window
+-- [t_from, t_to) (ns on the trace's time base, NULL: no bound; relative :=
+-- true: ns from each run's first event), clipped to it: a clipped interval
+-- counts the part inside, its start_seq (end_seq) is NULL where the window
+-- cut it, and it is truncated only if the trace cut it on a side the
+-- window does not (an interval cut by the end of the trace, its true end
+-- unknown, is known inside a window that ends before it). An interval of
+-- 0 ns at t_from is inside. Same columns as state_intervals; the windows
+-- of state_trace_levels, state_stats_window and report --from/--to.
+-- Example: SELECT object_id, state, sum(dur) FROM
+-- state_intervals_window(1000, 11000, run := 1) GROUP BY ALL
+CREATE OR REPLACE MACRO state_intervals_window(t_from, t_to, run := NULL, relative := false) AS TABLE
+SELECT s.run_id, s.object_id, s.instance, s.state,
+       CASE WHEN w.lo IS NULL OR s.start_ts >= w.lo THEN s.start_ts ELSE w.lo END AS start_ts,
+       CASE WHEN w.hi IS NULL OR s.end_ts <= w.hi THEN s.end_ts ELSE w.hi END AS end_ts,
+       (CASE WHEN w.hi IS NULL OR s.end_ts <= w.hi THEN s.end_ts ELSE w.hi END)
+         - (CASE WHEN w.lo IS NULL OR s.start_ts >= w.lo THEN s.start_ts ELSE w.lo END) AS dur,
+       s.cpu,
+       CASE WHEN w.lo IS NULL OR s.start_ts >= w.lo THEN s.start_seq END AS start_seq,
+       CASE WHEN w.hi IS NULL OR s.end_ts <= w.hi THEN s.end_seq END AS end_seq,
+       s.truncated AND NOT (
+           (s.start_seq IS NULL OR s.end_seq IS NULL)
+           AND (s.start_seq IS NOT NULL OR s.start_ts < w.lo)
+           AND (s.end_seq IS NOT NULL OR s.end_ts > w.hi)) IS TRUE AS truncated
+FROM state_intervals s
+JOIN (SELECT run_id, t_from + CASE WHEN relative THEN first_ts ELSE 0 END AS lo,
+             t_to + CASE WHEN relative THEN first_ts ELSE 0 END AS hi
+      FROM runs WHERE run IS NULL OR run_id = run) w ON w.run_id = s.run_id
+WHERE (run IS NULL OR s.run_id = run)
+  AND (w.lo IS NULL OR s.end_ts > w.lo OR s.start_ts = s.end_ts AND s.start_ts >= w.lo)
+  AND (w.hi IS NULL OR s.start_ts < w.hi);
+
 -- state_trace_levels: (state_trace_levels(lo, hi, run := NULL,
 -- object_kind := NULL, object_name := NULL, t_from := NULL, t_to :=
 -- NULL, relative := false)) the state traces of every
@@ -131,28 +164,7 @@ sti_levels AS (
            unnest(range(state_level_at(lo, depth), state_level_at(hi, depth) + 1)) AS level
     FROM sti_objects),
 sti_window AS (
-    -- the intervals of the selected run in [t_from, t_to) (NULL: no
-    -- bound; relative: from the run's first event), clipped to it: a
-    -- clipped interval counts the part inside, which is known even when
-    -- the interval was cut by the trace's start (end) if the window cuts
-    -- it there too
-    SELECT s.run_id, s.object_id, s.instance, s.state,
-           CASE WHEN w.lo IS NULL OR s.start_ts >= w.lo THEN s.start_ts ELSE w.lo END AS start_ts,
-           CASE WHEN w.hi IS NULL OR s.end_ts <= w.hi THEN s.end_ts ELSE w.hi END AS end_ts,
-           s.cpu,
-           CASE WHEN w.lo IS NULL OR s.start_ts >= w.lo THEN s.start_seq END AS start_seq,
-           CASE WHEN w.hi IS NULL OR s.end_ts <= w.hi THEN s.end_seq END AS end_seq,
-           s.truncated AND NOT (
-               (s.start_seq IS NULL OR s.end_seq IS NULL)
-               AND (s.start_seq IS NOT NULL OR s.start_ts < w.lo)
-               AND (s.end_seq IS NOT NULL OR s.end_ts > w.hi)) IS TRUE AS truncated
-    FROM state_intervals s
-    JOIN (SELECT run_id, t_from + CASE WHEN relative THEN first_ts ELSE 0 END AS lo,
-                 t_to + CASE WHEN relative THEN first_ts ELSE 0 END AS hi
-          FROM runs WHERE run IS NULL OR run_id = run) w ON w.run_id = s.run_id
-    WHERE (run IS NULL OR s.run_id = run)
-      AND (w.lo IS NULL OR s.end_ts > w.lo OR s.start_ts = s.end_ts AND s.start_ts >= w.lo)
-      AND (w.hi IS NULL OR s.start_ts < w.hi)),
+    SELECT * FROM state_intervals_window(t_from, t_to, run := run, relative := relative)),
 sti_mapped AS (
     SELECT s.run_id, s.object_id, s.instance,
            l.level, coalesce(m.state, s.state) AS state,

@@ -25,6 +25,7 @@ type reportArgs struct {
 	metricFiles, failOn, hists    []string
 	top                           int
 	htmlPath, jsonPath, mdPath    string
+	window                        windowFlags
 }
 
 func newReportCmd() *cobra.Command {
@@ -56,6 +57,13 @@ tag:KEY. --baseline is a run name or run_id (default the first run).
 sched_latency, or the durations of running, ready, waiting or blocked
 intervals, of the objects matching a glob.
 
+--from and --to keep a time window [from, to) of every run (ns on the
+trace's time base or with a unit, 1.5ms; --relative: from each run's
+first event, the origin to compare runs by). Time shares, CPU load and
+event rates count what is inside the window, over the run's time inside
+it; the instances, waits and round trips the window cuts are left out of
+response times and latencies, as those the trace cuts (docs/report.md).
+
 --html writes one self-contained page (inline CSS and SVG plots, no
 script, nothing fetched), --json the same numbers (keys in
 docs/report.md), --markdown a compact summary for a CI comment; "-" is
@@ -63,7 +71,8 @@ standard output. Without any of them the Markdown goes to standard output.`,
 		Example: `  traceduck report --db runs.duckdb --baseline v1 --html r.html --fail-on 'response_p99 > +10%'
   traceduck report --db runs.duckdb --runs 2-9 --order tag:build --json r.json --markdown -
   traceduck report --db runs.duckdb --fail-on 'cpu_load > 0.85' --fail-on 'diagnostics[error] > 0'
-  traceduck report --db runs.duckdb --metrics my-metrics.sql --hist response:Task_10ms_*`,
+  traceduck report --db runs.duckdb --metrics my-metrics.sql --hist response:Task_10ms_*
+  traceduck report --db runs.duckdb --relative --from 1s --to 2s --markdown -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd.Context(), a, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -81,6 +90,7 @@ standard output. Without any of them the Markdown goes to standard output.`,
 	f.StringVar(&a.htmlPath, "html", "", "write the HTML report to this file")
 	f.StringVar(&a.jsonPath, "json", "", "write the JSON report to this file")
 	f.StringVar(&a.mdPath, "markdown", "", "write the Markdown summary to this file")
+	addWindowFlags(cmd, &a.window, "report on each run")
 	return cmd
 }
 
@@ -88,6 +98,12 @@ func runReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) erro
 	opt := report.Options{Database: a.dbPath, Runs: a.runs, Order: a.order, Baseline: a.baseline, Top: a.top}
 	if a.top < 1 {
 		return usagef("--top: expected a number of objects >= 1, found %d", a.top)
+	}
+	if err := a.window.parse(); err != nil {
+		return err
+	}
+	if a.window.set() {
+		opt.Window = &report.Window{From: a.window.lo, To: a.window.hi, Relative: a.window.relative}
 	}
 	for _, s := range a.failOn {
 		t, err := report.ParseThreshold(s)

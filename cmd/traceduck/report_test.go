@@ -111,3 +111,76 @@ func TestReportErrors(t *testing.T) {
 		t.Error("report created a database")
 	}
 }
+
+// TestReportWindowSeed is the issue's example through the command: in the
+// BTF seed example T_1MS_0 runs 100..25100, so in the window
+// [1000, 11000) it runs the whole 10000 ns of it (running_share 1), and
+// its one instance, which the window cuts, has no response there.
+func TestReportWindowSeed(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "seed", seedSample)
+	type doc struct {
+		Runs []struct {
+			Events   int64 `json:"events"`
+			FirstTS  int64 `json:"first_ts"`
+			LastTS   int64 `json:"last_ts"`
+			Duration int64 `json:"duration_ns"`
+		} `json:"runs"`
+		Values []struct {
+			Metric, Key string
+			Value       float64
+		} `json:"values"`
+		Window *struct {
+			From     *int64 `json:"from_ns"`
+			To       *int64 `json:"to_ns"`
+			Relative bool   `json:"relative"`
+		} `json:"window"`
+	}
+	read := func(args ...string) (doc, map[string]float64) {
+		t.Helper()
+		var d doc
+		out := mustRun(t, dir, nil, append([]string{"report", "--db", db, "--json", "-"}, args...)...)
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		vals := map[string]float64{}
+		for _, v := range d.Values {
+			vals[v.Metric+"/"+v.Key] = v.Value
+		}
+		return d, vals
+	}
+	d, vals := read()
+	if d.Window != nil || vals["running_share/T_1MS_0"] != 25000.0/25100 || vals["response_max/T_1MS_0"] != 25100 {
+		t.Errorf("without a window: %+v %v", d.Window, vals)
+	}
+	for _, args := range [][]string{{"--from", "1000", "--to", "11000"}, {"--from", "1us", "--to", "11us", "--relative"}} {
+		d, vals = read(args...)
+		if r := d.Runs[0]; r.Events != 0 || r.FirstTS != 1000 || r.LastTS != 11000 || r.Duration != 10000 {
+			t.Errorf("%v: run %+v", args, r)
+		}
+		if d.Window == nil || *d.Window.From != 1000 || *d.Window.To != 11000 || d.Window.Relative != (len(args) == 5) {
+			t.Errorf("%v: window %+v", args, d.Window)
+		}
+		if vals["running_share/T_1MS_0"] != 1 || vals["cpu_load/Core_0"] != 1 {
+			t.Errorf("%v: %v, want running_share and cpu_load 1", args, vals)
+		}
+		if _, ok := vals["response_max/T_1MS_0"]; ok {
+			t.Errorf("%v: the instance the window cuts has a response: %v", args, vals)
+		}
+	}
+	out := mustRun(t, dir, nil, "report", "--db", db, "--from", "1us", "--to", "11us")
+	if want := "Window [1 us, 11 us) on the trace's time base: each run's events"; !strings.Contains(out, want) {
+		t.Errorf("the Markdown lacks %q:\n%s", want, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", "5ms", "--to", "1ms"}, "--from 5ms --to 1ms: the window is empty (want from < to)"},
+		{[]string{"--relative"}, "--relative: give --from or --to"},
+		{[]string{"--to", "soon"}, "--to soon:"},
+	} {
+		expectExit(t, td(t, dir, append([]string{"report", "--db", db}, tc.args...)...), 2, tc.want)
+	}
+}

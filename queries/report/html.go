@@ -27,6 +27,7 @@ type htmlPage struct {
 	R          *Report
 	Base       *Run
 	BaseLabel  string
+	WindowNote string
 	Verdict    string // ok, fail, none
 	Headline   string
 	Crossings  []htmlCrossing
@@ -145,7 +146,7 @@ func (r *Report) PlotCount() int {
 
 func (r *Report) htmlPage() *htmlPage {
 	base := r.baselineRun()
-	p := &htmlPage{R: r, Base: base, BaseLabel: base.label()}
+	p := &htmlPage{R: r, Base: base, BaseLabel: base.label(), WindowNote: windowNote}
 	runs := map[int32]htmlRun{}
 	crossedBy := map[int32]int{}
 	for _, c := range r.Crossings {

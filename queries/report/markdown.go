@@ -23,6 +23,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	base := r.baselineRun()
 	fmt.Fprintf(&b, "## traceduck report: %s, baseline %s\n\n", plural(len(r.Runs), "run"), mdCell(base.label()))
+	if r.Window != nil {
+		fmt.Fprintf(&b, "Window %s: %s\n\n", r.Window, windowNote)
+	}
 
 	switch {
 	case len(r.Thresholds) == 0:

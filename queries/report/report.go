@@ -31,6 +31,7 @@ type Options struct {
 	Thresholds []Threshold // --fail-on conditions
 	Hists      []HistSpec  // --hist latency histograms
 	Top        int         // objects per run in the run tables; 0: 10
+	Window     *Window     // --from/--to; nil: the whole runs
 }
 
 // Report is everything the outputs print. The JSON output is this struct
@@ -46,6 +47,7 @@ type Report struct {
 	Crossings  []Crossing   `json:"crossings"`
 	Details    []RunDetails `json:"run_details"`
 	Hists      []Hist       `json:"histograms"`
+	Window     *Window      `json:"window"` // null: the whole runs
 
 	index map[valueKey]int // into Values
 }
@@ -208,6 +210,7 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 		Values:     []Value{},
 		Crossings:  []Crossing{},
 		Hists:      []Hist{},
+		Window:     opt.Window,
 		index:      map[valueKey]int{},
 	}
 	if rep.Thresholds == nil {
@@ -221,10 +224,29 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	drop, err := materialize(ctx, conn, ids)
+	var catalog string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&catalog); err != nil {
+		return nil, err
+	}
+	if opt.Window != nil {
+		dropWindow, err := applyWindow(ctx, conn, catalog, ids, opt.Window)
+		defer dropWindow()
+		if err != nil {
+			return nil, err
+		}
+		if err := rep.windowRuns(ctx, conn); err != nil {
+			return nil, err
+		}
+	}
+	drop, err := materialize(ctx, conn, catalog, ids)
 	defer drop()
 	if err != nil {
 		return nil, err
+	}
+	if opt.Window != nil {
+		if err := fixWindowCuts(ctx, conn); err != nil {
+			return nil, err
+		}
 	}
 	for i := range metrics {
 		if err := rep.computeMetric(ctx, conn, &metrics[i], ids); err != nil {
@@ -310,7 +332,7 @@ var stepViews = []string{"sched_neighbours"}
 
 // materialize creates the temporary tables; drop removes them, so that
 // the connection, back in its pool, sees the views again.
-func materialize(ctx context.Context, conn *sql.Conn, ids string) (drop func(), err error) {
+func materialize(ctx context.Context, conn *sql.Conn, catalog, ids string) (drop func(), err error) {
 	dropTables := func(names []string) {
 		for _, v := range names {
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.main."+v)
@@ -318,10 +340,6 @@ func materialize(ctx context.Context, conn *sql.Conn, ids string) (drop func(), 
 	}
 	drop = func() { dropTables(append(append([]string(nil), stepViews...), materializedViews...)) }
 	drop() // what an interrupted report left on this connection
-	var catalog string
-	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&catalog); err != nil {
-		return drop, err
-	}
 	for _, v := range append(append([]string(nil), stepViews...), materializedViews...) {
 		q := fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s.main.%s WHERE run_id IN %s", v, queries.Ident(catalog), v, ids)
 		if _, err := conn.ExecContext(ctx, q); err != nil {

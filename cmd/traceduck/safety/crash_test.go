@@ -383,6 +383,7 @@ var macroCalls = map[string]string{
 	"tlv_measure_from_to":      "SELECT count(*) FROM tlv_measure_from_to('Task_1ms_1', 'state', 'RUNNABLE', NULL, NULL, 'Task_1ms_1', 'state', 'RUNNING', NULL, NULL, run := 1)",
 	"state_stats_of":           "SELECT count(*) FROM state_stats_of(run := 1, object_kind := 'task')",
 	"state_stats_window":       "SELECT count(*) FROM state_stats_window(0, 10000000, run := 1)",
+	"state_intervals_window":   "SELECT count(*) FROM state_intervals_window(0, 10000000, run := 1)",
 	"state_stats_tree":         "SELECT count(*) FROM state_stats_tree('kos', run := 1)",
 	"state_stats_selected":     "SELECT count(*) FROM state_stats_selected(['kind=cpu'], ['state=idle'], run := 1)",
 	"state_marks":              "SELECT count(*) FROM state_marks(['kind=cpu&state=busy'], ['all'])",
