@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -98,4 +99,17 @@ func TestHistSelectBucket(t *testing.T) {
 	}
 	expectExit(t, td(t, dir, "hist", "--db", db, "--state", "A", "--select-bucket", "21..10"), 2, `--select-bucket "21..10": the bucket is empty (want LO < HI)`)
 	expectExit(t, td(t, dir, "hist", "--sql", "SELECT 1", "--select-bucket", "1..2"), 2, "--select-bucket lists the intervals of --state: give --state")
+}
+
+// TestReadmeSeedWindow keeps the README's example of a window ("Each
+// seed's workflow") what the command prints.
+func TestReadmeSeedWindow(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.duckdb")
+	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
+	out := mustRun(t, dir, nil, "states", "--db", db, "--from", "1000", "--to", "11000")
+	readme := string(readFile(t, filepath.Join("..", "..", "README.md")))
+	if !strings.Contains(readme, "```\n"+out+"```\n") {
+		t.Errorf("README.md lacks the output of states --from 1000 --to 11000 on the seed example:\n%s", out)
+	}
 }
