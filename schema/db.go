@@ -22,11 +22,24 @@ import (
 
 // DB is a traceduck database: a DuckDB file holding the tables.
 type DB struct {
-	Path     string
-	ReadOnly bool // opened by OpenReadOnly
-	sql      *sql.DB
-	mem      memory.Allocator
+	Path      string
+	ReadOnly  bool // opened by OpenReadOnly
+	sql       *sql.DB
+	mem       memory.Allocator
+	summarize SummarizeFunc
 }
+
+// SummarizeFunc computes what is derived from a run once it is written,
+// on conn, inside the run's ingest transaction (the run's rows are visible
+// there, and what it writes commits with them): the report's per-run
+// summaries (queries/report.Summarize, which this package cannot import).
+// An error fails the ingest.
+type SummarizeFunc func(ctx context.Context, conn *sql.Conn, runID int32) error
+
+// SetSummarize sets what every ingest into db computes from the run before
+// it commits (nil: nothing). traceduck's commands set the report's
+// summaries (cmd/traceduck openDB).
+func (db *DB) SetSummarize(f SummarizeFunc) { db.summarize = f }
 
 // Open opens (creating when missing) the database at path and creates the
 // tables that do not exist yet. The caller installs the query library.
@@ -158,7 +171,7 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		return 0, err
 	}
 	defer conn.Close()
-	restore, err := ingestSettings(ctx, conn)
+	restore, parallel, err := ingestSettings(ctx, conn)
 	if err != nil {
 		return 0, err
 	}
@@ -219,6 +232,16 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 			return 0, err
 		} else if dup != nil {
 			return 0, dup
+		}
+	}
+	if db.summarize != nil {
+		// The summary's queries run on every thread (the run is loaded);
+		// the memory limit stays.
+		if err := parallel(); err != nil {
+			return 0, err
+		}
+		if err := db.summarize(ctx, conn, info.RunID); err != nil {
+			return 0, fmt.Errorf("summarize run %d: %w", info.RunID, err)
 		}
 	}
 	if opt.BeforeCommit != nil {
@@ -287,11 +310,11 @@ const ingestGCPercent = 25
 //
 // Both settings are global to the database instance: a query running
 // beside an ingest in the same process gets them too.
-func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err error) {
+func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), parallel func() error, err error) {
 	var threads int64
 	var limit string
 	if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads'), current_setting('memory_limit')").Scan(&threads, &limit); err != nil {
-		return nil, fmt.Errorf("read DuckDB settings: %w", err)
+		return nil, nil, fmt.Errorf("read DuckDB settings: %w", err)
 	}
 	var undo []string
 	restore = func() {
@@ -299,11 +322,17 @@ func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err er
 			conn.ExecContext(context.Background(), stmt)
 		}
 	}
+	parallel = func() error { return nil }
 	if threads != 1 {
 		if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
-			return nil, fmt.Errorf("set DuckDB threads: %w", err)
+			return nil, nil, fmt.Errorf("set DuckDB threads: %w", err)
 		}
-		undo = append(undo, fmt.Sprintf("SET threads = %d", threads))
+		back := fmt.Sprintf("SET threads = %d", threads)
+		undo = append(undo, back)
+		parallel = func() error {
+			_, err := conn.ExecContext(ctx, back)
+			return err
+		}
 	}
 	if n, ok := parseByteSize(limit); ok && n > ingestMemoryLimit {
 		// Set back from DuckDB's print of it, which is rounded down to
@@ -315,11 +344,11 @@ func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err er
 		back := fmt.Sprintf("SET memory_limit = '%dKiB'", (n+one/20)>>10)
 		if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET memory_limit = '%dMiB'", ingestMemoryLimit>>20)); err != nil {
 			restore()
-			return nil, fmt.Errorf("set DuckDB memory_limit: %w", err)
+			return nil, nil, fmt.Errorf("set DuckDB memory_limit: %w", err)
 		}
 		undo = append(undo, back)
 	}
-	return restore, nil
+	return restore, parallel, nil
 }
 
 // parseByteSize reads a size as DuckDB prints its memory_limit ("19.2

@@ -28,6 +28,15 @@ const (
 	// TableClocks holds each run's clock alignment to its system's
 	// reference run (clocks.go); the view system_events reads it.
 	TableClocks = "clocks"
+	// The report's per-run summaries (queries/report, summary.go): what
+	// traceduck report shows of a run, computed once, in the run's ingest
+	// (DB.SetSummarize), so that a report over many runs reads a few rows
+	// per run instead of computing its views over every event. A run
+	// without a summary, or with one of another version, is summarized by
+	// the report itself.
+	TableReportSummaries = "report_summaries"
+	TableReportValues    = "report_values"
+	TableReportBuckets   = "report_hist_buckets"
 )
 
 // TableSymbols is the base table of the strings that events and
@@ -315,6 +324,30 @@ var tables = []table{
 		{"sent", "BIGINT", i64, "messages the run sent to aligned runs that the estimate used"},
 		{"received", "BIGINT", i64, "messages it received from them"},
 		{"note", "VARCHAR", str, "what the estimate rests on, in words (one-sided bound, inconsistent messages, ...)"},
+	}},
+	// The report's summaries (docs/report.md, "Scale"): rows the ingest
+	// computes from the run's own tables with the report's SQL
+	// (queries/report/metrics.sql and summary.go) and that traceduck
+	// report reads instead of computing them again. Derived data, like
+	// the views: version says what computed it, and a report computes a
+	// summary of another version (or a missing one) again itself.
+	{name: TableReportSummaries, doc: "one row per run whose report summary is stored: its version and what the report's run section shows of it", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"version", "VARCHAR", str, "what computed the summary (a hash of the SQL of the views and metrics it ran); a report uses only summaries of its own version"},
+		{"details", "JSON", str, "the run's section of the report: the objects by running time with their response times, their scheduling statistics, the most frequent diagnostics, the CPU load plot"},
+	}},
+	{name: TableReportValues, doc: "one row per default metric of traceduck report (queries/report/metrics.sql) and key of a run: the metric's value", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"metric", "VARCHAR", str, "the metric's name (response_p99, cpu_load, ...)"},
+		{"key", "VARCHAR", str, "an object's or a CPU's name, '' for the run"},
+		{"value", "DOUBLE", f64, "the metric's value for the key in the run"},
+	}},
+	{name: TableReportBuckets, doc: "one row per latency of report --hist, object and power-of-two bucket of a run: how many values fell in it", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"what", "VARCHAR", str, "the latency: response, start_delay, sched_latency, running, ready, waiting, blocked"},
+		{"object", "VARCHAR", str, "the object's name"},
+		{"bucket", "BIGINT", i64, "the bucket's lower edge in ns (quantize_bucket_int: 0, then powers of two)"},
+		{"count", "BIGINT", i64, "values in [bucket, 2 bucket)"},
 	}},
 }
 

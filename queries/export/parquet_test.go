@@ -17,6 +17,7 @@ import (
 	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/queries/align"
 	"github.com/traceduck/traceduck/queries/export"
+	"github.com/traceduck/traceduck/queries/report"
 	"github.com/traceduck/traceduck/schema"
 )
 
@@ -30,6 +31,7 @@ import (
 func sampleDB(t *testing.T) *schema.DB {
 	t.Helper()
 	db := dbtest.Open(t)
+	db.SetSummarize(report.Summarize) // the report's summaries, as traceduck ingests
 	for _, p := range []string{
 		"../../samples/btf/rtos-2core.btf",
 		"../../samples/qnx/neutrino-2cpu.txt",

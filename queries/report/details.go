@@ -86,23 +86,58 @@ func loadWindow(duration int64) int64 {
 	return int64(10 * p)
 }
 
-// loadDetails fills r.Details (in the order of r.Runs).
-func (r *Report) loadDetails(ctx context.Context, conn *sql.Conn, ids string, top int) error {
-	at := map[int32]*RunDetails{}
-	r.Details = make([]RunDetails, len(r.Runs))
-	for i := range r.Runs {
-		r.Details[i] = RunDetails{RunID: r.Runs[i].ID, Objects: []ObjectStats{}, States: []StateStats{}, Diagnostics: []DiagRow{}}
-		at[r.Runs[i].ID] = &r.Details[i]
-	}
-	if err := r.loadCPULoad(ctx, conn, at); err != nil {
-		return err
-	}
+// summaryTop is how many objects of a run (by running time) its summary
+// keeps, with their scheduling statistics: a report with --top up to it
+// reads the summaries; one with a larger --top computes every run's
+// summary again.
+const summaryTop = 50
 
-	// 1. The top objects by running time, with their response times.
-	rows, err := conn.QueryContext(ctx, fmt.Sprintf(`
+// diagTop is how many diagnostics (the most frequent) a run's section
+// shows.
+const diagTop = 5
+
+// runSummary is what the report shows of a run in its section, for any
+// --top up to the objects it holds: computed by computeDetails, stored
+// as report_summaries.details (JSON) by an ingest.
+type runSummary struct {
+	CPULoad     *CPULoad      `json:"cpu_load"`
+	Objects     []ObjectStats `json:"objects"`     // by running time, the first summaryTop (or --top)
+	States      []StateStats  `json:"states"`      // of those objects, in their order
+	Diagnostics []DiagRow     `json:"diagnostics"` // the diagTop most frequent
+}
+
+func newRunSummary() *runSummary {
+	return &runSummary{Objects: []ObjectStats{}, States: []StateStats{}, Diagnostics: []DiagRow{}}
+}
+
+// details is the run's section with its top objects.
+func (s *runSummary) details(id int32, top int) RunDetails {
+	d := RunDetails{RunID: id, CPULoad: s.CPULoad, Objects: s.Objects, States: []StateStats{}, Diagnostics: s.Diagnostics}
+	if len(d.Objects) > top {
+		d.Objects = d.Objects[:top]
+	}
+	keep := map[string]bool{}
+	for _, o := range d.Objects {
+		keep[o.Object] = true
+	}
+	for _, st := range s.States {
+		if keep[st.Object] {
+			d.States = append(d.States, st)
+		}
+	}
+	return d
+}
+
+// The queries of a run's section (computeDetails); part of the
+// summaries' version.
+const (
+	// topObjectsSQL: the objects by running time (%[1]d of them), with
+	// their response times, of the runs %[2]s. Objects of one name are
+	// one object, as in the metrics.
+	topObjectsSQL = `
 WITH running AS (
-  SELECT run_id, object, any_value(kind) AS kind, sum(total_ns)::BIGINT AS running_ns
-  FROM sched_stats WHERE class = 'running'
+  SELECT run_id, object, min(kind) AS kind, sum(total_ns)::BIGINT AS running_ns
+  FROM sched_stats WHERE class = 'running' AND run_id IN %[2]s
   GROUP BY run_id, object
 ), ranked AS (
   SELECT *, row_number() OVER (PARTITION BY run_id ORDER BY running_ns DESC, object) AS rank
@@ -110,7 +145,7 @@ WITH running AS (
 ), responses AS (
   SELECT run_id, object, count(*) AS instances,
          quantile_disc(response, [0.5, 0.9, 0.99]) AS q, max(response) AS mx
-  FROM task_instances WHERE NOT truncated
+  FROM task_instances WHERE NOT truncated AND run_id IN %[2]s
   GROUP BY run_id, object
 )
 SELECT k.run_id, k.object, k.kind, k.running_ns,
@@ -119,10 +154,79 @@ SELECT k.run_id, k.object, k.kind, k.running_ns,
 FROM ranked k
 JOIN runs r ON r.run_id = k.run_id
 LEFT JOIN responses p ON p.run_id = k.run_id AND p.object = k.object
-WHERE k.rank <= %d AND k.run_id IN %s
-ORDER BY k.run_id, k.rank`, top, ids))
+WHERE k.rank <= %[1]d
+ORDER BY k.run_id, k.rank`
+
+	// stateStatsSQL: the scheduling statistics of every object of the
+	// runs %[1]s (objects of one name summed as in the metrics would mix
+	// percentiles: the object of that name with the longest running time,
+	// the first by object_id of those, stands for the name).
+	stateStatsSQL = `
+WITH pick AS (
+  SELECT run_id, object, first(object_id ORDER BY total_ns DESC, object_id) AS object_id
+  FROM sched_stats WHERE class = 'running' AND run_id IN %[1]s
+  GROUP BY run_id, object
+)
+SELECT s.run_id, s.object, s.class, s.count, s.total_ns, s.mean_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.max_ns, s.share
+FROM sched_stats s JOIN pick p ON p.run_id = s.run_id AND p.object_id = s.object_id
+WHERE s.run_id IN %[1]s
+ORDER BY s.run_id, s.object,
+         CASE s.class WHEN 'running' THEN 1 WHEN 'ready' THEN 2 WHEN 'waiting' THEN 3 ELSE 4 END`
+
+	// diagnosticsSQL: the %[1]d most frequent diagnostics of the runs %[2]s.
+	diagnosticsSQL = `
+SELECT run_id, severity, message, cnt FROM (
+  SELECT run_id, coalesce(severity, '') AS severity, coalesce(message, '') AS message,
+         sum(count)::BIGINT AS cnt,
+         row_number() OVER (PARTITION BY run_id ORDER BY sum(count) DESC, severity, message) AS rank
+  FROM diagnostics WHERE run_id IN %[2]s
+  GROUP BY run_id, severity, message)
+WHERE rank <= %[1]d
+ORDER BY run_id, rank`
+
+	// spansSQL: the runs' durations, for the CPU load plots' windows.
+	spansSQL = `SELECT run_id, coalesce(last_ts, 0) - coalesce(first_ts, 0) FROM runs WHERE run_id IN %s ORDER BY run_id`
+
+	// cpuLoadSQL: the CPU load of run %[2]d in windows of %[1]d ns, from
+	// its first event.
+	cpuLoadSQL = `
+SELECT l.cpu, l.window_start - r.first_ts, l.load
+FROM cpu_load(%[1]d, run := %[2]d) l JOIN runs r ON r.run_id = l.run_id
+ORDER BY l.cpu, l.window_start`
+)
+
+// computeDetails computes the sections of the runs ids (a SQL list, none
+// empty) with their keep first objects; every run of ids has one.
+func computeDetails(ctx context.Context, conn *sql.Conn, ids string, keep int) (map[int32]*runSummary, error) {
+	at := map[int32]*runSummary{}
+	var spans [][2]int64
+	rows, err := conn.QueryContext(ctx, fmt.Sprintf(spansSQL, ids))
 	if err != nil {
-		return fmt.Errorf("report: top objects: %w", err)
+		return nil, fmt.Errorf("report: runs: %w", err)
+	}
+	for rows.Next() {
+		var id, dur int64
+		if err := rows.Scan(&id, &dur); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		spans = append(spans, [2]int64{id, dur})
+		at[int32(id)] = newRunSummary()
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, sp := range spans {
+		if err := loadCPULoad(ctx, conn, int32(sp[0]), sp[1], at[int32(sp[0])]); err != nil {
+			return nil, err
+		}
+	}
+
+	// 1. The top objects by running time, with their response times.
+	rows, err = conn.QueryContext(ctx, fmt.Sprintf(topObjectsSQL, keep, ids))
+	if err != nil {
+		return nil, fmt.Errorf("report: top objects: %w", err)
 	}
 	for rows.Next() {
 		var id int32
@@ -130,32 +234,24 @@ ORDER BY k.run_id, k.rank`, top, ids))
 		var share sql.NullFloat64
 		if err := rows.Scan(&id, &o.Object, &o.Kind, &o.RunningNS, &share, &o.Instances, &o.ResponseP50, &o.ResponseP90, &o.ResponseP99, &o.ResponseMax); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
-		o.RunningShare = share.Float64
-		at[id].Objects = append(at[id].Objects, o)
+		if s := nullFloat(share); s != nil {
+			o.RunningShare = *s
+		}
+		if d := at[id]; d != nil {
+			d.Objects = append(d.Objects, o)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
 
-	// 2. Their scheduling statistics (objects of one name summed as in
-	// the metrics would mix percentiles: the object of that name with
-	// the longest running time stands for the name).
-	rows, err = conn.QueryContext(ctx, fmt.Sprintf(`
-WITH pick AS (
-  SELECT run_id, object, arg_max(object_id, total_ns) AS object_id
-  FROM sched_stats WHERE class = 'running'
-  GROUP BY run_id, object
-)
-SELECT s.run_id, s.object, s.class, s.count, s.total_ns, s.mean_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.max_ns, s.share
-FROM sched_stats s JOIN pick p ON p.run_id = s.run_id AND p.object_id = s.object_id
-WHERE s.run_id IN %s
-ORDER BY s.run_id, s.object,
-         CASE s.class WHEN 'running' THEN 1 WHEN 'ready' THEN 2 WHEN 'waiting' THEN 3 ELSE 4 END`, ids))
+	// 2. Their scheduling statistics.
+	rows, err = conn.QueryContext(ctx, fmt.Sprintf(stateStatsSQL, ids))
 	if err != nil {
-		return fmt.Errorf("report: state statistics: %w", err)
+		return nil, fmt.Errorf("report: state statistics: %w", err)
 	}
 	for rows.Next() {
 		var id int32
@@ -163,10 +259,13 @@ ORDER BY s.run_id, s.object,
 		var mean, share sql.NullFloat64
 		if err := rows.Scan(&id, &s.Object, &s.Class, &s.Count, &s.TotalNS, &mean, &s.P50NS, &s.P90NS, &s.P99NS, &s.MaxNS, &share); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		s.MeanNS, s.Share = nullFloat(mean), nullFloat(share)
 		d := at[id]
+		if d == nil {
+			continue
+		}
 		for _, o := range d.Objects {
 			if o.Object == s.Object {
 				d.States = append(d.States, s)
@@ -176,10 +275,10 @@ ORDER BY s.run_id, s.object,
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	// The states in the order of the objects.
-	for _, d := range r.Details {
+	for _, d := range at {
 		rank := map[string]int{}
 		for i, o := range d.Objects {
 			rank[o.Object] = i
@@ -188,76 +287,57 @@ ORDER BY s.run_id, s.object,
 	}
 
 	// 3. The most frequent diagnostics.
-	rows, err = conn.QueryContext(ctx, fmt.Sprintf(`
-SELECT run_id, severity, message, cnt FROM (
-  SELECT run_id, coalesce(severity, '') AS severity, coalesce(message, '') AS message,
-         sum(count)::BIGINT AS cnt,
-         row_number() OVER (PARTITION BY run_id ORDER BY sum(count) DESC, severity, message) AS rank
-  FROM diagnostics WHERE run_id IN %s
-  GROUP BY run_id, severity, message)
-WHERE rank <= 5
-ORDER BY run_id, rank`, ids))
+	rows, err = conn.QueryContext(ctx, fmt.Sprintf(diagnosticsSQL, diagTop, ids))
 	if err != nil {
-		return fmt.Errorf("report: diagnostics: %w", err)
+		return nil, fmt.Errorf("report: diagnostics: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id int32
 		var d DiagRow
 		if err := rows.Scan(&id, &d.Severity, &d.Message, &d.Count); err != nil {
-			return err
+			return nil, err
 		}
-		at[id].Diagnostics = append(at[id].Diagnostics, d)
+		if s := at[id]; s != nil {
+			s.Diagnostics = append(s.Diagnostics, d)
+		}
 	}
-	return rows.Err()
+	return at, rows.Err()
 }
 
-// loadCPULoad reads the CPU load series, one query per run (cpu_load's
-// run parameter: its windows are made for that run alone, so that a run
-// of a long span cannot make another's plot fail or wait), and the number
-// of CPUs of each run.
-func (r *Report) loadCPULoad(ctx context.Context, conn *sql.Conn, at map[int32]*RunDetails) error {
-	for _, run := range r.Runs {
-		w := loadWindow(run.Duration)
-		rows, err := conn.QueryContext(ctx, fmt.Sprintf(`
-SELECT l.run_id, l.cpu, l.window_start - r.first_ts, l.load
-FROM cpu_load(%d, run := %d) l JOIN runs r ON r.run_id = l.run_id
-ORDER BY l.cpu, l.window_start`, w, run.ID))
-		if err != nil {
-			return fmt.Errorf("report: cpu_load: %w", err)
-		}
-		for rows.Next() {
-			var id int32
-			var cpu string
-			var start int64
-			var load float64
-			if err := rows.Scan(&id, &cpu, &start, &load); err != nil {
-				rows.Close()
-				return err
-			}
-			d := at[id]
-			if d.CPULoad == nil {
-				d.CPULoad = &CPULoad{WindowNS: w}
-			}
-			n := len(d.CPULoad.CPUs)
-			if n == 0 || d.CPULoad.CPUs[n-1].CPU != cpu {
-				d.CPULoad.CPUs = append(d.CPULoad.CPUs, CPUSeries{CPU: cpu})
-				n++
-			}
-			s := &d.CPULoad.CPUs[n-1]
-			s.Points = append(s.Points, [2]float64{float64(start), load})
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+// loadCPULoad reads the CPU load series of one run (cpu_load's run
+// parameter: its windows are made for that run alone, so that a run of a
+// long span cannot make another's plot fail or wait). A window whose load
+// is not a number is left out, as one whose state is unknown.
+func loadCPULoad(ctx context.Context, conn *sql.Conn, id int32, duration int64, d *runSummary) error {
+	w := loadWindow(duration)
+	rows, err := conn.QueryContext(ctx, fmt.Sprintf(cpuLoadSQL, w, id))
+	if err != nil {
+		return fmt.Errorf("report: cpu_load: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cpu string
+		var start int64
+		var load float64
+		if err := rows.Scan(&cpu, &start, &load); err != nil {
 			return err
 		}
-	}
-	for i := range r.Runs {
-		if l := at[r.Runs[i].ID].CPULoad; l != nil {
-			r.Runs[i].CPUs = len(l.CPUs)
+		if math.IsNaN(load) || math.IsInf(load, 0) {
+			continue
 		}
+		if d.CPULoad == nil {
+			d.CPULoad = &CPULoad{WindowNS: w}
+		}
+		n := len(d.CPULoad.CPUs)
+		if n == 0 || d.CPULoad.CPUs[n-1].CPU != cpu {
+			d.CPULoad.CPUs = append(d.CPULoad.CPUs, CPUSeries{CPU: cpu})
+			n++
+		}
+		s := &d.CPULoad.CPUs[n-1]
+		s.Points = append(s.Points, [2]float64{float64(start), load})
 	}
-	return nil
+	return rows.Err()
 }
 
 func nullFloat(v sql.NullFloat64) *float64 {

@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
 )
 
 // Version is the version of the JSON report's layout (docs/report.md); it
@@ -32,6 +32,15 @@ type Options struct {
 	Hists      []HistSpec  // --hist latency histograms
 	Top        int         // objects per run in the run tables; 0: 10
 	Window     *Window     // --from/--to; nil: the whole runs
+	// Recompute computes every run's summary from its tables instead of
+	// reading the stored ones (the tests compare the two).
+	Recompute bool
+	// Store stores the summaries the report computes (of runs without
+	// one of this version) into the database, for the next report; a
+	// failure to is Report.StoreErr, and the report goes on. Not with a
+	// window, Recompute or a Top over summaryTop, whose summaries are not
+	// the runs'.
+	Store bool
 }
 
 // Report is everything the outputs print. The JSON output is this struct
@@ -49,7 +58,13 @@ type Report struct {
 	Hists      []Hist       `json:"histograms"`
 	Window     *Window      `json:"window"` // null: the whole runs
 
-	index map[valueKey]int // into Values
+	// StoreErr is why the summaries the report computed could not be
+	// stored (Options.Store); the report is whole without them.
+	StoreErr error `json:"-"`
+
+	index    map[valueKey]int // into Values
+	crossed  map[valueKey][]Crossing
+	crossedN int // len(Crossings) when crossed was built
 }
 
 // RunRef names a run.
@@ -216,17 +231,54 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	if rep.Thresholds == nil {
 		rep.Thresholds = []Threshold{}
 	}
-	ids := runIDList(runs)
+	ids := idList(runIDs(runs))
+	user := metrics[len(metrics)-len(opt.Metrics):]
 
 	// A metric's mistakes show before the long work.
-	for i := range metrics {
-		if err := checkColumns(ctx, conn, &metrics[i]); err != nil {
+	for i := range user {
+		if err := checkColumns(ctx, conn, &user[i]); err != nil {
 			return nil, err
 		}
 	}
 	var catalog string
 	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&catalog); err != nil {
 		return nil, err
+	}
+	cat := queries.Ident(catalog) + ".main."
+
+	// The runs' summaries: stored ones of this version, else computed
+	// now (live), from the window's rows under --from/--to. With
+	// opt.Store, those computed are stored first, for the next report.
+	useStored := opt.Window == nil && !opt.Recompute && opt.Top <= summaryTop
+	stored := map[int32]*runSummary{}
+	var liveRuns []Run
+	var storedRuns []int32
+	split := func() error {
+		if useStored {
+			var err error
+			if stored, err = storedSummaries(ctx, conn, cat, ids); err != nil {
+				return err
+			}
+		}
+		liveRuns, storedRuns = nil, nil
+		for _, r := range runs {
+			if stored[r.ID] == nil {
+				liveRuns = append(liveRuns, r)
+			} else {
+				storedRuns = append(storedRuns, r.ID)
+			}
+		}
+		return nil
+	}
+	if err := split(); err != nil {
+		return nil, err
+	}
+	if useStored && opt.Store && len(liveRuns) > 0 {
+		if rep.StoreErr = storeSummaries(ctx, conn, catalog, liveRuns); rep.StoreErr == nil {
+			if err := split(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if opt.Window != nil {
 		dropWindow, err := applyWindow(ctx, conn, catalog, ids, opt.Window)
@@ -237,30 +289,109 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 		if err := rep.windowRuns(ctx, conn); err != nil {
 			return nil, err
 		}
+		// The runs' events in the window, for the chunks.
+		for i := range liveRuns {
+			for _, r := range rep.Runs {
+				if r.ID == liveRuns[i].ID {
+					liveRuns[i].Events = r.Events
+				}
+			}
+		}
 	}
-	drop, err := materialize(ctx, conn, catalog, ids)
-	defer drop()
-	if err != nil {
-		return nil, err
-	}
-	if opt.Window != nil {
-		if err := fixWindowCuts(ctx, conn); err != nil {
+	live := map[int32]*runSummary{}
+	if len(liveRuns) > 0 {
+		dropLive, err := createLiveTables(ctx, conn)
+		defer dropLive()
+		if err != nil {
 			return nil, err
 		}
 	}
-	for i := range metrics {
-		if err := rep.computeMetric(ctx, conn, &metrics[i], ids); err != nil {
+	whats := []string{}
+	for _, h := range opt.Hists {
+		if !contains(whats, h.What) {
+			whats = append(whats, h.What)
+		}
+	}
+	// summarize computes the live summaries of the runs ids, whose views
+	// are materialized.
+	summarize := func(ids []int32) error {
+		sums, err := computeSummaries(ctx, conn, idList(ids), summaryTables{liveTables[0].name, liveTables[1].name}, whats, opt.Top)
+		for id, s := range sums {
+			live[id] = s
+		}
+		return err
+	}
+	// The views the summaries read (materialize), computed once for the
+	// runs of a chunk at a time; for the user's metrics, which may read
+	// them for any run, once for every run.
+	if len(user) > 0 {
+		drop, err := materialize(ctx, conn, catalog, ids)
+		defer drop()
+		if err == nil && opt.Window != nil {
+			err = fixWindowCuts(ctx, conn)
+		}
+		if err == nil && len(liveRuns) > 0 {
+			err = summarize(runIDs(liveRuns))
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		for _, chunk := range chunks(liveRuns) {
+			drop, err := materialize(ctx, conn, catalog, idList(chunk))
+			if err == nil && opt.Window != nil {
+				err = fixWindowCuts(ctx, conn)
+			}
+			if err == nil {
+				err = summarize(chunk)
+			}
+			drop()
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	// source is the rows of a summaries' table: the stored ones of the
+	// runs read, the live ones of the others.
+	source := func(table, liveTable, cols string) string {
+		var parts []string
+		if len(storedRuns) > 0 {
+			parts = append(parts, fmt.Sprintf("SELECT %s FROM %s%s WHERE run_id IN %s", cols, cat, table, idList(storedRuns)))
+		}
+		if len(liveRuns) > 0 {
+			parts = append(parts, fmt.Sprintf("SELECT %s FROM %s", cols, liveTable))
+		}
+		return strings.Join(parts, "\nUNION ALL ")
+	}
+
+	if err := rep.readValues(ctx, conn, source(schema.TableReportValues, liveTables[0].name, "run_id, metric, key, value")); err != nil {
+		return nil, err
+	}
+	for i := range user {
+		if err := rep.computeMetric(ctx, conn, &user[i], ids); err != nil {
 			return nil, err
 		}
 	}
 	rep.compare()
 	rep.checkThresholds()
 	rep.sortCrossings()
-	if err := rep.loadDetails(ctx, conn, ids, opt.Top); err != nil {
-		return nil, err
+	rep.Details = make([]RunDetails, len(rep.Runs))
+	for i := range rep.Runs {
+		id := rep.Runs[i].ID
+		s := stored[id]
+		if s == nil {
+			s = live[id]
+		}
+		if s == nil {
+			s = newRunSummary()
+		}
+		rep.Details[i] = s.details(id, opt.Top)
+		if s.CPULoad != nil {
+			rep.Runs[i].CPUs = len(s.CPULoad.CPUs)
+		}
 	}
 	for _, h := range opt.Hists {
-		hist, err := loadHist(ctx, conn, h, ids)
+		hist, err := readHist(ctx, conn, h, source(schema.TableReportBuckets, liveTables[1].name, "run_id, what, object, bucket, count"))
 		if err != nil {
 			return nil, err
 		}
@@ -269,6 +400,75 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 		rep.Hists = append(rep.Hists, hist)
 	}
 	return rep, nil
+}
+
+// liveTables hold the values and buckets of the summaries a report
+// computes (computeSummaries), as report_values and report_hist_buckets
+// hold the stored ones.
+var liveTables = []struct{ name, columns string }{
+	{"temp.main.report_live_values", "run_id INTEGER, metric VARCHAR, key VARCHAR, value DOUBLE"},
+	{"temp.main.report_live_buckets", "run_id INTEGER, what VARCHAR, object VARCHAR, bucket BIGINT, count BIGINT"},
+}
+
+// createLiveTables creates the liveTables; drop removes them.
+func createLiveTables(ctx context.Context, conn *sql.Conn) (drop func(), err error) {
+	drop = func() {
+		for _, t := range liveTables {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+t.name)
+		}
+	}
+	drop() // what an interrupted report left on this connection
+	for _, t := range liveTables {
+		if _, err := conn.ExecContext(ctx, "CREATE TEMP TABLE "+strings.TrimPrefix(t.name, "temp.main.")+" ("+t.columns+")"); err != nil {
+			return drop, err
+		}
+	}
+	return drop, nil
+}
+
+// readValues reads the default metrics' values from the summaries (from:
+// a query of report_values' columns).
+func (r *Report) readValues(ctx context.Context, conn *sql.Conn, from string) error {
+	defaults := DefaultMetrics()
+	rows, err := conn.QueryContext(ctx, from)
+	if err != nil {
+		return fmt.Errorf("report: the metrics' values: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v Value
+		if err := rows.Scan(&v.RunID, &v.Metric, &v.Key, &v.Value); err != nil {
+			return err
+		}
+		m := findMetric(defaults, v.Metric)
+		if m == nil || math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			continue // no JSON for it, and nothing to compare
+		}
+		if err := r.addValue(m, v); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// addValue adds a value of metric m; a second one for its run and key is
+// an error.
+func (r *Report) addValue(m *Metric, v Value) error {
+	k := valueKey{m.Name, v.Key, v.RunID}
+	if _, dup := r.index[k]; dup {
+		return fmt.Errorf("%s: metric %s: expected one row per run and key, found two for run %d and key %q", m.where(), m.Name, v.RunID, v.Key)
+	}
+	r.index[k] = len(r.Values)
+	r.Values = append(r.Values, v)
+	return nil
+}
+
+func runIDs(runs []Run) []int32 {
+	out := make([]int32, len(runs))
+	for i, r := range runs {
+		out[i] = r.ID
+	}
+	return out
 }
 
 // mergeMetrics appends the user's metrics to the defaults; a name defined
@@ -300,20 +500,6 @@ func containsRun(runs []Run, id int32) bool {
 		}
 	}
 	return false
-}
-
-// runIDList is the run_ids as a SQL list: (1, 2, 3).
-func runIDList(runs []Run) string {
-	ids := make([]int, len(runs))
-	for i, r := range runs {
-		ids[i] = int(r.ID)
-	}
-	sort.Ints(ids)
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.Itoa(id)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // materializedViews are the views that several metrics and the run
@@ -388,12 +574,9 @@ func (r *Report) computeMetric(ctx context.Context, conn *sql.Conn, m *Metric, i
 			continue // no JSON for it, and nothing to compare
 		}
 		v.Metric = m.Name
-		k := valueKey{m.Name, v.Key, v.RunID}
-		if _, dup := r.index[k]; dup {
-			return fmt.Errorf("%s: metric %s: expected one row per run and key, found two for run %d and key %q", m.where(), m.Name, v.RunID, v.Key)
+		if err := r.addValue(m, v); err != nil {
+			return err
 		}
-		r.index[k] = len(r.Values)
-		r.Values = append(r.Values, v)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
@@ -543,13 +726,15 @@ func (r *Report) sortCrossings() {
 	})
 }
 
-// crossingsOf returns the crossings of one metric, key and run.
+// crossingsOf returns the crossings of one metric, key and run (an index
+// built at the first call: the outputs ask for every value of every run).
 func (r *Report) crossingsOf(metric, key string, run int32) []Crossing {
-	var out []Crossing
-	for _, c := range r.Crossings {
-		if c.Metric == metric && c.Key == key && c.RunID == run {
-			out = append(out, c)
+	if r.crossed == nil || r.crossedN != len(r.Crossings) {
+		r.crossed, r.crossedN = map[valueKey][]Crossing{}, len(r.Crossings)
+		for _, c := range r.Crossings {
+			k := valueKey{c.Metric, c.Key, c.RunID}
+			r.crossed[k] = append(r.crossed[k], c)
 		}
 	}
-	return out
+	return r.crossed[valueKey{metric, key, run}]
 }
