@@ -35,6 +35,9 @@ type Result struct {
 	RunID  int32
 	Format string
 	Events int64
+	// SummaryErr is why the run's summary (schema.DB.Summarize) could not
+	// be stored; the run is in the database all the same.
+	SummaryErr error
 }
 
 // Path ingests the trace at path ("-" for standard input) as one run of
@@ -138,7 +141,9 @@ func opened(ctx context.Context, db *schema.DB, src *Source, sum func() (string,
 		}
 		return Result{}, err
 	}
-	return Result{RunID: id, Format: ing.Format().Name, Events: events}, nil
+	// The run is in; its summary (schema.DB.SetSummarize) may fail
+	// without taking it out.
+	return Result{RunID: id, Format: ing.Format().Name, Events: events, SummaryErr: db.Summarize(ctx, id)}, nil
 }
 
 // RunName is the default run name of a path: its base name without the

@@ -68,6 +68,9 @@ func Ingest(t testing.TB, db *schema.DB, path string, opt ingest.Options) ingest
 	if err != nil {
 		t.Fatalf("ingest %s: %v", path, err)
 	}
+	if res.SummaryErr != nil {
+		t.Fatalf("ingest %s: the run's summary: %v", path, res.SummaryErr)
+	}
 	return res
 }
 

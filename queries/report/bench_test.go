@@ -134,7 +134,11 @@ func writeBenchRuns(b *testing.B, db *schema.DB, runs int) error {
 		if err != nil {
 			return err
 		}
-		if _, err := ingest.Path(context.Background(), db, trace, ingest.Options{Name: fmt.Sprintf("r%03d", i+1)}); err != nil {
+		res, err := ingest.Path(context.Background(), db, trace, ingest.Options{Name: fmt.Sprintf("r%03d", i+1)})
+		if err == nil {
+			err = res.SummaryErr
+		}
+		if err != nil {
 			return err
 		}
 		if (i+1)%100 == 0 {
@@ -186,7 +190,11 @@ func BenchmarkSummarizeIngest(b *testing.B) {
 						db.SetSummarize(report.Summarize)
 					}
 					b.StartTimer()
-					if _, err := ingest.Path(ctx, db, trace, ingest.Options{}); err != nil {
+					res, err := ingest.Path(ctx, db, trace, ingest.Options{})
+					if err == nil {
+						err = res.SummaryErr
+					}
+					if err != nil {
 						b.Fatal(err)
 					}
 					b.StopTimer()

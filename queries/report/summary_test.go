@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -316,4 +318,34 @@ func TestSummaryGolden(t *testing.T) {
 		return
 	}
 	dbtest.Golden(t, "testdata/summary.txt", b.String())
+}
+
+// TestSummaryFailureKeepsRun: a summary that fails (DuckDB out of memory
+// on a long run, an interrupt) leaves the run in, without a summary
+// (nothing of the failed one is kept), and says why; a report computes
+// it.
+func TestSummaryFailureKeepsRun(t *testing.T) {
+	db := dbtest.Open(t)
+	boom := errors.New("out of memory")
+	db.SetSummarize(func(ctx context.Context, conn *sql.Conn, id int32) error {
+		if err := report.Summarize(ctx, conn, id); err != nil {
+			return err
+		}
+		return boom // after it wrote its rows
+	})
+	g := everyFormat(t)[0]
+	res, err := ingest.Path(context.Background(), db, g.path, g.opt)
+	if err != nil || !errors.Is(res.SummaryErr, boom) {
+		t.Fatalf("ingest: %v, summary: %v", err, res.SummaryErr)
+	}
+	if got := dbtest.Query(t, db.SQL(), `SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM report_summaries),
+		(SELECT count(*) FROM report_values), (SELECT count(*) FROM report_hist_buckets)`); got != "1 | 0 | 0 | 0\n" {
+		t.Errorf("runs | summaries | values | buckets: %s", got)
+	}
+	opt := report.Options{Database: "db", Hists: allHists(t)}
+	got := reportJSON(t, db, opt)
+	opt.Recompute = true
+	if live := reportJSON(t, db, opt); got != live {
+		t.Errorf("the report differs from the live one:\n%s", dbtest.Diff(live, got))
+	}
 }
