@@ -306,6 +306,21 @@ func nextRunIDQuery() string {
 // in the database); with 128 MiB, at 236, 322 and 354 MB.
 const ingestMemoryLimit = 128 << 20
 
+// LimitMemory sets DuckDB's memory limit (global to the database
+// instance) to at most limit until restore: a report computing the runs'
+// summaries. A lower limit is kept.
+func LimitMemory(ctx context.Context, conn *sql.Conn, limit int64) (restore func(), err error) {
+	restore, parallel, err := limitMemory(ctx, conn, limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := parallel(); err != nil {
+		restore()
+		return nil, err
+	}
+	return restore, nil
+}
+
 // summaryMemoryLimit bounds DuckDB's memory while a run's summary is
 // computed (Summarize). On a 10M-event BTF run (before task_instances and
 // sched_latency were stored), the summary ran out of memory with 128 MiB;

@@ -358,7 +358,7 @@ func catalog(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 func tableRows(ctx context.Context, db *sql.DB) (map[string]int64, error) {
 	rows, err := db.QueryContext(ctx, `SELECT table_name FROM duckdb_tables()
 		WHERE NOT internal AND database_name = current_database() AND schema_name = 'main' AND table_name <> '`+demoMarker+`'
-		  AND NOT list_contains(`+queries.LiteralList([]string{schema.TableReportSummaries, schema.TableReportValues, schema.TableReportBuckets})+`, table_name)`)
+		  AND NOT list_contains(`+queries.LiteralList(schema.ReportTables())+`, table_name)`)
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func TestExportParquetOtherDatabase(t *testing.T) {
 	mustRun(t, dir, nil, "ingest", "--db", a, "--name", "first", seedSample)
 	mustRun(t, dir, nil, "ingest", "--db", b, "--name", "second", sampleCopy(t, dir, "b.btf", "second"))
 	ds := filepath.Join(dir, "ds")
-	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 25 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
+	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 29 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
 	expectOut := func(out, want string) {
 		t.Helper()
 		if !regexp.MustCompile("^" + want).MatchString(out) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/traceduck/traceduck/queries/export"
 	"github.com/traceduck/traceduck/queries/report"
+	"github.com/traceduck/traceduck/schema"
 )
 
 // regressionError is a report that found values beyond a threshold: exit
@@ -165,8 +166,10 @@ func runReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) erro
 
 	var sqlDB *sql.DB
 	if a.dataset != "" {
+		// The views of the runs and their summaries only, the others
+		// when the report computes a summary (docs/report.md, "Scale").
 		var err error
-		sqlDB, err = export.OpenDataset(ctx, a.dataset)
+		sqlDB, opt.Expand, err = export.OpenDatasetTables(ctx, a.dataset, append([]string{"runs"}, schema.ReportTables()...)...)
 		if err != nil {
 			return err
 		}

@@ -246,7 +246,7 @@ func TestReportParquet(t *testing.T) {
 
 	// A dataset written before the summaries: no report_* folders, and
 	// views.sql without their views.
-	for _, table := range []string{"report_summaries", "report_values", "report_hist_buckets"} {
+	for _, table := range schema.ReportTables() {
 		if err := os.RemoveAll(filepath.Join(dataset, table)); err != nil {
 			t.Fatal(err)
 		}

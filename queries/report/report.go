@@ -35,6 +35,11 @@ type Options struct {
 	// Recompute computes every run's summary from its tables instead of
 	// reading the stored ones (the tests compare the two).
 	Recompute bool
+	// Expand, when set, creates the views the database lacks (a dataset
+	// opened with only the tables of the runs and their summaries:
+	// export.OpenDatasetTables); the report calls it on its connection
+	// before it computes anything from the runs' tables.
+	Expand func(context.Context, *sql.Conn) error
 	// Store stores the summaries the report computes (of runs without
 	// one of this version) into the database, for the next report; a
 	// failure to is Report.StoreErr, and the report goes on. Not with a
@@ -233,6 +238,20 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	}
 	ids := idList(runIDs(runs))
 	user := metrics[len(metrics)-len(opt.Metrics):]
+	expand := func() error {
+		if opt.Expand == nil {
+			return nil
+		}
+		err := opt.Expand(ctx, conn)
+		opt.Expand = nil
+		return err
+	}
+	useStored := opt.Window == nil && !opt.Recompute && opt.Top <= summaryTop
+	if len(user) > 0 || !useStored {
+		if err := expand(); err != nil {
+			return nil, err
+		}
+	}
 
 	// A metric's mistakes show before the long work.
 	for i := range user {
@@ -249,20 +268,24 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	// The runs' summaries: stored ones of this version, else computed
 	// now (live), from the window's rows under --from/--to. With
 	// opt.Store, those computed are stored first, for the next report.
-	useStored := opt.Window == nil && !opt.Recompute && opt.Top <= summaryTop
-	stored := map[int32]*runSummary{}
+	stored := map[int32]bool{}
 	var liveRuns []Run
 	var storedRuns []int32
 	split := func() error {
 		if useStored {
 			var err error
-			if stored, err = storedSummaries(ctx, conn, cat, ids); err != nil {
+			drop, err := idTable(ctx, conn, "report_selected", runIDs(runs))
+			defer drop()
+			if err != nil {
+				return err
+			}
+			if stored, err = storedSummaries(ctx, conn, cat, "temp.main.report_selected"); err != nil {
 				return err
 			}
 		}
 		liveRuns, storedRuns = nil, nil
 		for _, r := range runs {
-			if stored[r.ID] == nil {
+			if !stored[r.ID] {
 				liveRuns = append(liveRuns, r)
 			} else {
 				storedRuns = append(storedRuns, r.ID)
@@ -272,6 +295,11 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	}
 	if err := split(); err != nil {
 		return nil, err
+	}
+	if len(liveRuns) > 0 {
+		if err := expand(); err != nil {
+			return nil, err
+		}
 	}
 	if useStored && opt.Store && len(liveRuns) > 0 {
 		if rep.StoreErr = storeSummaries(ctx, conn, catalog, liveRuns); rep.StoreErr == nil {
@@ -298,9 +326,12 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 			}
 		}
 	}
-	live := map[int32]*runSummary{}
+	live := summaryTables{}
+	for _, name := range schema.ReportTables()[1:] {
+		live[name] = "temp.main." + strings.Replace(name, "report_", "report_live_", 1)
+	}
 	if len(liveRuns) > 0 {
-		dropLive, err := createLiveTables(ctx, conn)
+		dropLive, err := createLiveTables(ctx, conn, live)
 		defer dropLive()
 		if err != nil {
 			return nil, err
@@ -312,14 +343,17 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 			whats = append(whats, h.What)
 		}
 	}
+	if len(liveRuns) > 0 && len(user) == 0 {
+		restore, err := limitLiveMemory(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
 	// summarize computes the live summaries of the runs ids, whose views
 	// are materialized.
 	summarize := func(ids []int32) error {
-		sums, err := computeSummaries(ctx, conn, idList(ids), summaryTables{liveTables[0].name, liveTables[1].name}, whats, opt.Top)
-		for id, s := range sums {
-			live[id] = s
-		}
-		return err
+		return computeSummaries(ctx, conn, idList(ids), live, whats, opt.Top)
 	}
 	// The views the summaries read (materialize), computed once for the
 	// runs of a chunk at a time; for the user's metrics, which may read
@@ -353,18 +387,23 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	}
 	// source is the rows of a summaries' table: the stored ones of the
 	// runs read, the live ones of the others.
-	source := func(table, liveTable, cols string) string {
+	dropStored, err := idTable(ctx, conn, "report_stored", storedRuns)
+	defer dropStored()
+	if err != nil {
+		return nil, err
+	}
+	source := func(table string) string {
 		var parts []string
 		if len(storedRuns) > 0 {
-			parts = append(parts, fmt.Sprintf("SELECT %s FROM %s%s WHERE run_id IN %s", cols, cat, table, idList(storedRuns)))
+			parts = append(parts, fmt.Sprintf("SELECT * FROM %s%s WHERE run_id IN (SELECT run_id FROM temp.main.report_stored)", cat, table))
 		}
 		if len(liveRuns) > 0 {
-			parts = append(parts, fmt.Sprintf("SELECT %s FROM %s", cols, liveTable))
+			parts = append(parts, "SELECT * FROM "+live[table])
 		}
 		return strings.Join(parts, "\nUNION ALL ")
 	}
 
-	if err := rep.readValues(ctx, conn, source(schema.TableReportValues, liveTables[0].name, "run_id, metric, key, value")); err != nil {
+	if err := rep.readValues(ctx, conn, "SELECT run_id, metric, key, value FROM ("+source(schema.TableReportValues)+")"); err != nil {
 		return nil, err
 	}
 	for i := range user {
@@ -375,23 +414,11 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	rep.compare()
 	rep.checkThresholds()
 	rep.sortCrossings()
-	rep.Details = make([]RunDetails, len(rep.Runs))
-	for i := range rep.Runs {
-		id := rep.Runs[i].ID
-		s := stored[id]
-		if s == nil {
-			s = live[id]
-		}
-		if s == nil {
-			s = newRunSummary()
-		}
-		rep.Details[i] = s.details(id, opt.Top)
-		if s.CPULoad != nil {
-			rep.Runs[i].CPUs = len(s.CPULoad.CPUs)
-		}
+	if err := rep.readDetails(ctx, conn, source, opt.Top); err != nil {
+		return nil, err
 	}
 	for _, h := range opt.Hists {
-		hist, err := readHist(ctx, conn, h, source(schema.TableReportBuckets, liveTables[1].name, "run_id, what, object, bucket, count"))
+		hist, err := readHist(ctx, conn, h, source(schema.TableReportBuckets))
 		if err != nil {
 			return nil, err
 		}
@@ -402,24 +429,18 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// liveTables hold the values and buckets of the summaries a report
-// computes (computeSummaries), as report_values and report_hist_buckets
-// hold the stored ones.
-var liveTables = []struct{ name, columns string }{
-	{"temp.main.report_live_values", "run_id INTEGER, metric VARCHAR, key VARCHAR, value DOUBLE"},
-	{"temp.main.report_live_buckets", "run_id INTEGER, what VARCHAR, object VARCHAR, bucket BIGINT, count BIGINT"},
-}
-
-// createLiveTables creates the liveTables; drop removes them.
-func createLiveTables(ctx context.Context, conn *sql.Conn) (drop func(), err error) {
+// createLiveTables creates the tables of live (the temporary twins of
+// the summaries' tables, by their names), which hold the summaries a
+// report computes; drop removes them.
+func createLiveTables(ctx context.Context, conn *sql.Conn, live summaryTables) (drop func(), err error) {
 	drop = func() {
-		for _, t := range liveTables {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+t.name)
+		for _, name := range live {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+name)
 		}
 	}
 	drop() // what an interrupted report left on this connection
-	for _, t := range liveTables {
-		if _, err := conn.ExecContext(ctx, "CREATE TEMP TABLE "+strings.TrimPrefix(t.name, "temp.main.")+" ("+t.columns+")"); err != nil {
+	for table, name := range live {
+		if _, err := conn.ExecContext(ctx, schema.TempTableDDL(table, strings.TrimPrefix(name, "temp.main."))); err != nil {
 			return drop, err
 		}
 	}

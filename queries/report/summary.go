@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -17,23 +16,24 @@ import (
 
 // A run's summary is what a report reads of it unless it computes it
 // again: the default metrics' values per key (report_values), the
-// buckets of every --hist source per object (report_hist_buckets) and
-// its section, the objects by running time with their statistics, the
-// most frequent diagnostics and the CPU load plot (report_summaries). An
-// ingest computes it once (Summarize, in the run's transaction), so that
-// a report over 1,000 runs reads 1,000 small summaries instead of
-// computing task_instances and sched_latency over every event of every
-// run. The same code computes it in a report (computeSummaries) for the
-// runs that have none of the report's version: runs of an older
-// traceduck, a read-only database, a dataset of older jobs, and every run
-// under --from/--to (the window changes every number) or with --top over
-// summaryTop.
+// buckets of every --hist source per object (report_hist_buckets), and
+// its section, the objects by running time with their statistics
+// (report_objects, report_states), the most frequent diagnostics
+// (report_diagnostics) and the CPU load plot (report_cpu_load);
+// report_summaries says it is there, and its version. An ingest computes
+// it once (Summarize), so that a report over 1,000 runs reads 1,000 small
+// summaries instead of computing task_instances and sched_latency over
+// every event of every run. The same code computes it in a report
+// (computeSummaries, into temporary tables) for the runs that have none of
+// the report's version: runs of an older traceduck, a read-only database,
+// a dataset of older jobs, and every run under --from/--to (the window
+// changes every number) or with --top over summaryTop.
 
-// summaryFormat numbers the way the Go code of this file, details.go and
-// hist.go turns the queries' rows into a summary: change it when the code
+// summaryFormat numbers the layout of the summaries' tables and what the
+// Go code around the queries makes of them: change it when the code
 // changes what a summary holds (the SQL is hashed into the version by
 // itself).
-const summaryFormat = 1
+const summaryFormat = 2
 
 // SummaryVersion is the version of the summaries this traceduck writes
 // and reads: a hash of everything that computes them, the SQL of the
@@ -45,7 +45,7 @@ func SummaryVersion() string { return summaryVersion }
 var summaryVersion = func() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "format %d\ntop %d\ndiagnostics %d\npoints %d\n", summaryFormat, summaryTop, diagTop, plotPoints)
-	for _, s := range []string{queries.LibrarySum(), defaultMetricsSQL, metricValuesSQL, topObjectsSQL, stateStatsSQL,
+	for _, s := range []string{queries.LibrarySum(), defaultMetricsSQL, metricValuesSQL, objectsSQL, statesSQL,
 		diagnosticsSQL, spansSQL, cpuLoadSQL, histBucketsSQL} {
 		fmt.Fprintf(h, "%d\n%s", len(s), s)
 	}
@@ -63,31 +63,34 @@ SELECT CAST(run_id AS INTEGER), %[2]s, coalesce(CAST(key AS VARCHAR), ''), CAST(
 FROM (%[3]s
 ) AS metric WHERE run_id IN %[4]s AND value IS NOT NULL`
 
-// summaryTables are where computeSummaries writes the values and buckets.
-type summaryTables struct{ values, buckets string }
+// summaryTables are the tables a summary is computed into: the stored
+// ones (report_values, ...) or their live twins (liveTables), by the
+// name of the stored one.
+type summaryTables map[string]string
 
-// computeSummaries computes the summaries of the runs ids (a SQL list):
-// the default metrics' values into t.values, the buckets of the
-// histogram sources whats (nil: every one) into t.buckets, and each
-// run's section with its keep first objects, returned. The views that
-// several of them read (task_instances, sched_latency, sched_stats) must
-// be materialized for those runs on conn (materialize).
-func computeSummaries(ctx context.Context, conn *sql.Conn, ids string, t summaryTables, whats []string, keep int) (map[int32]*runSummary, error) {
+// computeSummaries computes the summaries of the runs ids (a SQL list)
+// into t: the default metrics' values, the buckets of the histogram
+// sources whats (nil: every one), and each run's section with its keep
+// first objects. The views that several of them read (task_instances,
+// sched_latency, sched_stats) must be materialized for those runs on conn
+// (materialize).
+func computeSummaries(ctx context.Context, conn *sql.Conn, ids string, t summaryTables, whats []string, keep int) error {
 	for _, m := range DefaultMetrics() {
-		q := fmt.Sprintf(metricValuesSQL, t.values, queries.Literal(m.Name), m.SQL, ids)
+		q := fmt.Sprintf(metricValuesSQL, t[schema.TableReportValues], queries.Literal(m.Name), m.SQL, ids)
 		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
+			return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
 		}
 	}
-	if err := computeBuckets(ctx, conn, t.buckets, ids, whats); err != nil {
-		return nil, err
+	if err := computeBuckets(ctx, conn, t[schema.TableReportBuckets], ids, whats); err != nil {
+		return err
 	}
-	return computeDetails(ctx, conn, ids, keep)
+	return computeDetails(ctx, conn, ids, detailTables{t[schema.TableReportObjects], t[schema.TableReportStates],
+		t[schema.TableReportDiagnostics], t[schema.TableReportCPULoad]}, keep)
 }
 
-// Summarize computes the summary of run id and stores it (report_values,
-// report_hist_buckets, report_summaries). It runs in the run's ingest
-// transaction on conn (schema.DB.SetSummarize): once per run, the views
+// Summarize computes the summary of run id and stores it (the
+// report_... tables). It runs once the run is ingested, in a transaction
+// of its own on conn (schema.DB.SetSummarize): once per run, the views
 // task_instances, sched_latency and sched_stats computed once for it.
 func Summarize(ctx context.Context, conn *sql.Conn, id int32) error {
 	var catalog string
@@ -107,31 +110,31 @@ func summarizeInto(ctx context.Context, conn *sql.Conn, catalog string, ids []in
 	if err != nil {
 		return err
 	}
-	sums, err := computeSummaries(ctx, conn, list, summaryTables{cat + schema.TableReportValues, cat + schema.TableReportBuckets}, nil, summaryTop)
-	if err != nil {
+	t := summaryTables{}
+	for _, name := range schema.ReportTables() {
+		t[name] = cat + name
+	}
+	if err := computeSummaries(ctx, conn, list, t, nil, summaryTop); err != nil {
 		return err
 	}
-	for _, id := range ids {
-		s := sums[id]
-		if s == nil {
-			s = newRunSummary()
-		}
-		details, err := json.Marshal(s)
-		if err != nil {
-			return fmt.Errorf("report: the summary of run %d: %w", id, err)
-		}
-		if _, err := conn.ExecContext(ctx, "INSERT INTO "+cat+schema.TableReportSummaries+" VALUES (?, ?, ?)", id, summaryVersion, string(details)); err != nil {
-			return err
-		}
+	vals := make([]string, len(ids))
+	for i, id := range ids {
+		vals[i] = fmt.Sprintf("(%d, %s)", id, queries.Literal(summaryVersion))
 	}
-	return nil
+	_, err = conn.ExecContext(ctx, "INSERT INTO "+cat+schema.TableReportSummaries+" (run_id, version) VALUES "+strings.Join(vals, ", "))
+	return err
 }
 
 // chunkEvents bounds the events of the runs a report summarizes at once
 // (their task_instances and sched_latency are held in temporary tables
-// meanwhile): the memory of a report over many runs without summaries
-// does not grow with their number.
-const chunkEvents = 5_000_000
+// meanwhile), and liveMemoryLimit DuckDB's memory meanwhile: the memory
+// of a report over many runs without summaries does not grow with their
+// number. With 5M events and DuckDB's default limit, a report that
+// summarized 505 runs of 100k events peaked at 1.7 GB.
+const (
+	chunkEvents     = 2_000_000
+	liveMemoryLimit = 512 << 20
+)
 
 // chunks splits runs into groups of at most chunkEvents events (a
 // longer run alone).
@@ -153,11 +156,30 @@ func chunks(runs []Run) [][]int32 {
 	return out
 }
 
+// limitLiveMemory limits DuckDB's memory to liveMemoryLimit while a
+// report computes summaries over a database file, which spills what is
+// beyond it into its temporary directory (FILE.tmp). Not over an
+// in-memory database (a Parquet dataset's): its temporary directory is
+// .tmp in the working directory, which a report should not write; its
+// limit stays, and the chunks (chunkEvents) bound its memory.
+func limitLiveMemory(ctx context.Context, conn *sql.Conn) (restore func(), err error) {
+	var file bool
+	if err := conn.QueryRowContext(ctx, `SELECT path IS NOT NULL FROM duckdb_databases() WHERE database_name = current_database()`).Scan(&file); err != nil || !file {
+		return func() {}, err
+	}
+	return schema.LimitMemory(ctx, conn, liveMemoryLimit)
+}
+
 // storeSummaries computes the summaries of runs and stores them in the
 // database of conn, replacing any of another version, a chunk of runs
 // per transaction.
 func storeSummaries(ctx context.Context, conn *sql.Conn, catalog string, runs []Run) error {
 	cat := queries.Ident(catalog) + ".main."
+	restore, err := limitLiveMemory(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	for _, ids := range chunks(runs) {
 		err := func() (err error) {
 			if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
@@ -168,7 +190,7 @@ func storeSummaries(ctx context.Context, conn *sql.Conn, catalog string, runs []
 					_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 				}
 			}()
-			for _, t := range summaryTableNames {
+			for _, t := range schema.ReportTables() {
 				if _, err := conn.ExecContext(ctx, "DELETE FROM "+cat+t+" WHERE run_id IN "+idList(ids)); err != nil {
 					return err
 				}
@@ -186,55 +208,57 @@ func storeSummaries(ctx context.Context, conn *sql.Conn, catalog string, runs []
 	return nil
 }
 
-// summaryTableNames are the tables of the stored summaries.
-var summaryTableNames = []string{schema.TableReportSummaries, schema.TableReportValues, schema.TableReportBuckets}
-
-// storedSummaries reads the sections of the runs ids that have a summary
-// of this version (none when the database or dataset has no summary
-// tables: an older traceduck's).
-func storedSummaries(ctx context.Context, conn *sql.Conn, cat, ids string) (map[int32]*runSummary, error) {
-	out := map[int32]*runSummary{}
+// storedSummaries returns the runs of the table ids (run_id) that have a
+// summary of this version (none when the database or dataset has not
+// every summaries' table: an older traceduck's).
+func storedSummaries(ctx context.Context, conn *sql.Conn, cat, ids string) (map[int32]bool, error) {
+	out := map[int32]bool{}
+	tables := schema.ReportTables()
 	var n int
 	if err := conn.QueryRowContext(ctx, `SELECT count(DISTINCT table_name) FROM information_schema.tables
-		WHERE table_catalog = current_database() AND table_schema = 'main' AND list_contains(`+queries.LiteralList(summaryTableNames)+`, table_name)`).Scan(&n); err != nil {
+		WHERE table_catalog = current_database() AND table_schema = 'main' AND list_contains(`+queries.LiteralList(tables)+`, table_name)`).Scan(&n); err != nil {
 		return nil, err
 	}
-	if n < len(summaryTableNames) {
+	if n < len(tables) {
 		return out, nil
 	}
-	rows, err := conn.QueryContext(ctx, "SELECT run_id, details FROM "+cat+schema.TableReportSummaries+
-		" WHERE version = ? AND run_id IN "+ids+" ORDER BY run_id", summaryVersion)
+	rows, err := conn.QueryContext(ctx, "SELECT DISTINCT run_id FROM "+cat+schema.TableReportSummaries+
+		" WHERE version = ? AND run_id IN (SELECT run_id FROM "+ids+")", summaryVersion)
 	if err != nil {
 		return nil, fmt.Errorf("report: the stored summaries: %w", err)
 	}
 	defer rows.Close()
-	bad := map[int32]bool{}
 	for rows.Next() {
 		var id int32
-		var details sql.NullString
-		if err := rows.Scan(&id, &details); err != nil {
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		s := newRunSummary()
-		if _, dup := out[id]; dup || !details.Valid || json.Unmarshal([]byte(details.String), s) != nil {
-			bad[id] = true // computed again
-			continue
-		}
-		if s.Objects == nil {
-			s.Objects = []ObjectStats{}
-		}
-		if s.States == nil {
-			s.States = []StateStats{}
-		}
-		if s.Diagnostics == nil {
-			s.Diagnostics = []DiagRow{}
-		}
-		out[id] = s
-	}
-	for id := range bad {
-		delete(out, id)
+		out[id] = true
 	}
 	return out, rows.Err()
+}
+
+// idTable creates the temporary table name (run_id) holding ids; drop
+// removes it. Queries of the summaries' tables select runs by a join with
+// it, not by a list of constants: a Parquet dataset's views prune their
+// files by such a list, which took 4-6 s per query for 1,000 runs
+// (against 0.3-0.4 s to read every file).
+func idTable(ctx context.Context, conn *sql.Conn, name string, ids []int32) (drop func(), err error) {
+	drop = func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.main."+name) }
+	drop()
+	if _, err := conn.ExecContext(ctx, "CREATE TEMP TABLE "+name+" (run_id INTEGER)"); err != nil {
+		return drop, err
+	}
+	if len(ids) > 0 {
+		vals := make([]string, len(ids))
+		for i, id := range ids {
+			vals[i] = "(" + strconv.Itoa(int(id)) + ")"
+		}
+		if _, err := conn.ExecContext(ctx, "INSERT INTO temp.main."+name+" VALUES "+strings.Join(vals, ", ")); err != nil {
+			return drop, err
+		}
+	}
+	return drop, nil
 }
 
 // idList is run ids as a SQL list: (1, 2, 3), sorted.
