@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/safetext"
 	"github.com/traceduck/traceduck/queries/align"
 	"github.com/traceduck/traceduck/queries/export"
 	"github.com/traceduck/traceduck/schema"
@@ -247,7 +248,7 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 	runs := 0
 	err = ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
 		runs++
-		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events)\n", res.RunID, cellText(path), res.Format, res.Events)
+		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s\n", res.RunID, ingestSummary(res, path))
 		return nil
 	})
 	db.Close()
@@ -257,6 +258,39 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 		removeDB(dbPath)
 	}
 	return err
+}
+
+// ingestSummary says what an ingest read: PATH (FORMAT, N events, the
+// intervals, aggregations and histograms it made when there are any; the
+// errors and warnings it recorded, and the first of them, when there are
+// any). Informational diagnostics (what the input uses beyond its
+// format's definition, handled) are not counted here; the table
+// diagnostics has them all.
+func ingestSummary(res ingest.Result, path string) string {
+	c := res.Counts
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, %s", cellText(path), res.Format, plural(res.Events, "event"))
+	if c.Intervals > 0 {
+		b.WriteString(", " + plural(c.Intervals, "interval"))
+	}
+	if c.Aggregations > 0 {
+		fmt.Fprintf(&b, ", %s (%s)", plural(c.Aggregations, "aggregation"), plural(c.AggValues, "value"))
+	}
+	if c.Histograms > 0 {
+		fmt.Fprintf(&b, ", %s (%s)", plural(c.Histograms, "histogram"), plural(c.Buckets, "bucket"))
+	}
+	if c.Errors+c.Warnings > 0 {
+		var parts []string
+		if c.Errors > 0 {
+			parts = append(parts, plural(c.Errors, "error"))
+		}
+		if c.Warnings > 0 {
+			parts = append(parts, plural(c.Warnings, "warning"))
+		}
+		fmt.Fprintf(&b, "; %s, first: %s: %s; see diagnostics", strings.Join(parts, ", "), cellText(c.FirstAt), cellText(safetext.Cut(c.First, 160)))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // removeDB removes a database file and what DuckDB keeps beside it.
@@ -311,7 +345,7 @@ func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events) -> %s\n", id, cellText(path), res.Format, res.Events, cellText(dir))
+		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s -> %s\n", id, ingestSummary(res, path), cellText(dir))
 		return nil
 	})
 }
