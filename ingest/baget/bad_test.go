@@ -193,7 +193,7 @@ var badCases = []badCase{
 		want: `bad.xml:12: <field>, <creates>, <state>, <cpu>, <resource> or <message> inside <event> expected, found <feild>`},
 	{name: "unknown attribute",
 		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int" size="4"/></event>`,
-		want:   `bad.xml:11: <field> attributes Name, type_name, dim expected, found size="4"`},
+		want:   `bad.xml:11: <field> attributes Name, type_name, dim, format expected, found size="4"`},
 	{name: "syntax error",
 		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"></event>`,
 		want:   `bad.xml:11: well-formed XML expected, found: element <field> closed by </event>`},
