@@ -159,6 +159,8 @@ func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path strin
 			return usagef("--chrome writes one run: give --run N (the database holds %d runs)", len(runs))
 		}
 		opt.Run = runs[0].ID
+	} else if err := checkRunExists(ctx, db.SQL(), opt.Run); err != nil {
+		return err
 	}
 	if path == "-" {
 		_, err := export.Chrome(ctx, db.SQL(), cmd.OutOrStdout(), opt)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -201,23 +202,36 @@ func systemTag(tags [][2]string, system, name string, paths []string) ([][2]stri
 	return append(append([][2]string(nil), tags...), [2]string{"system", system}), nil
 }
 
-// addFormatFlags offers every flag of every configurable format (TLV's
-// --resources, ...) and returns a function that gives the ones set.
-func addFormatFlags(cmd *cobra.Command) func() map[string]string {
+// addFormatFlags offers every flag of the configurable formats (only
+// those named, when any are; TLV's --resources, ...), each labelled with
+// every format that takes it, and returns a function that gives the ones
+// set.
+func addFormatFlags(cmd *cobra.Command, only ...string) func() map[string]string {
 	values := map[string]*string{}
+	var order []string
+	help := map[string]string{}
+	takers := map[string][]string{}
 	for _, ing := range ingest.Ingesters() {
 		c, ok := ing.(ingest.Configurable)
-		if !ok {
+		if !ok || (len(only) > 0 && !slices.Contains(only, ing.Format().Name)) {
 			continue
 		}
 		for _, p := range c.Params() {
-			if _, seen := values[p.Name]; seen {
-				continue
+			if _, seen := help[p.Name]; !seen {
+				order = append(order, p.Name)
+				help[p.Name] = p.Help
 			}
-			v := new(string)
-			values[p.Name] = v
-			cmd.Flags().StringVar(v, p.Name, "", p.Help+" (format "+ing.Format().Name+")")
+			takers[p.Name] = append(takers[p.Name], ing.Format().Name)
 		}
+	}
+	for _, name := range order {
+		v := new(string)
+		values[name] = v
+		label := "format " + takers[name][0]
+		if len(takers[name]) > 1 {
+			label = "formats " + strings.Join(takers[name], ", ")
+		}
+		cmd.Flags().StringVar(v, name, "", help[name]+" ("+label+")")
 	}
 	return func() map[string]string {
 		set := map[string]string{}

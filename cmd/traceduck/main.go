@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceduck/traceduck/ingest"
+
 	_ "github.com/traceduck/traceduck/ingest/all" // register every trace format
 )
 
@@ -128,7 +130,12 @@ that any DuckDB client can query.`,
 		newExportCmd(),
 		newReportCmd(),
 		newAlignCmd(),
+		newVersionCmd(),
 	)
+	// --version prints what traceduck version prints.
+	root.Version = "-"
+	root.SetVersionTemplate("{{versionLine}}\n")
+	cobra.AddTemplateFunc("versionLine", func() string { return versionLine(context.Background()) })
 	root.InitDefaultHelpCmd()
 	var wrapAll func(*cobra.Command)
 	wrapAll = func(parent *cobra.Command) {
@@ -157,6 +164,10 @@ func wrapRunE(c *cobra.Command) {
 		var ue *usageError
 		if errors.As(err, &ue) {
 			return err
+		}
+		var pe *ingest.ParamError
+		if errors.As(err, &pe) {
+			return &usageError{err}
 		}
 		return &runError{err}
 	}
