@@ -44,6 +44,9 @@ Output formats:
   json      an array of objects, one per row; JSON columns embedded as JSON
   markdown  a GitHub table
 
+The tables, views and macros every database has: traceduck views (and
+traceduck views NAME for one of them).
+
 DuckDB's errors are printed as DuckDB words them; the exit code is then 1.`,
 		Example: `  traceduck query --db t.duckdb "SELECT object, total_ns FROM state_summary WHERE kind='task' AND state='running' ORDER BY total_ns DESC"
   traceduck query --db t.duckdb --output csv "SELECT * FROM event_counts" > counts.csv

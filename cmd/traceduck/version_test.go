@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/traceduck/traceduck/queries"
 )
 
 // TestVersion: --version and version print one line, the same: the
@@ -70,4 +72,42 @@ func TestFormatFlagErrors(t *testing.T) {
 	if want := "(formats tlv-archive, tlv, toppers-asp, toppers-fmp)"; !strings.Contains(mustRun(t, dir, nil, "ingest", "--help"), want) {
 		t.Errorf("ingest --help does not label --headers %s", want)
 	}
+}
+
+// TestViewsCommand: views lists every table, view and macro within 100
+// columns; views NAME describes one; a name that is none is a usage error
+// naming the closest.
+func TestViewsCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := mustRun(t, dir, nil, "views")
+	for _, want := range []string{
+		"\n  state_intervals             one row per time an object spent in one state\n",
+		"\n  task_instances              one row per process instance (job) of a task, ISR or thread: from...\n",
+		"\n  state_stats_window          state_stats over the time window [t1, t2) (ns on the trace's time...\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("views lacks %q", want)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 100 {
+			t.Errorf("a line of %d columns: %q", len(l), l)
+		}
+	}
+	// every view and macro of the library is listed
+	for _, d := range queries.Docs() {
+		for _, n := range d.Names {
+			if !strings.Contains(out, "\n  "+n+" ") && !strings.Contains(out, "\n  "+n+"\n") {
+				t.Errorf("views does not list %s", n)
+			}
+		}
+	}
+	if got := mustRun(t, dir, nil, "views", "resource_waits"); !strings.HasPrefix(got, "resource_waits (view, queries/resources.sql)\n\nresource_waits: each time a task, thread or ISR waited for a resource,") {
+		t.Errorf("views resource_waits:\n%s", got)
+	}
+	if got := mustRun(t, dir, nil, "views", "runs"); !strings.Contains(got, "  run_id       run number in this database, from 1\n") {
+		t.Errorf("views runs:\n%s", got)
+	}
+	expectExit(t, td(t, dir, "views", "state_stats_windw"), 2,
+		"traceduck: state_stats_windw: no table, view or macro of that name (closest: state_stats_window, state_stats_of, state_stats_tree)\n")
 }
