@@ -179,5 +179,23 @@ func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path strin
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values, %d holds, %d waits, %d calls, %d flows on %d tracks\n",
 		opt.Run, cellText(path), res.Slices, res.Instants, res.Counters, res.Holds, res.Waits, res.Calls, res.Flows, res.Tracks)
+	if res.Slices+res.Instants+res.Counters+res.Holds+res.Waits+res.Calls+res.Flows == 0 && (opt.From != nil || opt.To != nil) {
+		conn, err := db.SQL().Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		w := windowFlags{from: fmtOpt(opt.From), to: fmtOpt(opt.To), lo: opt.From, hi: opt.To}
+		_, err = explainWindow(ctx, conn, selection{run: opt.Run, window: &w, noRelative: true})
+		return err
+	}
 	return nil
+}
+
+// fmtOpt prints an optional time in the unit that reads best.
+func fmtOpt(p *int64) string {
+	if p == nil {
+		return ""
+	}
+	return fmtNS(*p)
 }
