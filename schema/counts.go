@@ -16,7 +16,7 @@ type RunCounts struct {
 	// key of a quantize-like aggregation); AggValues and Buckets their
 	// rows.
 	Aggregations, AggValues, Histograms, Buckets int64
-	Errors, Warnings, Infos                     int64
+	Errors, Warnings, Infos                      int64
 	// FirstAt and First are the first error (else warning): where it is,
 	// FILE:LINE (FILE@OFFSET for formats whose positions are byte
 	// offsets; FILE alone when it has no position), and its message; ""
