@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/traceduck/traceduck/queries"
@@ -121,7 +123,7 @@ func explainEmptyStates(ctx context.Context, conn *sql.Conn, s selection) error 
 		if err != nil {
 			return err
 		}
-		if !containsString(kinds, s.kind) {
+		if !slices.Contains(kinds, s.kind) {
 			noteEmpty(ctx, "no object of kind %s in %s (its kinds: %s)", cellText(s.kind), s.runName(), listNote(kinds))
 			return nil
 		}
@@ -135,7 +137,7 @@ func explainEmptyStates(ctx context.Context, conn *sql.Conn, s selection) error 
 		if err != nil {
 			return err
 		}
-		if !containsString(names, s.object) {
+		if !slices.Contains(names, s.object) {
 			what := "object"
 			if s.kind != "" {
 				what = s.kind
@@ -247,7 +249,7 @@ func explainWindow(ctx context.Context, conn *sql.Conn, s selection) (bool, erro
 	if len(spans) > 1 {
 		what = fmt.Sprintf("no selected run has events there (run %d's lie in [%s, %s])", sp.id, fmtNS(sp.first), fmtNS(sp.last))
 	}
-	noteEmpty(ctx, "the window [%s, %s) holds nothing: %s%s", cmpOr(w.from, "start"), cmpOr(w.to, "end"), what, hint)
+	noteEmpty(ctx, "the window [%s, %s) holds nothing: %s%s", cellText(cmp.Or(w.from, "start")), cellText(cmp.Or(w.to, "end")), what, hint)
 	return true, nil
 }
 
@@ -262,22 +264,6 @@ func fmtNS(ns int64) string {
 		return fmt.Sprintf("%.6g us", float64(ns)/1e3)
 	}
 	return fmt.Sprintf("%d ns", ns)
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return cellText(s)
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ecoLabels is, per level a mark names, the SQL of the labels the event
@@ -321,7 +307,7 @@ func explainEmptyEvents(ctx context.Context, conn *sql.Conn, s selection, includ
 		if err != nil {
 			return err
 		}
-		if !containsString(labels, t[1]) {
+		if !slices.Contains(labels, t[1]) {
 			noteEmpty(ctx, "no %s %s in %s%s", t[0], cellText(t[1]), s.runName(), closestNote(t[1], labels))
 			return nil
 		}

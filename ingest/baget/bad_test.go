@@ -199,8 +199,11 @@ var badCases = []badCase{
 		want:   `bad.xml:11: well-formed XML expected, found: element <field> closed by </event>`},
 }
 
-func TestDescriptionErrors(t *testing.T) {
-	for _, c := range badCases {
+func TestDescriptionErrors(t *testing.T) { checkBadCases(t, badCases) }
+
+// checkBadCases parses each case's description and wants its exact error.
+func checkBadCases(t *testing.T, cases []badCase) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("bad.xml", []byte(c.xml()))
 			if err == nil {

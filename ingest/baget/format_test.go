@@ -244,16 +244,4 @@ var formatBadCases = []badCase{
 		want: `bad.xml:12: one <Formats> expected, found a second one`},
 }
 
-func TestFormatErrors(t *testing.T) {
-	for _, c := range formatBadCases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("bad.xml", []byte(c.xml()))
-			if err == nil {
-				t.Fatalf("no error; want %s", c.want)
-			}
-			if err.Error() != c.want {
-				t.Errorf("error\n got %s\nwant %s", err, c.want)
-			}
-		})
-	}
-}
+func TestFormatErrors(t *testing.T) { checkBadCases(t, formatBadCases) }
