@@ -22,6 +22,10 @@ type RunCounts struct {
 	// offsets; FILE alone when it has no position), and its message; ""
 	// when there is none.
 	FirstAt, First string
+	// FoundBeside is the file the format took from beside the trace (a
+	// TLV log's resource file, a Baget log's description; runs.meta
+	// found_beside), "" when none.
+	FoundBeside string
 }
 
 // RunCounts counts the rows of a run that was just ingested; offsets says
@@ -37,9 +41,10 @@ func (db *DB) RunCounts(ctx context.Context, runID int32, source string, offsets
 		(SELECT count(*) FROM %[3]s WHERE run_id = $1),
 		(SELECT coalesce(sum(count), 0) FROM %[4]s WHERE run_id = $1 AND severity = 'error'),
 		(SELECT coalesce(sum(count), 0) FROM %[4]s WHERE run_id = $1 AND severity = 'warning'),
-		(SELECT coalesce(sum(count), 0) FROM %[4]s WHERE run_id = $1 AND severity = 'info')`,
+		(SELECT coalesce(sum(count), 0) FROM %[4]s WHERE run_id = $1 AND severity = 'info'),
+		(SELECT coalesce(meta->>'found_beside', '') FROM runs WHERE run_id = $1)`,
 		"state_interval_rows", TableAggregations, TableHistograms, TableDiagnostics), runID).
-		Scan(&c.Events, &c.Intervals, &c.Aggregations, &c.AggValues, &c.Histograms, &c.Buckets, &c.Errors, &c.Warnings, &c.Infos)
+		Scan(&c.Events, &c.Intervals, &c.Aggregations, &c.AggValues, &c.Histograms, &c.Buckets, &c.Errors, &c.Warnings, &c.Infos, &c.FoundBeside)
 	if err != nil {
 		return c, err
 	}

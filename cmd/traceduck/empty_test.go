@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,5 +45,37 @@ func TestEmptyAnswerNotes(t *testing.T) {
 				t.Errorf("no rows:\n%s", r.stdout)
 			}
 		})
+	}
+}
+
+// TestRawTOPPERSBesideItsResources: a raw TOPPERS/ASP log is detected
+// without --format and read with the .res of its base name beside it,
+// which the line names; without one, the error says which flag to give.
+// asp_short.log holds 3087 events once converted (the same as its .tlv
+// archive) and one time that goes back, at line 1454.
+func TestRawTOPPERSBesideItsResources(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "testdata-external", "toppers", "YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short")
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(abs + ".log"); err != nil {
+		t.Skipf("no external test data: %v", err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "asp_short.log")
+	if err := os.Symlink(abs+".log", log); err != nil {
+		t.Fatal(err)
+	}
+	r := td(t, dir, "ingest", "--db", "t.duckdb", log)
+	expectExit(t, r, 1, "format toppers-asp needs --resources FILE.res (the resource file that declares the trace's resources): there is no "+filepath.Join(dir, "asp_short.res")+" beside the log")
+	if err := os.Symlink(abs+".res", filepath.Join(dir, "asp_short.res")); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, dir, nil, "ingest", "--db", "t.duckdb", log)
+	want := "run 1: " + log + " (toppers-asp, 3087 events, "
+	tail := "; read with " + filepath.Join(dir, "asp_short.res") + ", found beside it; 1 warning, first: " + log + ":1454: timestamps go backwards"
+	if !strings.HasPrefix(out, want) || !strings.Contains(out, tail) {
+		t.Errorf("ingest printed %q, want %q ... %q", out, want, tail)
 	}
 }

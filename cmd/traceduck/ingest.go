@@ -293,6 +293,9 @@ func ingestSummary(res ingest.Result, path string) string {
 	if c.Histograms > 0 {
 		fmt.Fprintf(&b, ", %s (%s)", plural(c.Histograms, "histogram"), plural(c.Buckets, "bucket"))
 	}
+	if c.FoundBeside != "" {
+		fmt.Fprintf(&b, "; read with %s, found beside it", cellText(c.FoundBeside))
+	}
 	if c.Errors+c.Warnings > 0 {
 		var parts []string
 		if c.Errors > 0 {
