@@ -1,6 +1,12 @@
 package tlv
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+)
 
 // TestSniffRawTOPPERS: raw ASP and FMP logs are told by their lines (all
 // of the first ones of the format, one of them a message only the TOPPERS
@@ -29,6 +35,75 @@ func TestSniffRawTOPPERS(t *testing.T) {
 			if got := (&Ingester{kind: k}).Sniff([]byte(tc.head)); got != tc.want[k] {
 				t.Errorf("%s: %s sniffs %v", tc.name, (&Ingester{kind: k}).Format().Name, got)
 			}
+		}
+	}
+}
+
+// TestSniff: the standard format is told by its lines; raw TOPPERS logs
+// by theirs (fig8 is ASP, fig1 FMP), each by its own format only.
+func TestSniff(t *testing.T) {
+	const none = ingKind(255)
+	for _, c := range []struct {
+		file string
+		want ingKind // none: no format
+	}{
+		{"testdata/fig3/fig3.log", kindTLV},
+		{"testdata/radix16/radix16.log", kindTLV},
+		{"testdata/select/select.log", kindTLV},
+		{"testdata/fig8/fig8.log", kindASP},
+		{"testdata/fig1/fig1.log", kindFMP},
+		{"testdata/example/tiny.log", none}, // made-up format
+		{"../../samples/btf/seed-example.btf", none},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []ingKind{kindTLV, kindASP, kindFMP} {
+			if got := (&Ingester{kind: k}).Sniff(b); got != (k == c.want) {
+				t.Errorf("%s: %s sniffed %v", c.file, (&Ingester{kind: k}).Format().Name, got)
+			}
+		}
+	}
+	// Detection picks each format for its log.
+	for file, want := range map[string]string{
+		filepath.Join("testdata", "fig3", "fig3.log"): "tlv",
+		filepath.Join("testdata", "fig8", "fig8.log"): "toppers-asp",
+		filepath.Join("testdata", "fig1", "fig1.log"): "toppers-fmp",
+	} {
+		src, err := ingest.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ing, err := ingest.Detect(src)
+		src.Close()
+		if err != nil || ing.Format().Name != want {
+			t.Errorf("%s: detected %v, %v; want %s", file, ing, err, want)
+		}
+	}
+}
+
+// TestNeedsResources: without --resources the resource file is the one
+// beside the log; none there (or standard input) is an error naming the
+// flag. A flag the TLV formats do not take is refused.
+func TestNeedsResources(t *testing.T) {
+	for _, k := range []ingKind{kindTLV, kindASP, kindFMP} {
+		ing, err := ingest.Configure(&Ingester{kind: k}, map[string]string{})
+		if err != nil {
+			t.Fatalf("kind %d: %v", k, err)
+		}
+		name := (&Ingester{kind: k}).Format().Name
+		_, _, err = ing.(*Ingester).setupFor(filepath.Join("testdata", "none.log"))
+		if want := "format " + name + " needs --resources FILE.res (the resource file that declares the trace's resources): there is no " + filepath.Join("testdata", "none.res") + " beside the log"; err == nil || err.Error() != want {
+			t.Errorf("kind %d: %v, want %s", k, err, want)
+		}
+		_, _, err = ing.(*Ingester).setupFor("-")
+		if want := "format " + name + " needs --resources FILE.res (the resource file that declares the trace's resources) for a log on standard input"; err == nil || err.Error() != want {
+			t.Errorf("kind %d: %v, want %s", k, err, want)
+		}
+		_, err = ingest.Configure(&Ingester{kind: k}, map[string]string{"resources": "x.res", "kev": "1"})
+		if err == nil {
+			t.Errorf("kind %d: no error for --kev", k)
 		}
 	}
 }
