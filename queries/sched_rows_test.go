@@ -25,7 +25,8 @@ import (
 // database, so that the rows of several runs are compared together;
 // some with small batches, which cross batch boundaries. No object may be
 // left to the reference on these traces (sched_fallback): the comparison
-// is of the rows written.
+// is of the rows written. And cpu_load, computed without the holders'
+// names, is cpu_load_by_holder summed over them.
 func TestSchedRowsEveryFormat(t *testing.T) {
 	type gen struct {
 		events, cores int
@@ -73,6 +74,17 @@ func TestSchedRowsEveryFormat(t *testing.T) {
 						continue
 					}
 					runs++
+				}
+			}
+			// cpu_load is cpu_load_by_holder summed over the holders
+			// (it is computed without them)
+			for _, w := range []string{"1000000", "333333"} {
+				byHolder := `SELECT run_id, cpu, window_start, window_end, coalesce(sum(ns) FILTER (WHERE busy), 0)::BIGINT,
+					sum(ns)::BIGINT, coalesce(sum(ns) FILTER (WHERE busy), 0) / (window_end - window_start)
+					FROM cpu_load_by_holder(` + w + `) GROUP BY run_id, cpu, window_start, window_end`
+				if d := dbtest.Query(t, db.SQL(), `SELECT count(*) FROM ((FROM cpu_load(`+w+`) EXCEPT ALL `+byHolder+`)
+					UNION ALL (`+byHolder+` EXCEPT ALL FROM cpu_load(`+w+`)))`); d != "0\n" {
+					t.Errorf("cpu_load(%s) differs from cpu_load_by_holder summed in %s rows", w, d)
 				}
 			}
 			c := dbtest.CheckSched(t, db.SQL())
