@@ -4,8 +4,7 @@
 // it (each measurement runs in a child process of its own, so that one's
 // memory does not hide another's); for BTF it also times DuckDB's own
 // read_csv of the same file into a plain table, through the same
-// go-duckdb build; on every BTF run it times the canned views, as a share
-// of the run's ingest. It
+// go-duckdb build; on the largest BTF run it times the canned views. It
 // prints a Markdown table (docs/performance.md):
 //
 //	go run ./cmd/tracebench [--formats btf,qnx,...] [--sizes 1000000,10000000] [--profile DIR]

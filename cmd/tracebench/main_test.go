@@ -36,9 +36,7 @@ func TestTinyRun(t *testing.T) {
 		"\n| btf | 20001 | ",
 		"\n| toppers-asp | ", " (20000 lines) | ",
 		"Canned views on the btf run of 20001 events",
-		"\n| view | s | × ingest | ≤ 0.1× ingest |\n",
 		"\n| state_stats | ", "\n| eco_tree | ", "\n| hist_quantize running | ", "\n| task_instances | ", "\n| sched_latency | ", "\n| cpu_load(10ms) | ",
-		"\n| sched_stats | ", "\n| cpu_utilization | ", "\n| resource_holds | ", "\n| resource_waits | ", "\n| lock_stats | ", "\n| message_round_trips | ",
 		"\n| BTF, 20001 events: ingest ≤ 1.0× read_csv (aim 0.7×) | ",
 		"\n| toppers-asp rules: ≥ 1M raw lines/s per core | ",
 	} {
