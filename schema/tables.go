@@ -534,3 +534,19 @@ func TableNames() []string {
 	}
 	return out
 }
+
+// TableDoc is a table's description and its columns with theirs (the
+// table contract as traceduck views prints it); ok is false for a name
+// that is no table.
+func TableDoc(name string) (doc string, cols [][2]string, ok bool) {
+	for _, t := range tables {
+		if t.name != name {
+			continue
+		}
+		for _, c := range t.columns {
+			cols = append(cols, [2]string{c.name, c.doc})
+		}
+		return t.doc, cols, true
+	}
+	return "", nil, false
+}

@@ -141,7 +141,11 @@ func runEvents(ctx context.Context, dbPath string, q eventsQuery, output outputF
 	if err := checkRunExists(ctx, conn, q.run); err != nil {
 		return err
 	}
-	return queryTo(ctx, conn, q.sql(), newResultWriter(output, w))
+	out := &countingWriter{resultWriter: newResultWriter(output, w)}
+	if err := queryTo(ctx, conn, q.sql(), out); err != nil || out.rows > 0 {
+		return err
+	}
+	return explainEmptyEvents(ctx, conn, selection{run: q.run, window: &q.window}, q.includes, q.excludes)
 }
 
 // checkMarks runs the marks' check and reads every row.

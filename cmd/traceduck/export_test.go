@@ -140,7 +140,7 @@ func TestIngestParquetParallel(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
-	line := regexp.MustCompile(`^run (\d+): .*t(\d)\.btf \(btf, (\d+) events\) -> ` + regexp.QuoteMeta(dataset) + "\n$")
+	line := regexp.MustCompile(`^run (\d+): .*t(\d)\.btf \(btf, (\d+) events, \d+ intervals\) -> ` + regexp.QuoteMeta(dataset) + "\n$")
 	ids := map[string]string{}
 	for i, r := range results {
 		if r.code != 0 {
