@@ -61,12 +61,21 @@ JOIN objects o ON o.run_id = s.run_id AND o.object_id = s.object_id
 WHERE sched_class(r.format, o.kind, s.state) IS NOT NULL
   AND NOT (r.format IN ('qnx', 'kev', 'dtrace', 'ftrace') AND s.instance <> 0);
 
+-- sched_fallback_objects: the objects whose task_instances, sched_latency
+-- and sched_stats rows were not written at ingest, which those views take
+-- from their references (task_instances_reference, ...): every object of
+-- a run without a row in sched_runs (ingested by an older traceduck), and
+-- those of sched_fallback (schema/sched.go says why an object is there).
+-- Columns: run_id, object_id.
+-- Example: SELECT count(*) FROM sched_fallback_objects
+CREATE OR REPLACE VIEW sched_fallback_objects AS
+SELECT o.run_id, o.object_id FROM objects o ANTI JOIN sched_runs m ON m.run_id = o.run_id
+UNION ALL
+SELECT run_id, object_id FROM sched_fallback;
+
 -- sched_neighbours_of: (sched_neighbours_of(fallback)) sched_neighbours
--- (below) of every object when fallback is false; when true, only of the
--- objects whose task_instances and sched_latency rows were not written at
--- ingest: the objects of the runs without a row in sched_runs (ingested by
--- an older traceduck) and those of sched_fallback (schema/sched.go says
--- why an object is there). task_instances and sched_latency read those
+-- (below) of every object when fallback is false; when true, only of
+-- sched_fallback_objects. task_instances and sched_latency read those
 -- objects' rows from the references (task_instances_reference(fallback :=
 -- true)) through it: the filter is applied before the window, which
 -- DuckDB does not push a filter through.
@@ -83,10 +92,7 @@ FROM (
   SELECT * FROM sched_intervals WHERE NOT fallback
   UNION ALL
   SELECT s.* FROM sched_intervals s
-  SEMI JOIN (SELECT o.run_id, o.object_id FROM objects o ANTI JOIN sched_runs m ON m.run_id = o.run_id
-             UNION ALL
-             SELECT run_id, object_id FROM sched_fallback) f
-    ON f.run_id = s.run_id AND f.object_id = s.object_id
+  SEMI JOIN sched_fallback_objects f ON f.run_id = s.run_id AND f.object_id = s.object_id
   WHERE fallback
 )
 WINDOW w AS (PARTITION BY run_id, object_id, instance ORDER BY start_ts, end_ts, start_seq NULLS FIRST);
@@ -243,17 +249,21 @@ ANTI JOIN sched_fallback f ON f.run_id = w.run_id AND f.object_id = w.object_id
 UNION ALL
 SELECT * FROM sched_latency_reference(fallback := true);
 
--- sched_stats: per run, task/ISR/thread and scheduling class (running,
--- ready, waiting, blocked: see sched_class), the statistics of its
--- intervals, the same words for every format (state_stats has them by each
--- format's own state names). Truncated intervals are left out and
--- counted. Columns: run_id, kind, object_id, object, class, count,
--- total_ns, mean_ns, max_ns, p50_ns, p90_ns, p99_ns (nearest rank, as
--- state_stats), share (of the object's known time), truncated.
--- Example: SELECT object, total_ns, p99_ns FROM sched_stats
---          WHERE class = 'running' ORDER BY total_ns DESC
-CREATE OR REPLACE VIEW sched_stats AS
-WITH g AS (
+-- sched_stats_reference: (sched_stats_reference(fallback := false)) the SQL
+-- definition of sched_stats (below), from sched_intervals: the reference
+-- of what sched_stats computes from the intervals' lengths written at
+-- ingest (sched_durations), as task_instances_reference is of
+-- task_instances; fallback := true keeps sched_fallback_objects. Same
+-- columns as sched_stats.
+-- Example: SELECT * FROM sched_stats EXCEPT ALL SELECT * FROM sched_stats_reference()
+CREATE OR REPLACE MACRO sched_stats_reference(fallback := false) AS TABLE
+WITH iv AS (
+  SELECT * FROM sched_intervals WHERE NOT fallback
+  UNION ALL
+  SELECT s.* FROM sched_intervals s
+  SEMI JOIN sched_fallback_objects f ON f.run_id = s.run_id AND f.object_id = s.object_id
+  WHERE fallback
+), g AS (
   SELECT run_id, any_value(kind) AS kind, object_id, any_value(object) AS object, class,
          count(*) FILTER (WHERE NOT truncated) AS count,
          coalesce(sum(dur) FILTER (WHERE NOT truncated), 0)::BIGINT AS total_ns,
@@ -261,7 +271,7 @@ WITH g AS (
          max(dur) FILTER (WHERE NOT truncated) AS max_ns,
          quantile_disc(dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT truncated) AS pct,
          count(*) FILTER (WHERE truncated) AS truncated
-  FROM sched_intervals
+  FROM iv
   GROUP BY run_id, object_id, class
 )
 SELECT run_id, kind, object_id, object, class, count, total_ns, mean_ns, max_ns,
@@ -269,3 +279,39 @@ SELECT run_id, kind, object_id, object, class, count, total_ns, mean_ns, max_ns,
        total_ns / nullif(sum(total_ns) OVER (PARTITION BY run_id, object_id), 0) AS share,
        truncated
 FROM g;
+
+-- sched_stats: per run, task/ISR/thread and scheduling class (running,
+-- ready, waiting, blocked: see sched_class), the statistics of its
+-- intervals, the same words for every format (state_stats has them by each
+-- format's own state names). Truncated intervals are left out and
+-- counted. Columns: run_id, kind, object_id, object, class, count,
+-- total_ns, mean_ns, max_ns, p50_ns, p90_ns, p99_ns (nearest rank, as
+-- state_stats), share (of the object's known time), truncated.
+-- Computed from the lengths and classes of the intervals written at
+-- ingest (sched_durations, schema/sched.go), not from their names.
+-- Example: SELECT object, total_ns, p99_ns FROM sched_stats
+--          WHERE class = 'running' ORDER BY total_ns DESC
+CREATE OR REPLACE VIEW sched_stats AS
+WITH g AS (
+  SELECT d.run_id, d.object_id, d.class,
+         count(*) FILTER (WHERE NOT d.truncated) AS count,
+         coalesce(sum(d.dur) FILTER (WHERE NOT d.truncated), 0)::BIGINT AS total_ns,
+         avg(d.dur) FILTER (WHERE NOT d.truncated) AS mean_ns,
+         max(d.dur) FILTER (WHERE NOT d.truncated) AS max_ns,
+         quantile_disc(d.dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT d.truncated) AS pct,
+         count(*) FILTER (WHERE d.truncated) AS truncated
+  FROM sched_durations d
+  SEMI JOIN sched_runs m ON m.run_id = d.run_id
+  ANTI JOIN sched_fallback f ON f.run_id = d.run_id AND f.object_id = d.object_id
+  GROUP BY d.run_id, d.object_id, d.class
+)
+SELECT g.run_id, o.kind, g.object_id, o.name AS object,
+       CASE g.class WHEN 1 THEN 'running' WHEN 2 THEN 'ready' WHEN 3 THEN 'waiting' WHEN 4 THEN 'blocked' END AS class,
+       g.count, g.total_ns, g.mean_ns, g.max_ns,
+       g.pct[1] AS p50_ns, g.pct[2] AS p90_ns, g.pct[3] AS p99_ns,
+       g.total_ns / nullif(sum(g.total_ns) OVER (PARTITION BY g.run_id, g.object_id), 0) AS share,
+       g.truncated
+FROM g
+JOIN objects o ON o.run_id = g.run_id AND o.object_id = g.object_id
+UNION ALL
+SELECT * FROM sched_stats_reference(fallback := true);

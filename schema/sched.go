@@ -3,6 +3,8 @@ package schema
 import (
 	"sort"
 	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
 )
 
 // Scheduling rows at ingest (issue 23): task_instances and sched_latency
@@ -12,7 +14,8 @@ import (
 // stateTracker closes them (one call in emit, states.go); it walks each
 // object's intervals in the order of sched_neighbours and writes the rows
 // of those views into TableSchedInstances and TableSchedWaits, which the
-// views read. The SQL definitions stay as the reference
+// views read, and each interval's class and length into
+// TableSchedDurations, which sched_stats summarizes. The SQL definitions stay as the reference
 // (task_instances_reference, sched_latency_reference), and a test per
 // format proves the rows equal them.
 //
@@ -237,12 +240,12 @@ type schedTracker struct {
 	keys  map[stateKey]*schedKey
 	spare []*schedKey
 
-	inst, waits *batch
-	nIntervals  int64
-	nInst       int64
-	nWaits      int64
-	fallbacks   []ObjectID
-	runWide     bool // an interval of an object not registered: the whole run from the reference
+	inst, waits, durs *batch
+	nIntervals        int64
+	nInst             int64
+	nWaits            int64
+	fallbacks         []ObjectID
+	runWide           bool // an interval of an object not registered: the whole run from the reference
 }
 
 func (s *schedTracker) init(w *RunWriter) {
@@ -313,6 +316,7 @@ func (s *schedTracker) interval(obj ObjectID, inst int64, o *openInterval, end i
 		return nil
 	}
 	s.nIntervals++
+	s.putDuration(obj, c, end-o.start, trunc)
 	k := stateKey{obj, inst}
 	ks := s.keys[k]
 	if ks == nil {
@@ -485,19 +489,46 @@ func (s *schedTracker) putWait(obj ObjectID, ready, run int64, cpu CPU, preempte
 	s.nWaits++
 }
 
+func (s *schedTracker) putDuration(obj ObjectID, c SchedClass, dur int64, trunc bool) {
+	if s.durs == nil {
+		s.durs = newBatchCounting(s.w.mem, TableSchedDurations, s.w.syms, &s.w.badUTF8)
+	}
+	b := s.durs
+	b.i32(0).Append(s.w.info.RunID)
+	b.i32(1).Append(int32(obj))
+	b.i32(2).Append(int32(c))
+	b.i64(3).Append(dur)
+	b.boolc(4).Append(trunc)
+	b.rows++
+}
+
 // flush sends the batches that are full (all when force).
 func (s *schedTracker) flush(force bool) error {
 	if b := s.inst; b != nil && b.rows > 0 && (force || b.rows >= s.w.batchRows) {
-		if err := s.w.putWithSymbols(TableSchedInstances, b.flushed()); err != nil {
+		if err := s.w.putWithSymbols(TableSchedInstances, s.record(b, force)); err != nil {
 			return err
 		}
 	}
 	if b := s.waits; b != nil && b.rows > 0 && (force || b.rows >= s.w.batchRows) {
-		if err := s.w.out.put(TableSchedWaits, b.flushed()); err != nil {
+		if err := s.w.out.put(TableSchedWaits, s.record(b, force)); err != nil {
+			return err
+		}
+	}
+	if b := s.durs; b != nil && b.rows > 0 && (force || b.rows >= s.w.batchRows) {
+		if err := s.w.out.put(TableSchedDurations, s.record(b, force)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// record is a full batch's record, ready for the next rows; the last one
+// (at the end of the run) reserves nothing more.
+func (s *schedTracker) record(b *batch, last bool) arrow.Record {
+	if last {
+		return b.record()
+	}
+	return b.flushed()
 }
 
 // fallback leaves obj to the reference and forgets what is kept of it.
@@ -555,12 +586,13 @@ func (so *schedObj) addClosed(inst int64) bool {
 // finish writes the rows still open at the end of the run, the objects
 // left to the reference and the run's row of TableSchedRuns.
 func (s *schedTracker) finish() error {
-	if s.rule == nil || s.runWide {
+	if s.runWide {
 		s.release()
 		return s.w.out.err()
 	}
-	// an object whose kind changed after its last interval
-	for i := range s.objs {
+	// an object whose kind changed after its last interval (a format
+	// without scheduling states has none: its run has its row, of zeros)
+	for i := 0; s.rule != nil && i < len(s.objs); i++ {
 		so := &s.objs[i]
 		if so.seen && so.fallback == "" && s.w.objects[i].kind != so.kind &&
 			s.kindIsSched(s.w.objects[i].kind) != s.kindIsSched(so.kind) {
@@ -631,6 +663,10 @@ func (s *schedTracker) release() {
 	if s.waits != nil {
 		s.waits.release()
 		s.waits = nil
+	}
+	if s.durs != nil {
+		s.durs.release()
+		s.durs = nil
 	}
 	s.keys = nil
 	s.spare = nil

@@ -201,8 +201,9 @@ func TestSchedUnregisteredObject(t *testing.T) {
 }
 
 // TestSchedOlderDatabase: a database written by a traceduck before the
-// scheduling rows (no sched_* tables) answers task_instances and
-// sched_latency with the same rows once opened by this one: Open creates
+// scheduling rows (no sched_* tables, and its own views) answers
+// task_instances, sched_latency and sched_stats with the same rows once
+// opened by this one: Open creates
 // the empty tables and the views take the runs without a row in
 // sched_runs from the reference. A run ingested after that has its rows
 // stored, beside.
@@ -219,7 +220,8 @@ func TestSchedOlderDatabase(t *testing.T) {
 		}
 		return db
 	}
-	const views = `SELECT 'i', * FROM task_instances UNION ALL SELECT 'l', run_id, object_id, kind, object, NULL, NULL, ready_ts, run_ts, NULL, latency, NULL, cpu, NULL, NULL, NULL, NULL, after = 'preemption' FROM sched_latency ORDER BY ALL`
+	const views = `SELECT 'i', * FROM task_instances UNION ALL SELECT 'l', run_id, object_id, kind, object, NULL, NULL, ready_ts, run_ts, NULL, latency, NULL, cpu, NULL, NULL, NULL, NULL, after = 'preemption' FROM sched_latency
+		UNION ALL SELECT 's', run_id, object_id, kind, object, NULL, class, count, total_ns, mean_ns, max_ns, p50_ns, p90_ns, p99_ns, share, truncated, NULL, NULL FROM sched_stats ORDER BY ALL`
 	db := open()
 	for _, p := range []string{"../samples/btf/rtos-2core.btf", "../samples/qnx/neutrino-2cpu.txt"} {
 		if _, err := ingest.Path(ctx, db, p, ingest.Options{}); err != nil {
@@ -227,12 +229,15 @@ func TestSchedOlderDatabase(t *testing.T) {
 		}
 	}
 	before := dbtest.Query(t, db.SQL(), views)
-	if !strings.Contains(before, "\ni | 2 |") || !strings.Contains(before, "\nl | 1 |") {
+	if !strings.Contains(before, "\ni | 2 |") || !strings.Contains(before, "\nl | 1 |") || !strings.Contains(before, "\ns | 2 |") {
 		t.Fatalf("the samples have no rows:\n%.500s", before)
 	}
 	// What the previous traceduck wrote: the same tables but these.
-	for _, q := range []string{"DROP VIEW sched_instances", "DROP TABLE sched_instance_rows", "DROP TABLE sched_waits", "DROP TABLE sched_runs", "DROP TABLE sched_fallback",
-		"DROP VIEW task_instances", "DROP VIEW sched_latency", "DROP MACRO traceduck_queries_sha256"} {
+	for _, q := range []string{"DROP VIEW task_instances", "DROP VIEW sched_latency", "DROP VIEW sched_stats", "DROP VIEW sched_neighbours",
+		"DROP VIEW sched_fallback_objects", "DROP MACRO TABLE task_instances_reference", "DROP MACRO TABLE sched_latency_reference",
+		"DROP MACRO TABLE sched_stats_reference", "DROP MACRO TABLE sched_neighbours_of",
+		"DROP VIEW sched_instances", "DROP TABLE sched_instance_rows", "DROP TABLE sched_waits", "DROP TABLE sched_durations",
+		"DROP TABLE sched_runs", "DROP TABLE sched_fallback", "DROP MACRO traceduck_queries_sha256"} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -257,5 +262,20 @@ func TestSchedOlderDatabase(t *testing.T) {
 	c := dbtest.CheckSched(t, db.SQL())
 	if c.Instances == 0 || c.Waits == 0 {
 		t.Errorf("%+v", c)
+	}
+}
+
+// TestSchedFormatWithoutClasses: a run of a format without scheduling
+// states (Chrome JSON) has its row in sched_runs all the same, so that the
+// views do not compute it from the reference (sched_fallback_objects).
+func TestSchedFormatWithoutClasses(t *testing.T) {
+	db := dbtest.Open(t)
+	schedRun(t, db, "chrome", func(w *schema.RunWriter) error {
+		a := w.Object("thread", "main")
+		must(t, w.Transition(a, 0, 0, w.Sym("running"), 1, -1), w.Close(a, 0, 10, 2))
+		return nil
+	})
+	if got := dbtest.Query(t, db.SQL(), "SELECT intervals, instances, waits, fallback, (SELECT count(*) FROM sched_fallback_objects) FROM sched_runs"); got != "0 | 0 | 0 | 0 | 0\n" {
+		t.Errorf("sched_runs, fallback objects: %s", got)
 	}
 }

@@ -29,11 +29,13 @@ const (
 	// reference run (clocks.go); the view system_events reads it.
 	TableClocks = "clocks"
 	// TableSchedInstances and TableSchedWaits hold the rows of the views
-	// task_instances and sched_latency, written at ingest (sched.go);
-	// TableSchedRuns says which runs have them, TableSchedFallback which
-	// objects of those runs the views take from the reference SQL.
+	// task_instances and sched_latency, written at ingest (sched.go), and
+	// TableSchedDurations what sched_stats summarizes; TableSchedRuns says
+	// which runs have them, TableSchedFallback which objects of those runs
+	// the views take from the reference SQL.
 	TableSchedInstances = "sched_instances"
 	TableSchedWaits     = "sched_waits"
+	TableSchedDurations = "sched_durations"
 	TableSchedRuns      = "sched_runs"
 	TableSchedFallback  = "sched_fallback"
 )
@@ -358,9 +360,21 @@ var tables = []table{
 		{"preempted", "BOOLEAN", boo, "ready after running (a preemption); false: after a blocked state or at activation (a wake-up)"},
 		{"truncated", "BOOLEAN", boo, "the wait began at the start of the trace"},
 	}},
+	// Not the state intervals again: only what sched_stats needs of each,
+	// as numbers (the class is a code: a VARCHAR of few values loads
+	// several times slower, see TableSymbols), so that sched_stats reads
+	// five narrow columns instead of decoding and classifying every state
+	// interval's name.
+	{name: TableSchedDurations, doc: "one row per state interval of a task, ISR or thread with a scheduling class (the intervals of sched_intervals, reduced to what the view sched_stats summarizes)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, "the task, ISR or thread"},
+		{"class", "INTEGER", i32, "the scheduling class (sched_class): 1 running, 2 ready, 3 waiting, 4 blocked"},
+		{"dur", "BIGINT", i64, "end_ts - start_ts"},
+		{"truncated", "BOOLEAN", boo, "cut by the start or the end of the trace"},
+	}},
 	{name: TableSchedRuns, doc: "one row per run whose task_instances and sched_latency rows were written at ingest", columns: []column{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
-		{"intervals", "BIGINT", i64, "state intervals with a scheduling class the ingest walked"},
+		{"intervals", "BIGINT", i64, "state intervals with a scheduling class the ingest walked (rows written to sched_durations)"},
 		{"instances", "BIGINT", i64, "rows written to sched_instances"},
 		{"waits", "BIGINT", i64, "rows written to sched_waits"},
 		{"fallback", "BIGINT", i64, "objects in sched_fallback"},
@@ -523,7 +537,7 @@ func Columns(name string) []string {
 // state intervals it writes (sched.go), rather than from the trace: the
 // rows of views that have a SQL reference.
 func DerivedTables() []string {
-	return []string{TableSchedInstances, TableSchedWaits, TableSchedRuns, TableSchedFallback}
+	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback}
 }
 
 // TableNames lists the tables in the order they are created.

@@ -320,21 +320,24 @@ func runIDList(runs []Run) string {
 // details read: each is computed once, for the selected runs, into a
 // temporary table of the same name, which DuckDB finds before the view
 // (the temp catalog comes first in its search path) — in the queries of
-// the report and in the views that read it, too. task_instances and
-// sched_latency are read from their rows written at ingest (sched.sql),
-// unless a window clips the state intervals (applyWindow): then they are
-// computed from the clipped intervals by their references
-// (task_instances_reference, sched_latency_reference), once.
-var materializedViews = []string{"sched_stats"}
-
-// windowViews are materialized too under a window, from these queries.
-var windowViews = []struct{ name, from string }{
-	{"task_instances", "task_instances_reference()"},
-	{"sched_latency", "sched_latency_reference()"},
+// the report and in the views that read it, too. task_instances,
+// sched_latency and sched_stats are computed from rows written at ingest
+// (sched.sql), which a window does not clip (applyWindow shadows
+// state_intervals): under a window they are computed from the clipped
+// intervals by their references instead (from). Without one,
+// task_instances and sched_latency are read as they are (plain: not
+// materialized).
+var materializedViews = []struct {
+	name, from string
+	plain      bool
+}{
+	{"task_instances", "task_instances_reference()", true},
+	{"sched_latency", "sched_latency_reference()", true},
+	{"sched_stats", "sched_stats_reference()", false},
 }
 
-// stepViews are computed first under a window, for the views above to
-// read, and dropped once these are made: task_instances_reference and
+// stepViews are computed first under a window, for the references above
+// to read, and dropped once these are made: task_instances_reference and
 // sched_latency_reference both walk sched_neighbours (a window over every
 // scheduling interval), which is then computed once instead of twice (on
 // 100 runs of 100k events, 23 s instead of 38 s, for about the same
@@ -346,27 +349,26 @@ var stepViews = []string{"sched_neighbours"}
 func materialize(ctx context.Context, conn *sql.Conn, catalog, ids string, window bool) (drop func(), err error) {
 	type step struct{ name, from string }
 	var steps []step
+	all := append([]string(nil), stepViews...)
 	if window {
 		for _, v := range stepViews {
 			steps = append(steps, step{v, v})
 		}
-		for _, v := range windowViews {
-			steps = append(steps, step{v.name, v.from})
-		}
 	}
 	for _, v := range materializedViews {
-		steps = append(steps, step{v, v})
+		all = append(all, v.name)
+		switch {
+		case window:
+			steps = append(steps, step{v.name, v.from})
+		case !v.plain:
+			steps = append(steps, step{v.name, v.name})
+		}
 	}
 	dropTables := func(names []string) {
 		for _, v := range names {
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.main."+v)
 		}
 	}
-	all := append([]string(nil), stepViews...)
-	for _, v := range windowViews {
-		all = append(all, v.name)
-	}
-	all = append(all, materializedViews...)
 	drop = func() { dropTables(all) }
 	drop() // what an interrupted report left on this connection
 	for _, v := range steps {
