@@ -225,6 +225,7 @@ type schedKey struct {
 type schedObj struct {
 	seen     bool
 	kind     Sym    // its kind when its first interval closed
+	sched    bool   // a kind with scheduling states (kindIsSched(kind))
 	fallback string // why its rows come from the reference; "" none
 	closed   [][2]int64
 }
@@ -302,13 +303,12 @@ func (s *schedTracker) interval(obj ObjectID, inst int64, o *openInterval, end i
 		s.objs = append(s.objs, make([]schedObj, len(s.w.objects)-len(s.objs))...)
 	}
 	so := &s.objs[i]
-	kind := s.w.objects[i].kind
-	if !so.seen {
-		so.seen, so.kind = true, kind
-	} else if kind != so.kind && s.kindIsSched(kind) != s.kindIsSched(so.kind) {
+	if kind := s.w.objects[i].kind; !so.seen {
+		so.seen, so.kind, so.sched = true, kind, s.kindIsSched(kind)
+	} else if kind != so.kind && s.kindIsSched(kind) != so.sched {
 		s.fallback(obj, fallbackKind)
 	}
-	if so.fallback != "" || (s.rule.instance0 && inst != 0) || !s.kindIsSched(kind) {
+	if so.fallback != "" || !so.sched || (s.rule.instance0 && inst != 0) {
 		return nil
 	}
 	c := s.classOf(o.state)
@@ -595,7 +595,7 @@ func (s *schedTracker) finish() error {
 	for i := 0; s.rule != nil && i < len(s.objs); i++ {
 		so := &s.objs[i]
 		if so.seen && so.fallback == "" && s.w.objects[i].kind != so.kind &&
-			s.kindIsSched(s.w.objects[i].kind) != s.kindIsSched(so.kind) {
+			s.kindIsSched(s.w.objects[i].kind) != so.sched {
 			s.fallback(ObjectID(i+1), fallbackKind)
 		}
 	}
