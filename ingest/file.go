@@ -35,6 +35,9 @@ type Result struct {
 	RunID  int32
 	Format string
 	Events int64
+	// Counts are the run's rows and problems, for the line an ingest
+	// prints; zero (but Events) when they could not be read back.
+	Counts schema.RunCounts
 	// SummaryErr is why the run's summary (schema.DB.Summarize) could not
 	// be stored; the run is in the database all the same.
 	SummaryErr error
@@ -141,9 +144,15 @@ func opened(ctx context.Context, db *schema.DB, src *Source, sum func() (string,
 		}
 		return Result{}, err
 	}
-	// The run is in; its summary (schema.DB.SetSummarize) may fail
-	// without taking it out.
-	return Result{RunID: id, Format: ing.Format().Name, Events: events, SummaryErr: db.Summarize(ctx, id)}, nil
+	res := Result{RunID: id, Format: ing.Format().Name, Events: events}
+	// The run is committed: counting its rows cannot fail it, and its
+	// summary (schema.DB.SetSummarize) may fail without taking it out.
+	if c, err := db.RunCounts(ctx, id, src.Name, ing.Format().Offsets); err == nil {
+		res.Counts = c
+	}
+	res.Counts.Events = events
+	res.SummaryErr = db.Summarize(ctx, id)
+	return res, nil
 }
 
 // RunName is the default run name of a path: its base name without the

@@ -114,6 +114,7 @@ type RunWriter struct {
 	ecoN     []int64
 
 	states    stateTracker
+	sched     schedTracker
 	cpus      CPUTracker
 	resources ResourceTracker
 	prios     PriorityTracker
@@ -177,6 +178,7 @@ func NewRunWriter(info RunInfo, sink Sink, mem memory.Allocator) *RunWriter {
 		nsPerUnit: 1,
 	}
 	w.states.init(w)
+	w.sched.init(w)
 	w.cpus.init(w)
 	// Nothing is reserved up front: a short trace (or a fuzzer's input)
 	// pays only for the rows it has; after the first batch, each batch
@@ -490,10 +492,16 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	defer w.prios.release()
 	if err := w.cpus.finish(); err != nil {
 		w.states.release()
+		w.sched.release()
 		w.resources.release()
 		return w.out.close(err)
 	}
 	if err := w.states.finish(w.lastTS); err != nil {
+		w.sched.release()
+		w.resources.release()
+		return w.out.close(err)
+	}
+	if err := w.sched.finish(); err != nil {
 		w.resources.release()
 		return w.out.close(err)
 	}
@@ -531,6 +539,7 @@ func (w *RunWriter) Abort() {
 	}
 	w.finished = true
 	w.states.release()
+	w.sched.release()
 	w.resources.release()
 	w.prios.release()
 	w.ev.release()

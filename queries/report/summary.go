@@ -22,8 +22,8 @@ import (
 // (report_diagnostics) and the CPU load plot (report_cpu_load);
 // report_summaries says it is there, and its version. An ingest computes
 // it once (Summarize), so that a report over 1,000 runs reads 1,000 small
-// summaries instead of computing task_instances and sched_latency over
-// every event of every run. The same code computes it in a report
+// summaries instead of computing its metrics and sections over every
+// event of every run. The same code computes it in a report
 // (computeSummaries, into temporary tables) for the runs that have none of
 // the report's version: runs of an older traceduck, a read-only database,
 // a dataset of older jobs, and every run under --from/--to (the window
@@ -71,9 +71,9 @@ type summaryTables map[string]string
 // computeSummaries computes the summaries of the runs ids (a SQL list)
 // into t: the default metrics' values, the buckets of the histogram
 // sources whats (nil: every one), and each run's section with its keep
-// first objects. The views that several of them read (task_instances,
-// sched_latency, sched_stats) must be materialized for those runs on conn
-// (materialize).
+// first objects. The views that several of them read (sched_stats, and
+// under a window task_instances and sched_latency) must be materialized
+// for those runs on conn (materialize).
 func computeSummaries(ctx context.Context, conn *sql.Conn, ids string, t summaryTables, whats []string, keep int) error {
 	for _, m := range DefaultMetrics() {
 		q := fmt.Sprintf(metricValuesSQL, t[schema.TableReportValues], queries.Literal(m.Name), m.SQL, ids)
@@ -90,8 +90,9 @@ func computeSummaries(ctx context.Context, conn *sql.Conn, ids string, t summary
 
 // Summarize computes the summary of run id and stores it (the
 // report_... tables). It runs once the run is ingested, in a transaction
-// of its own on conn (schema.DB.SetSummarize): once per run, the views
-// task_instances, sched_latency and sched_stats computed once for it.
+// of its own on conn (schema.DB.SetSummarize): once per run, sched_stats
+// computed once for it (task_instances and sched_latency read the rows
+// its ingest wrote).
 func Summarize(ctx context.Context, conn *sql.Conn, id int32) error {
 	var catalog string
 	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&catalog); err != nil {
@@ -105,7 +106,7 @@ func Summarize(ctx context.Context, conn *sql.Conn, id int32) error {
 func summarizeInto(ctx context.Context, conn *sql.Conn, catalog string, ids []int32) error {
 	cat := queries.Ident(catalog) + ".main."
 	list := idList(ids)
-	drop, err := materialize(ctx, conn, catalog, list)
+	drop, err := materialize(ctx, conn, catalog, list, false)
 	defer drop()
 	if err != nil {
 		return err
@@ -126,8 +127,8 @@ func summarizeInto(ctx context.Context, conn *sql.Conn, catalog string, ids []in
 }
 
 // chunkEvents bounds the events of the runs a report summarizes at once
-// (their task_instances and sched_latency are held in temporary tables
-// meanwhile), and liveMemoryLimit DuckDB's memory meanwhile: the memory
+// (their sched_stats, and under a window task_instances and
+// sched_latency, are held in temporary tables meanwhile), and liveMemoryLimit DuckDB's memory meanwhile: the memory
 // of a report over many runs without summaries does not grow with their
 // number. With 5M events and DuckDB's default limit, a report that
 // summarized 505 runs of 100k events peaked at 1.7 GB.
