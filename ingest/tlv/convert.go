@@ -104,6 +104,9 @@ type Converter struct {
 	arg   []byte // the macro argument being expanded
 	out   []byte // the output line being expanded
 
+	lits  *litFilter // the rules' literals (litfilter.go)
+	found []uint64   // those the line holds
+
 	line      string // the line the patterns see
 	ascii     bool   // line is ASCII: rune i is line[i]
 	haveRunes bool   // runes holds line's
@@ -166,6 +169,7 @@ type crule struct {
 	index   int
 	prc     int    // the number of the group "prc" (the processor), -1 when none
 	lit     string // text every match contains (requiredLiteral): lines without it are not tried
+	litID   int    // its number in the converter's litFilter, -1 when none
 
 	// Regex time (DefaultLineBudget): on all lines, on the current one;
 	// the lines tried with regexp2; the lines on which it took most of
@@ -281,6 +285,23 @@ func Compile(sets []RuleSet, st *State, budget time.Duration) (*Converter, error
 			c.rules = append(c.rules, cr)
 		}
 	}
+	ids := map[string]int{}
+	var lits []string
+	for _, r := range c.rules {
+		r.litID = -1
+		if r.lit == "" {
+			continue
+		}
+		id, ok := ids[r.lit]
+		if !ok {
+			id = len(lits)
+			ids[r.lit] = id
+			lits = append(lits, r.lit)
+		}
+		r.litID = id
+	}
+	c.lits = newLitFilter(lits)
+	c.found = make([]uint64, c.lits.words)
 	return c, nil
 }
 
@@ -765,8 +786,9 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 	}
 	c.lineRules = c.lineRules[:0]
 	fast := c.ascii && strings.IndexByte(line, '\n') < 0
+	c.lits.scan(line, c.found)
 	for _, r := range c.rules {
-		if r.lit != "" && !strings.Contains(line, r.lit) {
+		if r.litID >= 0 && c.found[r.litID>>6]&(1<<(r.litID&63)) == 0 {
 			continue
 		}
 		if r.off != nil {

@@ -36,11 +36,14 @@ type fastRE struct {
 	re     *regexp.Regexp
 	groups []int // per .NET group number: the Go group number, -1 when none
 	looks  []fastLook
+	vm     *vmProg // the machine of vm.go, nil when it cannot do the pattern
+	st     vmState
 }
 
 type fastLook struct {
 	group  int // the marker's Go group number
 	re     *regexp.Regexp
+	tree   *syntax.Regexp
 	negate bool
 }
 
@@ -113,6 +116,15 @@ func compileFast(pattern string, re2 *regexp2.Regexp) *fastRE {
 	if 1+unnamed+named != len(nums) {
 		return nil
 	}
+	looks := make([]*syntax.Regexp, len(t.looks))
+	negate := make([]bool, len(t.looks))
+	for k, l := range t.looks {
+		if l.tree == nil || emptyLoop(l.tree) {
+			return f
+		}
+		looks[k], negate[k] = l.tree, l.negate
+	}
+	f.vm = compileVM(tree, re.NumSubexp(), looks, negate)
 	return f
 }
 
@@ -205,8 +217,12 @@ func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 				if err != nil {
 					return "", false
 				}
+				lookTree, err := syntax.Parse(`^(?:`+inner+`)`, syntax.Perl)
+				if err != nil {
+					lookTree = nil
+				}
 				b.WriteString("(?P<" + lookPrefix + strconv.Itoa(len(t.looks)) + ">)")
-				t.looks = append(t.looks, fastLook{re: re, negate: look == 2})
+				t.looks = append(t.looks, fastLook{re: re, tree: lookTree, negate: look == 2})
 				if t.i < len(s) && strings.IndexByte("*+?{", s[t.i]) >= 0 {
 					return "", false // a quantified look-ahead: rare, not worth it
 				}
@@ -415,6 +431,20 @@ func hasCaptureOrAnchor(re *syntax.Regexp) bool {
 // offsets (nil: no match); ok false when the look-aheads send the line
 // to regexp2.
 func (f *fastRE) match(line string) (loc []int, ok bool) {
+	if f.vm != nil {
+		if m, ok := f.vm.run(&f.st, line, vmBudget(len(line))); ok {
+			if !m {
+				return nil, true
+			}
+			return f.st.caps, true
+		}
+	}
+	return f.goMatch(line)
+}
+
+// goMatch is match by Go's regexp (and regexp2 when a look-ahead does
+// not hold where Go's match put it).
+func (f *fastRE) goMatch(line string) (loc []int, ok bool) {
 	loc = f.re.FindStringSubmatchIndex(line)
 	if loc == nil {
 		return nil, true
