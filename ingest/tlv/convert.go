@@ -98,11 +98,14 @@ type Converter struct {
 	// groups are expanded, but few distinct ones recur on every line
 	// (Task(id==3), RUNNING==WAITING): they are parsed once and kept, up
 	// to maxParsed of each (then the cache starts afresh).
-	refs  map[string]parsedRef
+	refs  [2]map[string]parsedRef // by text; [1]: $ATTR's (with ".attr")
 	conds map[string]parsedCond
 	buf   []byte // the condition being expanded
 	arg   []byte // the macro argument being expanded
 	out   []byte // the output line being expanded
+
+	memo []macroMemo // by the macro's memo number in its rule
+	gen  uint64      // counts the applications of rules (macroMemo)
 
 	lits  *litFilter // the rules' literals (litfilter.go)
 	found []uint64   // those the line holds
@@ -167,9 +170,10 @@ type crule struct {
 	ngroups int     // 1 + the highest group number
 	outs    []cout
 	index   int
-	prc     int    // the number of the group "prc" (the processor), -1 when none
-	lit     string // text every match contains (requiredLiteral): lines without it are not tried
-	litID   int    // its number in the converter's litFilter, -1 when none
+	prc     int            // the number of the group "prc" (the processor), -1 when none
+	lit     string         // text every match contains (requiredLiteral): lines without it are not tried
+	litID   int            // its number in the converter's litFilter, -1 when none
+	memoIDs map[string]int // its macros' memo numbers, by kind and argument
 
 	// Regex time (DefaultLineBudget): on all lines, on the current one;
 	// the lines tried with regexp2; the lines on which it took most of
@@ -235,6 +239,25 @@ type part struct {
 	macro macroKind
 	arg   *template
 	pos   int // byte offset in the rule's template of the part (of "$" for a group or a macro); a literal's text is the template's from there on
+
+	// A macro whose argument holds no group: the argument, and what it
+	// parses to, known when the rules are compiled.
+	static  *parsedRef
+	argText []byte
+	// memo numbers the macro among its rule's: those of the same kind
+	// and argument (as written) have the same number (macroMemo).
+	memo int
+}
+
+// macroMemo is the value of a macro of a rule for one match of a line,
+// while the state does not change: the TOPPERS rules read the same
+// $ATTR{Task(id==${id}).state} in every condition of a block.
+type macroMemo struct {
+	gen uint64 // Converter.gen of the rule's application
+	at  int    // the match (its offset)
+	ver uint64 // State.ver when it was read
+	val []byte
+	why string
 }
 
 type template struct {
@@ -273,7 +296,7 @@ func Compile(sets []RuleSet, st *State, budget time.Duration) (*Converter, error
 	if budget <= 0 {
 		budget = DefaultLineBudget
 	}
-	c := &Converter{st: st, budget: budget, now: time.Now, refs: map[string]parsedRef{}, conds: map[string]parsedCond{}}
+	c := &Converter{st: st, budget: budget, now: time.Now, refs: [2]map[string]parsedRef{{}, {}}, conds: map[string]parsedCond{}}
 	for _, set := range sets {
 		for i := range set.Rules {
 			r := &set.Rules[i]
@@ -369,6 +392,41 @@ func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool)
 	t, _, err := c.parseTemplate(cr, src, 0, false, fail)
 	if err != nil {
 		return nil, err
+	}
+	for i := range t.parts {
+		p := &t.parts[i]
+		if p.kind != pMacro {
+			continue
+		}
+		sig := []byte{byte(p.macro)}
+		for _, a := range p.arg.parts {
+			sig = append(sig, 0, byte(a.kind))
+			sig = strconv.AppendInt(sig, int64(a.group), 10)
+			sig = append(sig, 0)
+			sig = append(sig, a.text...)
+		}
+		id, ok := cr.memoIDs[string(sig)]
+		if !ok {
+			if cr.memoIDs == nil {
+				cr.memoIDs = map[string]int{}
+			}
+			id = len(cr.memoIDs)
+			cr.memoIDs[string(sig)] = id
+		}
+		p.memo = id
+		if len(c.memo) <= id {
+			c.memo = append(c.memo, make([]macroMemo, id+1-len(c.memo))...)
+		}
+		static := true
+		var text []byte
+		for _, a := range p.arg.parts {
+			static = static && a.kind == pLit
+			text = append(text, a.text...)
+		}
+		if static { // parsed once (the same text's parse shared: its selection memo too)
+			pr := c.parseRefCached(text, p.macro)
+			p.static, p.argText = &pr, text
+		}
 	}
 	// Check what can be checked now: the expansion with placeholders for
 	// the groups must be a standard-format line (or a condition), and the
@@ -813,6 +871,7 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 				}
 			}
 		}
+		c.gen++
 		if err := c.outputs(r, r.outs, ms, cpu, emit, problem); err != nil {
 			return matched, err
 		}
@@ -1105,10 +1164,31 @@ func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string)
 				dst = c.appendText(dst, i, m.loc[2*p.group+1])
 			}
 		case pMacro:
-			// Arguments hold no macros (they do not nest): c.arg is free.
-			c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+			mm := &c.memo[p.memo]
+			if mm.gen == c.gen && mm.at == m.index() && mm.ver == c.st.ver {
+				if mm.why != "" {
+					return dst, mm.why
+				}
+				dst = append(dst, mm.val...)
+				continue
+			}
 			var why string
-			if dst, why = c.macro(dst, p.macro, c.arg); why != "" {
+			var pr parsedRef
+			start := len(dst)
+			if p.static != nil {
+				pr = *p.static
+				dst, why = c.macro(dst, p.macro, p.argText, pr)
+			} else {
+				// Arguments hold no macros (they do not nest): c.arg is free.
+				c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+				pr = c.parseRefCached(c.arg, p.macro)
+				dst, why = c.macro(dst, p.macro, c.arg, pr)
+			}
+			if !pr.r.hasTime { // [TIME] reads count history misses: each read is made
+				mm.gen, mm.at, mm.ver, mm.why = c.gen, m.index(), c.st.ver, why
+				mm.val = append(mm.val[:0], dst[start:]...)
+			}
+			if why != "" {
 				return dst, why
 			}
 		}
@@ -1116,17 +1196,28 @@ func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string)
 	return dst, ""
 }
 
-// macro appends the value of a macro with its argument expanded.
-func (c *Converter) macro(dst []byte, k macroKind, argb []byte) ([]byte, string) {
-	pr, ok := c.refs[string(argb)]
+// parseRefCached parses a macro's argument, once for each text (and
+// whether it is $ATTR's, which ends in an attribute).
+func (c *Converter) parseRefCached(argb []byte, k macroKind) parsedRef {
+	refs := c.refs[0]
+	if k == mAttr {
+		refs = c.refs[1]
+	}
+	pr, ok := refs[string(argb)]
 	if !ok {
 		arg := string(argb)
 		pr.r, pr.err = parseRef(arg, k == mAttr)
-		if len(c.refs) >= maxParsed {
-			clear(c.refs)
+		if len(refs) >= maxParsed {
+			clear(refs)
 		}
-		c.refs[arg] = pr
+		refs[arg] = pr
 	}
+	return pr
+}
+
+// macro appends the value of a macro with its argument expanded (argb;
+// pr what it parses to).
+func (c *Converter) macro(dst []byte, k macroKind, argb []byte, pr parsedRef) ([]byte, string) {
 	r, err := pr.r, pr.err
 	if err != nil {
 		return dst, fmt.Sprintf("$%s{%s}: %v", macroName(k), argb, err)

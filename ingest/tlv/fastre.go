@@ -167,8 +167,14 @@ type translator struct {
 func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 	var b strings.Builder
 	s := t.src
+	// atom: what was just written can take a quantifier. "{n}" after
+	// nothing, "^", "$", "|" or a quantifier is not translated: .NET
+	// repeats the anchor (^{0} matches), Go takes the braces as text.
+	atom := false
 	for t.i < len(s) {
 		c := s[t.i]
+		wasAtom := atom
+		atom = true
 		switch {
 		case c >= 0x80 || c < 0x20:
 			return "", false
@@ -226,6 +232,7 @@ func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 				if t.i < len(s) && strings.IndexByte("*+?{", s[t.i]) >= 0 {
 					return "", false // a quantified look-ahead: rare, not worth it
 				}
+				atom = false
 				continue
 			}
 			b.WriteString(head + inner + ")")
@@ -254,6 +261,10 @@ func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 				return "", false
 			}
 		case c == '{':
+			if !wasAtom {
+				return "", false
+			}
+			atom = false
 			j := t.i + 1
 			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ',') {
 				j++
@@ -265,6 +276,7 @@ func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 			b.WriteString(s[t.i : j+1])
 			t.i = j + 1
 		default: // letters, digits, . ^ $ | * + ? and other punctuation mean the same
+			atom = strings.IndexByte("^$|*+?", c) < 0
 			if c == ']' || c == '}' {
 				b.WriteString(`\` + string(c))
 			} else {
@@ -359,9 +371,9 @@ func goodGroupName(n string) bool {
 // goodRepeat accepts n, n, and n,m (numbers below 1000, as Go wants).
 func goodRepeat(q string) bool {
 	lo, hi, comma := strings.Cut(q, ",")
-	small := func(x string) bool {
+	small := func(x string) bool { // Go takes "{01}" as text: no leading zeros
 		n, err := strconv.Atoi(x)
-		return err == nil && n < 1000 && x[0] != '+'
+		return err == nil && n < 1000 && x[0] != '+' && (x[0] != '0' || len(x) == 1)
 	}
 	if !small(lo) {
 		return false

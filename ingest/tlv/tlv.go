@@ -308,6 +308,11 @@ type Reader struct {
 	cpu     schema.CPU
 	rawLine string
 
+	// the last time parsed, and its text
+	lastTime     Time
+	lastTimeText []byte
+	haveTime     bool
+
 	unmatched     map[string]bool
 	unmatchedMore int64
 
@@ -500,7 +505,13 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	if err := r.sink.Std(l.Canonical(text), r.src); err != nil {
 		return err
 	}
-	t, err := ParseTime(l.Time, r.Radix, r.Unit)
+	// The lines a rule makes of one raw line share its time.
+	t, err := r.lastTime, error(nil)
+	if l.Time != string(r.lastTimeText) || !r.haveTime {
+		if t, err = ParseTime(l.Time, r.Radix, r.Unit); err == nil {
+			r.lastTime, r.lastTimeText, r.haveTime = t, append(r.lastTimeText[:0], l.Time...), true
+		}
+	}
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q: %v", rule.Name(), text, err)

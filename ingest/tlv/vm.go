@@ -42,22 +42,39 @@ const (
 	vmMatch
 )
 
-type vmInst struct {
-	op       vmOp
-	greedy   bool
-	negate   bool
-	lit      string
-	cls      *byteClass
-	min, max int
-	x, y     int
-	n        int
+type vmInst struct { // 64 bytes
+	op         vmOp
+	greedy     bool
+	negate     bool
+	possessive bool // a greedy run that never gives a byte back (possessive())
+	min, max   int32
+	x, y       int32
+	n          int32
+	fx, fy     *firstSet // a split's branches (fx: a look-ahead's body): what they can begin with
+	lit        string
+	cls        *byteClass
 }
 
-// byteClass is a set of bytes.
-type byteClass [4]uint64
+// byteClass is a set of bytes (a table: one load a byte).
+type byteClass [256]bool
 
-func (c *byteClass) has(b byte) bool { return c[b>>6]&(1<<(b&63)) != 0 }
-func (c *byteClass) add(b byte)      { c[b>>6] |= 1 << (b & 63) }
+func (c *byteClass) has(b byte) bool { return c[b] }
+func (c *byteClass) add(b byte)      { c[b] = true }
+
+func (c *byteClass) union(d *byteClass) {
+	for i, in := range d {
+		c[i] = c[i] || in
+	}
+}
+
+func (c *byteClass) disjoint(d *byteClass) bool {
+	for i, in := range d {
+		if in && c[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // compileVM compiles a parsed Go pattern; nil when it uses what the
 // machine does not do (the line is then matched by Go's regexp). looks
@@ -71,12 +88,16 @@ func compileVM(re *syntax.Regexp, ncap int, looks []*syntax.Regexp, negate []boo
 			return nil
 		}
 		sub.insts = append(sub.insts, vmInst{op: vmMatch})
+		sub.possessive()
+		sub.firsts()
 		p.looks = append(p.looks, sub)
 	}
 	if !p.compile(re) {
 		return nil
 	}
 	p.insts = append(p.insts, vmInst{op: vmMatch})
+	p.possessive()
+	p.firsts()
 	return p
 }
 
@@ -154,14 +175,14 @@ func (p *vmProg) compile(re *syntax.Regexp) bool {
 			if k >= len(p.looks) {
 				return false
 			}
-			p.emit(vmInst{op: vmLook, n: k, negate: p.negate[k]})
+			p.emit(vmInst{op: vmLook, n: int32(k), negate: p.negate[k]})
 			return true
 		}
-		p.emit(vmInst{op: vmSave, n: 2 * re.Cap})
+		p.emit(vmInst{op: vmSave, n: int32(2 * re.Cap)})
 		if !p.compile(re.Sub[0]) {
 			return false
 		}
-		p.emit(vmInst{op: vmSave, n: 2*re.Cap + 1})
+		p.emit(vmInst{op: vmSave, n: int32(2*re.Cap + 1)})
 		return true
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
@@ -176,18 +197,18 @@ func (p *vmProg) compile(re *syntax.Regexp) bool {
 			split := -1
 			if i < len(re.Sub)-1 {
 				split = p.emit(vmInst{op: vmSplit})
-				p.insts[split].x = split + 1
+				p.insts[split].x = int32(split + 1)
 			}
 			if !p.compile(s) {
 				return false
 			}
 			if split >= 0 {
 				jumps = append(jumps, p.emit(vmInst{op: vmJmp}))
-				p.insts[split].y = len(p.insts)
+				p.insts[split].y = int32(len(p.insts))
 			}
 		}
 		for _, j := range jumps {
-			p.insts[j].x = len(p.insts)
+			p.insts[j].x = int32(len(p.insts))
 		}
 		return true
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
@@ -202,7 +223,7 @@ func (p *vmProg) compile(re *syntax.Regexp) bool {
 		}
 		greedy := re.Flags&syntax.NonGreedy == 0
 		if c := single(re.Sub[0]); c != nil {
-			p.emit(vmInst{op: vmRun, cls: c, min: lo, max: hi, greedy: greedy})
+			p.emit(vmInst{op: vmRun, cls: c, min: int32(lo), max: int32(hi), greedy: greedy})
 			return true
 		}
 		var split int
@@ -219,20 +240,96 @@ func (p *vmProg) compile(re *syntax.Regexp) bool {
 			if !p.compile(re.Sub[0]) {
 				return false
 			}
-			p.emit(vmInst{op: vmJmp, x: split})
+			p.emit(vmInst{op: vmJmp, x: int32(split)})
 		case syntax.OpQuest:
 			split = p.emit(vmInst{op: vmSplit})
 			if !p.compile(re.Sub[0]) {
 				return false
 			}
 		}
-		p.insts[split].x, p.insts[split].y = split+1, len(p.insts)
+		p.insts[split].x, p.insts[split].y = int32(split+1), int32(len(p.insts))
 		if !greedy {
 			p.insts[split].x, p.insts[split].y = p.insts[split].y, p.insts[split].x
 		}
 		return true
 	}
 	return false
+}
+
+// firstSet is what a branch can begin with: the bytes it can take first,
+// whether it can succeed at the end of the line without taking one, and
+// whether it can succeed anywhere without taking one (then it is always
+// tried).
+type firstSet struct {
+	cls      byteClass
+	eol, any bool
+}
+
+// can reports whether the branch may match s from pos.
+func (f *firstSet) can(s string, pos int) bool {
+	if f.any {
+		return true
+	}
+	if pos >= len(s) {
+		return f.eol
+	}
+	return f.cls.has(s[pos])
+}
+
+// first computes what the program from pc can begin with; seen marks
+// the instructions on the path (a loop back: always tried).
+func (p *vmProg) first(pc int, seen []bool) firstSet {
+	if seen[pc] {
+		return firstSet{any: true}
+	}
+	seen[pc] = true
+	defer func() { seen[pc] = false }()
+	var f firstSet
+	switch in := &p.insts[pc]; in.op {
+	case vmLit:
+		f.cls.add(in.lit[0])
+	case vmRun:
+		f.cls = *in.cls
+		if in.min == 0 {
+			next := p.first(pc+1, seen)
+			f.union(next)
+		}
+	case vmSave, vmBegin:
+		return p.first(pc+1, seen)
+	case vmJmp:
+		return p.first(int(in.x), seen)
+	case vmSplit:
+		f = p.first(int(in.x), seen)
+		f.union(p.first(int(in.y), seen))
+	case vmEnd:
+		f.eol = true
+	default: // vmLook, vmMatch
+		f.any = true
+	}
+	return f
+}
+
+func (f *firstSet) union(g firstSet) {
+	f.cls.union(&g.cls)
+	f.eol = f.eol || g.eol
+	f.any = f.any || g.any
+}
+
+// firsts sets the splits' firstSets, and the look-aheads' (of their
+// bodies).
+func (p *vmProg) firsts() {
+	seen := make([]bool, len(p.insts))
+	for i := range p.insts {
+		switch in := &p.insts[i]; in.op {
+		case vmSplit:
+			fx, fy := p.first(int(in.x), seen), p.first(int(in.y), seen)
+			in.fx, in.fy = &fx, &fy
+		case vmLook:
+			body := p.looks[in.n]
+			fx := body.first(0, make([]bool, len(body.insts)))
+			in.fx = &fx
+		}
+	}
 }
 
 // vmBudget is the number of steps the machine may take on a line of n
@@ -264,11 +361,13 @@ type vmState struct {
 // run matches s from its start; st.caps gets the capture offsets (-1:
 // none). ok is false when the budget ran out (nothing is known then).
 func (p *vmProg) run(st *vmState, s string, budget int) (matched, ok bool) {
-	steps := 0
-	return p.exec(st, s, &steps, budget)
+	matched, _, ok = p.exec(st, s, 0, budget)
+	return matched, ok
 }
 
-func (p *vmProg) exec(st *vmState, s string, steps *int, budget int) (matched, ok bool) {
+// exec is run counting steps from steps (a look-ahead's are its
+// pattern's); it returns them.
+func (p *vmProg) exec(st *vmState, s string, steps, budget int) (matched bool, _ int, ok bool) {
 	if cap(st.caps) < p.ncap {
 		st.caps = make([]int, p.ncap)
 	}
@@ -278,13 +377,14 @@ func (p *vmProg) exec(st *vmState, s string, steps *int, budget int) (matched, o
 	}
 	st.caps = caps
 	stack := st.stack[:0]
+	// choices counts the frames to come back to (not the captures to
+	// restore): with none, a capture needs no restoring, since a failure
+	// then is the end.
+	choices := 0
+	insts := p.insts
 	pc, pos := 0, 0
 	for {
-		if *steps++; *steps > budget {
-			st.stack = stack
-			return false, false
-		}
-		in := &p.insts[pc]
+		in := &insts[pc]
 		switch in.op {
 		case vmLit:
 			if len(s)-pos >= len(in.lit) && s[pos:pos+len(in.lit)] == in.lit {
@@ -293,40 +393,63 @@ func (p *vmProg) exec(st *vmState, s string, steps *int, budget int) (matched, o
 				continue
 			}
 		case vmRun:
-			lim := len(s) - pos
-			if in.max >= 0 && in.max < lim {
-				lim = in.max
+			lo, lim := int(in.min), len(s)-pos
+			if in.max >= 0 && int(in.max) < lim {
+				lim = int(in.max)
 			}
-			n := 0
+			n, cls := 0, in.cls
 			if in.greedy {
-				for n < lim && in.cls.has(s[pos+n]) {
+				for n < lim && cls[s[pos+n]] {
 					n++
 				}
 			} else {
-				for n < in.min && n < lim && in.cls.has(s[pos+n]) {
+				for n < lo && n < lim && cls[s[pos+n]] {
 					n++
 				}
 			}
-			*steps += n
-			if n >= in.min {
-				if in.greedy && n > in.min {
-					stack = append(stack, vmFrame{fRun, int32(pc), int32(pos), int32(n)})
+			if steps += n; steps > budget {
+				st.stack = stack
+				return false, steps, false
+			}
+			if n >= lo {
+				if in.greedy && n > lo {
+					if !in.possessive {
+						stack = append(stack, vmFrame{fRun, int32(pc), int32(pos), int32(n)})
+						choices++
+					}
 				} else if !in.greedy && n < lim {
 					stack = append(stack, vmFrame{fRunLazy, int32(pc), int32(pos), int32(n)})
+					choices++
 				}
 				pos += n
 				pc++
 				continue
 			}
 		case vmSplit:
-			stack = append(stack, vmFrame{fSplit, int32(in.y), int32(pos), 0})
-			pc = in.x
+			// A branch that cannot begin with the next byte is not tried.
+			if !in.fx.can(s, pos) {
+				pc = int(in.y)
+				continue
+			}
+			if !in.fy.can(s, pos) {
+				pc = int(in.x)
+				continue
+			}
+			if steps++; steps > budget {
+				st.stack = stack
+				return false, steps, false
+			}
+			stack = append(stack, vmFrame{fSplit, in.y, int32(pos), 0})
+			choices++
+			pc = int(in.x)
 			continue
 		case vmJmp:
-			pc = in.x
+			pc = int(in.x)
 			continue
 		case vmSave:
-			stack = append(stack, vmFrame{fSave, int32(in.n), 0, int32(caps[in.n])})
+			if choices > 0 {
+				stack = append(stack, vmFrame{fSave, in.n, 0, int32(caps[in.n])})
+			}
 			caps[in.n] = pos
 			pc++
 			continue
@@ -341,13 +464,16 @@ func (p *vmProg) exec(st *vmState, s string, steps *int, budget int) (matched, o
 				continue
 			}
 		case vmLook:
-			if st.look == nil {
-				st.look = &vmState{}
+			m, ok := false, true
+			if in.fx.can(s, pos) { // else the look-ahead cannot match here
+				if st.look == nil {
+					st.look = &vmState{}
+				}
+				m, steps, ok = p.looks[in.n].exec(st.look, s[pos:], steps, budget)
 			}
-			m, ok := p.looks[in.n].exec(st.look, s[pos:], steps, budget)
 			if !ok {
 				st.stack = stack
-				return false, false
+				return false, steps, false
 			}
 			if m != in.negate {
 				pc++
@@ -358,40 +484,92 @@ func (p *vmProg) exec(st *vmState, s string, steps *int, budget int) (matched, o
 				caps[0], caps[1] = 0, pos // the whole match
 			}
 			st.stack = stack
-			return true, true
+			return true, steps, true
 		}
 		// Fail: back to the last point to come back to.
 	back:
 		if len(stack) == 0 {
 			st.stack = stack
-			return false, true
+			return false, steps, true
 		}
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		*steps++
+		if steps++; steps > budget {
+			st.stack = stack
+			return false, steps, false
+		}
 		switch f.kind {
 		case fSave:
 			caps[f.pc] = int(f.aux)
 			goto back
 		case fSplit:
+			choices--
 			pc, pos = int(f.pc), int(f.pos)
 		case fRun:
+			choices--
 			n := f.aux - 1
-			if n > int32(p.insts[f.pc].min) {
+			if n > insts[f.pc].min {
 				stack = append(stack, vmFrame{fRun, f.pc, f.pos, n})
+				choices++
 			}
 			pc, pos = int(f.pc)+1, int(f.pos+n)
 		case fRunLazy:
-			in := &p.insts[f.pc]
+			choices--
+			in := &insts[f.pc]
 			n := f.aux + 1
 			end := int(f.pos + n)
-			if end > len(s) || (in.max >= 0 && int(n) > in.max) || !in.cls.has(s[end-1]) {
+			if end > len(s) || (in.max >= 0 && n > in.max) || !in.cls[s[end-1]] {
 				goto back
 			}
-			if end < len(s) && (in.max < 0 || int(n) < in.max) {
+			if end < len(s) && (in.max < 0 || n < in.max) {
 				stack = append(stack, vmFrame{fRunLazy, f.pc, f.pos, n})
+				choices++
 			}
 			pc, pos = int(f.pc)+1, end
 		}
+	}
+}
+
+// possessive marks the greedy runs that nothing after them can take a
+// byte back from: what follows (captures aside) must begin with a byte
+// the run's class lacks (a literal, a run of at least one byte, the end
+// of the line, after runs that may be empty), so that if it fails after
+// the run took n bytes, it fails after n-1 too. Such a run leaves no
+// point to come back to ([0-9A-Fa-f]+ before "]", \d+ before "\.?\s*$").
+func (p *vmProg) possessive() {
+	for i := range p.insts {
+		in := &p.insts[i]
+		if in.op != vmRun || !in.greedy || in.max == in.min {
+			continue
+		}
+		var first byteClass
+		ok := false
+	walk:
+		for j := i + 1; j < len(p.insts); j++ {
+			nx := &p.insts[j]
+			switch nx.op {
+			case vmSave:
+				continue
+			case vmLit:
+				if nx.lit == "" {
+					continue
+				}
+				first.add(nx.lit[0])
+				ok = true
+			case vmRun:
+				first.union(nx.cls)
+				if nx.min == 0 {
+					continue
+				}
+				ok = true
+			case vmEnd:
+				ok = true
+			}
+			break walk
+		}
+		if !ok {
+			continue
+		}
+		in.possessive = first.disjoint(in.cls)
 	}
 }
