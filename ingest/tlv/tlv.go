@@ -577,13 +577,59 @@ func (r *Reader) Finish() {
 // [TIME]:[PRC:TID]:
 var fmpLine = regexp.MustCompile(`^\s*\[([0-9A-Za-z]+)\]:\[(\d+)(?::[^\]]*)?\]:`)
 
+// fmpPrefix is fmpLine.FindStringSubmatch without the regexp: the time's
+// and the processor's texts, ok false when the line does not begin so.
+func fmpPrefix(s string) (tm, prc string, ok bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	if i >= len(s) || s[i] != '[' {
+		return "", "", false
+	}
+	i++
+	j := i
+	for j < len(s) && isAlnum(s[j]) {
+		j++
+	}
+	if j == i || len(s)-j < 3 || s[j:j+3] != "]:[" {
+		return "", "", false
+	}
+	tm = s[i:j]
+	i = j + 3
+	j = i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return "", "", false
+	}
+	prc = s[i:j]
+	if j < len(s) && s[j] == ':' {
+		for j < len(s) && s[j] != ']' {
+			j++
+		}
+	}
+	if len(s)-j < 2 || s[j:j+2] != "]:" {
+		return "", "", false
+	}
+	return tm, prc, true
+}
+
 // reorder orders FMP lines by time within a window: each processor's
 // lines are in order, but the processors' buffers are interleaved, so a
-// line can be earlier than the one before it. Lines wait in a heap of at
-// most reorderWindow lines; a line older than one already passed on (it
-// came more than the window late) goes on as it is, counted.
+// line can be earlier than the one before it. At most reorderWindow lines
+// wait; the earliest (time, then line number) goes on when there are more.
+// A line older than one already passed on (it came more than the window
+// late) goes on as it is, counted. The lines that wait are in two places:
+// a queue of those that came in order (not earlier than the queue's
+// last), and a heap of the others; the earliest is at the head of one of
+// them. Most lines come in order: a heap of all of them cost a sift
+// through 14 levels a line.
 type reorder struct {
 	r        *Reader
+	emit     func(text string, n int64, cpu schema.CPU) error // r.Line
+	q        lineQueue
 	h        lineHeap
 	seen     int64
 	maxNS    int64
@@ -603,16 +649,49 @@ type pending struct {
 	n    int64
 	cpu  schema.CPU
 	text string
+	time Time // the time parsed, when has
+	has  bool
+}
+
+func (p *pending) less(q *pending) bool {
+	if p.ns != q.ns {
+		return p.ns < q.ns
+	}
+	return p.n < q.n
+}
+
+// lineQueue is a ring of pending lines.
+type lineQueue struct {
+	buf        []pending
+	head, size int
+}
+
+func (q *lineQueue) push(p pending) {
+	if q.size == len(q.buf) {
+		nb := make([]pending, max(64, 2*len(q.buf)))
+		for i := 0; i < q.size; i++ {
+			nb[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.size)%len(q.buf)] = p
+	q.size++
+}
+
+func (q *lineQueue) front() *pending { return &q.buf[q.head] }
+func (q *lineQueue) back() *pending  { return &q.buf[(q.head+q.size-1)%len(q.buf)] }
+
+func (q *lineQueue) pop() pending {
+	p := q.buf[q.head]
+	q.buf[q.head] = pending{}
+	q.head = (q.head + 1) % len(q.buf)
+	q.size--
+	return p
 }
 
 type lineHeap []pending
 
-func (h lineHeap) less(i, j int) bool {
-	if h[i].ns != h[j].ns {
-		return h[i].ns < h[j].ns
-	}
-	return h[i].n < h[j].n
-}
+func (h lineHeap) less(i, j int) bool { return h[i].less(&h[j]) }
 
 func (h *lineHeap) push(p pending) {
 	*h = append(*h, p)
@@ -653,17 +732,17 @@ func (h *lineHeap) pop() pending {
 	return top
 }
 
-func newReorder(r *Reader) *reorder { return &reorder{r: r} }
+func newReorder(r *Reader) *reorder { return &reorder{r: r, emit: r.Line} }
 
 func (o *reorder) push(text string, n int64) error {
 	if n == 1 {
 		text = strings.TrimPrefix(text, "\xef\xbb\xbf")
 	}
 	p := pending{n: n, cpu: schema.NoCPU, text: text}
-	if m := fmpLine.FindStringSubmatch(text); m != nil {
-		if t, err := ParseTime(m[1], o.r.Radix, o.r.Unit); err == nil {
-			p.ns = t.NS
-			if c, err := strconv.ParseInt(m[2], 10, 32); err == nil {
+	if tm, prc, ok := fmpPrefix(text); ok {
+		if t, err := ParseTime(tm, o.r.Radix, o.r.Unit); err == nil {
+			p.ns, p.time, p.has = t.NS, t, true
+			if c, err := strconv.ParseInt(prc, 10, 32); err == nil {
 				p.cpu = schema.CPU(c)
 			}
 			if o.haveMax && p.ns < o.maxNS {
@@ -681,15 +760,24 @@ func (o *reorder) push(text string, n int64) error {
 	} else {
 		p.ns = o.maxNS // a line without a time stays where it is
 	}
-	o.h.push(p)
-	if len(o.h) > reorderWindow {
+	if o.q.size == 0 || !p.less(o.q.back()) {
+		o.q.push(p)
+	} else {
+		o.h.push(p)
+	}
+	if o.q.size+len(o.h) > reorderWindow {
 		return o.out()
 	}
 	return nil
 }
 
 func (o *reorder) out() error {
-	p := o.h.pop()
+	var p pending
+	if len(o.h) == 0 || o.q.size > 0 && o.q.front().less(&o.h[0]) {
+		p = o.q.pop()
+	} else {
+		p = o.h.pop()
+	}
 	if o.haveOut && p.ns < o.lastOut {
 		if o.tooLate == 0 {
 			o.firstToo = p.n
@@ -698,11 +786,16 @@ func (o *reorder) out() error {
 	} else {
 		o.lastOut, o.haveOut = p.ns, true
 	}
-	return o.r.Line(p.text, p.n, p.cpu)
+	if p.has {
+		// The rules' lines have the line's time: parsed already.
+		tm, _, _ := fmpPrefix(p.text)
+		o.r.lastTime, o.r.lastTimeText, o.r.haveTime = p.time, append(o.r.lastTimeText[:0], tm...), true
+	}
+	return o.emit(p.text, p.n, p.cpu)
 }
 
 func (o *reorder) flush() error {
-	for len(o.h) > 0 {
+	for o.q.size+len(o.h) > 0 {
 		if err := o.out(); err != nil {
 			return err
 		}
