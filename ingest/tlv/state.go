@@ -40,6 +40,7 @@ const historyLen = 16
 
 // typeInfo is a resource type with its attributes numbered.
 type typeInfo struct {
+	index    int // among the state's types (their per-type tables elsewhere)
 	def      *ResourceType
 	attrs    []*attrInfo // declared first, in header order; then undeclared ones as the trace sets them
 	attrIdx  map[string]int
@@ -89,7 +90,7 @@ func NewState(res *ResourceFile, types []*ResourceType) (*State, error) {
 		if _, dup := s.types[t.Name]; dup {
 			continue // the first header that declares a type wins
 		}
-		ti := &typeInfo{def: t, attrIdx: map[string]int{}, behavior: map[string]*BehaviorDef{}}
+		ti := &typeInfo{index: len(s.types), def: t, attrIdx: map[string]int{}, behavior: map[string]*BehaviorDef{}}
 		for i := range t.Attributes {
 			a := &t.Attributes[i]
 			ti.attrIdx[a.Name] = len(ti.attrs)

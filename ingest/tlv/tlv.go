@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
@@ -816,8 +817,8 @@ func (o *reorder) flush() error {
 type tableSink struct {
 	w       *schema.RunWriter
 	objs    []schema.ObjectID // by resource index
-	classes map[*typeInfo]schema.Sym
-	attrEv  map[*typeInfo][]schema.Sym
+	classes []schema.Sym      // by type index, -1 when not made yet
+	attrEv  [][]schema.Sym    // by type index
 	cpus    *cpuModel
 	waits   *waitModel
 	started bool
@@ -826,11 +827,11 @@ type tableSink struct {
 	notes   map[string]schema.DiagID
 	sev     schema.Event
 	prevTS  int64 // latest event time, for events that go back
+	states  map[stateKey]schema.Sym
 }
 
 func newTableSink(w *schema.RunWriter) *tableSink {
-	return &tableSink{w: w, classes: map[*typeInfo]schema.Sym{}, attrEv: map[*typeInfo][]schema.Sym{},
-		notes: map[string]schema.DiagID{}}
+	return &tableSink{w: w, notes: map[string]schema.DiagID{}, states: map[stateKey]schema.Sym{}}
 }
 
 func (s *tableSink) Bad(src int64, format string, args ...any) error {
@@ -951,19 +952,53 @@ func (s *tableSink) TimeOutOfBounds(ns int64) string { return s.w.TimeOutOfBound
 func attrInstance(k int) int64 { return int64(k) + 1 }
 
 func (s *tableSink) attrSym(t *typeInfo, k int) schema.Sym {
-	syms := s.attrEv[t]
+	for len(s.attrEv) <= t.index {
+		s.attrEv = append(s.attrEv, nil)
+	}
+	syms := s.attrEv[t.index]
+	if k < len(syms) {
+		return syms[k]
+	}
 	for len(syms) <= k {
 		syms = append(syms, s.w.Sym(t.attrs[len(syms)].name+"="))
 	}
-	s.attrEv[t] = syms
+	s.attrEv[t.index] = syms
 	return syms[k]
 }
 
+// stateSym is the symbol of the state "attr=value" of r's attribute k.
+func (s *tableSink) stateSym(r *Res, k int, v string) schema.Sym {
+	key := stateKey{r.Type, k, v}
+	if sym, ok := s.states[key]; ok {
+		return sym
+	}
+	sym := s.w.Sym(r.AttrName(k) + "=" + v)
+	if len(s.states) < maxStateSyms {
+		key.v = strings.Clone(v)
+		s.states[key] = sym
+	}
+	return sym
+}
+
+// stateKey is a value of an attribute of a type (stateSym).
+type stateKey struct {
+	t *typeInfo
+	k int
+	v string
+}
+
+// maxStateSyms bounds the states whose symbols stateSym keeps: values can
+// be made up by the log (an attribute per line).
+const maxStateSyms = 1 << 16
+
 func (s *tableSink) class(t *typeInfo) schema.Sym {
-	c, ok := s.classes[t]
-	if !ok {
+	for len(s.classes) <= t.index {
+		s.classes = append(s.classes, -1)
+	}
+	c := s.classes[t.index]
+	if c < 0 {
 		c = s.w.Sym(t.def.Name)
-		s.classes[t] = c
+		s.classes[t.index] = c
 	}
 	return c
 }
@@ -1027,13 +1062,15 @@ func (s *tableSink) Event(e *Event) error {
 	}
 	ev.Event = s.attrSym(e.Res.Type, e.Attr)
 	ev.TargetInstance = attrInstance(e.Attr)
-	ev.Value = []byte(e.Value)
+	ev.Value = unsafe.Slice(unsafe.StringData(e.Value), len(e.Value)) // copied by Event
+	if ev.Value == nil {
+		ev.Value = []byte{} // "" is a value, nil NULL
+	}
 	seq, err := s.w.Event(ev)
 	if err != nil {
 		return err
 	}
-	name := e.Res.AttrName(e.Attr)
-	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.w.Sym(name+"="+e.Value), seq, e.CPU); err != nil {
+	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.stateSym(e.Res, e.Attr, e.Value), seq, e.CPU); err != nil {
 		return err
 	}
 	if err := s.priority(e.Res, e.Attr, e.Value, obj, e.Time.NS, seq, e.Src); err != nil {
@@ -1093,19 +1130,32 @@ func appendArgs(b []byte, def *BehaviorDef, args []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var name string
 		if def != nil && i < len(def.Arguments) {
-			name = def.Arguments[i].Name
+			b = appendJSONString(b, def.Arguments[i].Name)
 		} else {
-			name = "arg" + strconv.Itoa(i+1)
+			b = append(b, `"arg`...)
+			b = strconv.AppendInt(b, int64(i+1), 10)
+			b = append(b, '"')
 		}
-		k, _ := json.Marshal(name)
-		v, _ := json.Marshal(a)
-		b = append(b, k...)
 		b = append(b, ':')
-		b = append(b, v...)
+		b = appendJSONString(b, a)
 	}
 	return append(b, '}')
+}
+
+// appendJSONString appends s as json.Marshal writes it: quoted as it is
+// when it is printable ASCII without what json.Marshal escapes (" \ < >
+// &), else by json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			v, _ := json.Marshal(s)
+			return append(b, v...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 func (s *tableSink) finish(rd *Reader) error {
