@@ -3,11 +3,13 @@ package tlv
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dlclark/regexp2"
 	"github.com/traceduck/traceduck/ingest"
@@ -107,8 +109,11 @@ type Converter struct {
 	memo []macroMemo // by the macro's memo number in its rule
 	gen  uint64      // counts the applications of rules (macroMemo)
 
-	lits  *litFilter // the rules' literals (litfilter.go)
-	found []uint64   // those the line holds
+	lits     *litFilter // the rules' literals (litfilter.go)
+	found    []uint64   // those the line holds
+	litRules [][]uint64 // by literal: the rules (a set of rule numbers) that need it
+	always   []uint64   // the rules without a literal
+	cand     []uint64   // the rules to try on the line
 
 	line      string // the line the patterns see
 	ascii     bool   // line is ASCII: rune i is line[i]
@@ -323,8 +328,22 @@ func Compile(sets []RuleSet, st *State, budget time.Duration) (*Converter, error
 		}
 		r.litID = id
 	}
-	c.lits = newLitFilter(lits)
-	c.found = make([]uint64, c.lits.words)
+	if c.lits = newLitFilter(lits); c.lits != nil {
+		c.found = make([]uint64, c.lits.words)
+		words := (len(c.rules) + 63) / 64
+		c.always = make([]uint64, words)
+		c.litRules = make([][]uint64, len(lits))
+		for i := range c.litRules {
+			c.litRules[i] = make([]uint64, words)
+		}
+		for i, r := range c.rules {
+			if r.litID < 0 {
+				c.always[i/64] |= 1 << (i % 64)
+			} else {
+				c.litRules[r.litID][i/64] |= 1 << (i % 64)
+			}
+		}
+	}
 	return c, nil
 }
 
@@ -816,7 +835,8 @@ func (c *Converter) checkSelect(typ string, cond *Expr) error {
 
 // Emit receives each standard-format line a rule produced, and the
 // processor the rule's group "prc" names (-1 when none); the consumer
-// applies it to the state before returning (see Reader).
+// applies it to the state before returning (see Reader). The text is
+// valid only during the call.
 type Emit func(text string, r *crule, cpu int) error
 
 // Problem is a finding of the conversion that skips one output (a macro
@@ -844,39 +864,66 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 	}
 	c.lineRules = c.lineRules[:0]
 	fast := c.ascii && strings.IndexByte(line, '\n') < 0
+	if c.lits == nil {
+		for _, r := range c.rules {
+			if r.litID >= 0 && !strings.Contains(line, r.lit) {
+				continue
+			}
+			if err := c.apply(r, fast, n, &matched, emit, problem); err != nil {
+				return matched, err
+			}
+		}
+		return matched, nil
+	}
+	// The rules to try: those without a literal, and those whose literal
+	// the line holds, in rule order.
 	c.lits.scan(line, c.found)
-	for _, r := range c.rules {
-		if r.litID >= 0 && c.found[r.litID>>6]&(1<<(r.litID&63)) == 0 {
-			continue
-		}
-		if r.off != nil {
-			if r.off.notTried++; r.off.notTried == 1 {
-				r.off.first = n
-			}
-			continue
-		}
-		ms, err := c.matches(r, fast, n)
-		if err != nil {
-			return matched, err
-		}
-		if len(ms) == 0 {
-			continue
-		}
-		matched = true
-		cpu := -1
-		if r.prc >= 0 {
-			if g, ok := c.group(ms[0], r.prc); ok {
-				if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
-					cpu = int(v)
-				}
+	cand := append(c.cand[:0], c.always...)
+	for w, x := range c.found {
+		for x != 0 {
+			l := w*64 + bits.TrailingZeros64(x)
+			x &= x - 1
+			for i, y := range c.litRules[l] {
+				cand[i] |= y
 			}
 		}
-		c.gen++
-		if err := c.outputs(r, r.outs, ms, cpu, emit, problem); err != nil {
-			return matched, err
+	}
+	c.cand = cand
+	for w, x := range cand {
+		for x != 0 {
+			r := c.rules[w*64+bits.TrailingZeros64(x)]
+			x &= x - 1
+			if err := c.apply(r, fast, n, &matched, emit, problem); err != nil {
+				return matched, err
+			}
 		}
 	}
 	return matched, nil
+}
+
+// apply tries rule r on the line and applies its outputs when it matches.
+func (c *Converter) apply(r *crule, fast bool, n int64, matched *bool, emit Emit, problem func(Problem)) error {
+	if r.off != nil {
+		if r.off.notTried++; r.off.notTried == 1 {
+			r.off.first = n
+		}
+		return nil
+	}
+	ms, err := c.matches(r, fast, n)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	*matched = true
+	cpu := -1
+	if r.prc >= 0 {
+		if g, ok := c.group(ms[0], r.prc); ok {
+			if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
+				cpu = int(v)
+			}
+		}
+	}
+	c.gen++
+	return c.outputs(r, r.outs, ms, cpu, emit, problem)
 }
 
 // TimeoutError is a line whose regular expressions took longer than the
@@ -1122,7 +1169,7 @@ func (c *Converter) expand(t *template, ms []match) (string, string) {
 	if c.out, why = c.expandTo(c.out[:0], t, ms); why != "" {
 		return "", why
 	}
-	return string(c.out), ""
+	return unsafe.String(unsafe.SliceData(c.out), len(c.out)), "" // valid until the next expand (Emit)
 }
 
 // expandTo is expand appending to dst.

@@ -38,7 +38,27 @@ type fastRE struct {
 	looks  []fastLook
 	vm     *vmProg // the machine of vm.go, nil when it cannot do the pattern
 	st     vmState
+
+	// The matches of the rest of a line after the machine's deterministic
+	// beginning (vmProg.prefixEnd), by that rest: TOPPERS lines differ in
+	// their times, and their rests ("enter to wai_sem semid=1.") recur.
+	det  int
+	memo map[string]*vmMemo
 }
+
+// vmMemo is how the rest of a line matches: the captures it set, as
+// offsets from where the rest begins, memoUnset for those it left as the
+// beginning set them.
+type vmMemo struct {
+	matched bool
+	caps    []int32
+}
+
+const (
+	memoUnset   = -2
+	maxMemo     = 4096 // rests remembered per rule (then forgotten, all)
+	maxMemoRest = 256  // longer rests are not remembered
+)
 
 type fastLook struct {
 	group  int // the marker's Go group number
@@ -125,6 +145,11 @@ func compileFast(pattern string, re2 *regexp2.Regexp) *fastRE {
 		looks[k], negate[k] = l.tree, l.negate
 	}
 	f.vm = compileVM(tree, re.NumSubexp(), looks, negate)
+	if f.vm != nil {
+		if f.det = f.vm.prefixEnd(); f.det > 0 {
+			f.memo = map[string]*vmMemo{}
+		}
+	}
 	return f
 }
 
@@ -443,13 +468,53 @@ func hasCaptureOrAnchor(re *syntax.Regexp) bool {
 // offsets (nil: no match); ok false when the look-aheads send the line
 // to regexp2.
 func (f *fastRE) match(line string) (loc []int, ok bool) {
-	if f.vm != nil {
-		if m, ok := f.vm.run(&f.st, line, vmBudget(len(line))); ok {
-			if !m {
+	if f.vm == nil {
+		return f.goMatch(line)
+	}
+	if f.det > 0 {
+		pos, ok := f.vm.prefix(&f.st, line, f.det)
+		if !ok {
+			return nil, true
+		}
+		if rest := line[pos:]; len(rest) <= maxMemoRest {
+			m := f.memo[rest]
+			if m == nil {
+				// The rest alone, from where the beginning left off.
+				var st vmState
+				matched, _, ok := f.vm.exec(&st, rest, f.det, memoUnset, 0, vmBudget(len(line)))
+				if !ok {
+					return f.goMatch(line)
+				}
+				m = &vmMemo{matched: matched}
+				if matched {
+					m.caps = make([]int32, len(st.caps))
+					for i, c := range st.caps {
+						m.caps[i] = int32(c)
+					}
+				}
+				if len(f.memo) >= maxMemo {
+					clear(f.memo)
+				}
+				f.memo[strings.Clone(rest)] = m
+			}
+			if !m.matched {
 				return nil, true
 			}
-			return f.st.caps, true
+			caps := f.st.caps
+			for i, c := range m.caps {
+				if c != memoUnset {
+					caps[i] = pos + int(c)
+				}
+			}
+			caps[0], caps[1] = 0, pos+int(m.caps[1])
+			return caps, true
 		}
+	}
+	if m, ok := f.vm.run(&f.st, line, vmBudget(len(line))); ok {
+		if !m {
+			return nil, true
+		}
+		return f.st.caps, true
 	}
 	return f.goMatch(line)
 }

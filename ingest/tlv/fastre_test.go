@@ -3,6 +3,7 @@ package tlv
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,11 @@ func checkFastRE(t testing.TB, pattern string, re2 *regexp2.Regexp, f *fastRE, l
 	loc, ok := f.match(line)
 	if !ok {
 		return false
+	}
+	loc = slices.Clone(loc)
+	// Again: the rest of the line is remembered now (fastRE.memo).
+	if again, ok2 := f.match(line); !ok2 || !slices.Equal(again, loc) {
+		t.Fatalf("%s on %q: %v, then %v", pattern, line, loc, again)
 	}
 	// The machine of vm.go (match's first try) and Go's regexp agree
 	// where both answer.

@@ -14,10 +14,24 @@ type litFilter struct {
 	out   []uint64 // state*words ...: the literals that end at the state
 	words int
 	n     int // literals
+
+	// next is delta for scan: state*ncls + class gives the next state
+	// times ncls, with the sign bit set when literals end there.
+	next []int32
 }
 
-// newLitFilter builds the automaton of distinct non-empty literals.
+// maxLitTable bounds the automaton's table (entries of 4 bytes): a rule
+// file of many long literals gets none (newLitFilter returns nil), and
+// each rule's literal is looked for on its own.
+const maxLitTable = 1 << 21
+
+// newLitFilter builds the automaton of distinct non-empty literals; nil
+// when its table would be larger than maxLitTable.
 func newLitFilter(lits []string) *litFilter {
+	total := 1
+	for _, l := range lits {
+		total += len(l)
+	}
 	f := &litFilter{n: len(lits), words: (len(lits) + 63) / 64}
 	// Classes: each byte that some literal has, its own; the others, 0.
 	for _, l := range lits {
@@ -29,6 +43,9 @@ func newLitFilter(lits []string) *litFilter {
 		}
 	}
 	f.ncls++
+	if total*f.ncls > maxLitTable {
+		return nil // states are at most the literals' bytes and the start
+	}
 	// The trie.
 	type node struct {
 		next map[uint16]int32
@@ -77,27 +94,29 @@ func newLitFilter(lits []string) *litFilter {
 		}
 	}
 	// Class 0 (bytes of no literal) leads back to the start: delta 0.
+	f.next = make([]int32, len(f.delta))
+	for i, d := range f.delta {
+		f.next[i] = d * int32(f.ncls)
+		for w := 0; w < f.words; w++ {
+			if f.out[int(d)*f.words+w] != 0 {
+				f.next[i] |= -1 << 31
+			}
+		}
+	}
 	return f
 }
 
 // scan sets in found (f.words words) the literals line contains.
 func (f *litFilter) scan(line string, found []uint64) {
 	clear(found)
-	s := int32(0)
-	if f.words == 1 {
-		var m uint64
-		for i := 0; i < len(line); i++ {
-			s = f.delta[int(s)*f.ncls+int(f.class[line[i]])]
-			m |= f.out[s]
-		}
-		found[0] = m
-		return
-	}
+	next, class := f.next, &f.class
+	off := int32(0) // the state times ncls
 	for i := 0; i < len(line); i++ {
-		s = f.delta[int(s)*f.ncls+int(f.class[line[i]])]
-		if s != 0 {
-			o := f.out[int(s)*f.words : int(s+1)*f.words]
-			for w, x := range o {
+		e := next[off+int32(class[line[i]])]
+		off = e & (1<<31 - 1)
+		if e < 0 { // literals end here
+			s := int(off) / f.ncls
+			for w, x := range f.out[s*f.words : (s+1)*f.words] {
 				found[w] |= x
 			}
 		}

@@ -256,7 +256,8 @@ func (p *printSink) Count(sev schema.Severity, src int64, msg string, n int64) {
 // Sink receives what a Reader reads.
 type Sink interface {
 	// Std gets each standard-format line (read, or produced by a rule),
-	// as TLV writes it (StdLine.Canonical), before it is applied.
+	// as TLV writes it (StdLine.Canonical), before it is applied. The
+	// text is valid only during the call.
 	Std(text string, src int64) error
 	// Event gets each event a line makes: one per resource it selects.
 	Event(e *Event) error
@@ -308,6 +309,9 @@ type Reader struct {
 	src     int64
 	cpu     schema.CPU
 	rawLine string
+
+	// the parses of the parts of lines after their times (parse)
+	rests map[string]*StdLine
 
 	// the last time parsed, and its text
 	lastTime     Time
@@ -415,18 +419,21 @@ func (r *Reader) readAll(ctx context.Context, src *ingest.Source, file string, f
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 			first = false
 		}
-		return r.Line(string(line), n, schema.NoCPU)
+		// Line keeps nothing of the text (its parses and notes copy what
+		// they keep): no copy of each line.
+		return r.Line(unsafe.String(unsafe.SliceData(line), len(line)), n, schema.NoCPU)
 	})
 }
 
-// Line reads one line of the log (n is its number, cpu its processor).
+// Line reads one line of the log (n is its number, cpu its processor);
+// it keeps nothing of the text after it returns.
 func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 	r.src, r.cpu, r.rawLine = n, cpu, text
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
 	if r.text++; r.text == 1 {
-		r.firstN, r.firstLine = n, strings.TrimSpace(text)
+		r.firstN, r.firstLine = n, strings.Clone(strings.TrimSpace(text))
 	}
 	if r.Conv == nil {
 		return r.std(text, nil, -1)
@@ -496,7 +503,7 @@ func lineClass(s string) string {
 // std applies one standard-format line; rule is the rule that produced
 // it (nil when the log is in the standard format).
 func (r *Reader) std(text string, rule *crule, prc int) error {
-	l, err := ParseStdLine(text)
+	l, err := r.parse(text)
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q, not a standard-format line: column %v", rule.Name(), text, err)
@@ -561,6 +568,55 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	}
 	return nil
 }
+
+// parse parses a standard-format line (ParseStdLine) that may not outlive
+// the call (a rule's output, a line of the log): the strings of the line
+// it returns do, but for its Time. The part after the time recurs
+// ("TASK1.state=RUNNING"): its parse is kept by that text, at most
+// maxRests of them, so that a line whose rest was seen is not parsed
+// again (nor copied).
+func (r *Reader) parse(text string) (StdLine, error) {
+	j := 0
+	if len(text) > 0 && text[0] == '[' {
+		j = 1
+		for j < len(text) && isAlnum(text[j]) {
+			j++
+		}
+		if j > 1 && j < len(text) && text[j] == '.' {
+			j++
+			for j < len(text) && isAlnum(text[j]) {
+				j++
+			}
+		}
+		if j == 1 || j >= len(text) || text[j] != ']' {
+			j = 0
+		}
+	}
+	if j > 0 {
+		if e, ok := r.rests[text[j+1:]]; ok {
+			l := *e
+			l.Time = text[1:j]
+			return l, nil
+		}
+	}
+	owned := strings.Clone(text)
+	l, err := ParseStdLine(owned)
+	if err != nil || j == 0 || len(text)-j-1 > maxRestLen {
+		return l, err
+	}
+	if r.rests == nil || len(r.rests) >= maxRests {
+		r.rests = map[string]*StdLine{}
+	}
+	e := l
+	e.Time = ""
+	r.rests[owned[j+1:]] = &e
+	return l, nil
+}
+
+const (
+	maxRests   = 4096
+	maxRestLen = 256
+)
 
 // Finish reports what the reader counted.
 func (r *Reader) Finish() {

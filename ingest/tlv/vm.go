@@ -361,19 +361,19 @@ type vmState struct {
 // run matches s from its start; st.caps gets the capture offsets (-1:
 // none). ok is false when the budget ran out (nothing is known then).
 func (p *vmProg) run(st *vmState, s string, budget int) (matched, ok bool) {
-	matched, _, ok = p.exec(st, s, 0, budget)
+	matched, _, ok = p.exec(st, s, 0, -1, 0, budget)
 	return matched, ok
 }
 
-// exec is run counting steps from steps (a look-ahead's are its
-// pattern's); it returns them.
-func (p *vmProg) exec(st *vmState, s string, steps, budget int) (matched bool, _ int, ok bool) {
+// exec is run from instruction pc, the captures set to fill, counting
+// steps from steps (a look-ahead's are its pattern's); it returns them.
+func (p *vmProg) exec(st *vmState, s string, pc, fill, steps, budget int) (matched bool, _ int, ok bool) {
 	if cap(st.caps) < p.ncap {
 		st.caps = make([]int, p.ncap)
 	}
 	caps := st.caps[:p.ncap]
 	for i := range caps {
-		caps[i] = -1
+		caps[i] = fill
 	}
 	st.caps = caps
 	stack := st.stack[:0]
@@ -382,7 +382,7 @@ func (p *vmProg) exec(st *vmState, s string, steps, budget int) (matched bool, _
 	// then is the end.
 	choices := 0
 	insts := p.insts
-	pc, pos := 0, 0
+	pos := 0
 	for {
 		in := &insts[pc]
 		switch in.op {
@@ -469,7 +469,7 @@ func (p *vmProg) exec(st *vmState, s string, steps, budget int) (matched bool, _
 				if st.look == nil {
 					st.look = &vmState{}
 				}
-				m, steps, ok = p.looks[in.n].exec(st.look, s[pos:], steps, budget)
+				m, steps, ok = p.looks[in.n].exec(st.look, s[pos:], 0, -1, steps, budget)
 			}
 			if !ok {
 				st.stack = stack
@@ -528,6 +528,77 @@ func (p *vmProg) exec(st *vmState, s string, steps, budget int) (matched bool, _
 			pc, pos = int(f.pc)+1, end
 		}
 	}
+}
+
+// prefixEnd is where the program's deterministic beginning ends: the
+// instructions before it (anchors, literals, captures, runs that leave no
+// frame) never leave a point to come back to, so they take the same bytes
+// whatever follows, and what follows is a function of the rest of the
+// line alone (vmMemo). 0 when there is no such beginning, or when a "^"
+// comes later (it reads the absolute position), or when nothing follows
+// it that is worth remembering.
+func (p *vmProg) prefixEnd() int {
+	end := 0
+	for end < len(p.insts) {
+		in := &p.insts[end]
+		if !(in.op == vmBegin || in.op == vmLit || in.op == vmSave ||
+			in.op == vmRun && in.greedy && (in.possessive || in.min == in.max)) {
+			break
+		}
+		end++
+	}
+	if end == 0 || p.insts[end].op == vmMatch {
+		return 0
+	}
+	for _, in := range p.insts[end:] {
+		if in.op == vmBegin {
+			return 0
+		}
+	}
+	return end
+}
+
+// prefix runs the deterministic beginning (prefixEnd) on s: the position
+// it ends at; ok false when it fails (then the pattern does). st.caps
+// holds the captures it set, the others -1.
+func (p *vmProg) prefix(st *vmState, s string, end int) (pos int, ok bool) {
+	if cap(st.caps) < p.ncap {
+		st.caps = make([]int, p.ncap)
+	}
+	caps := st.caps[:p.ncap]
+	for i := range caps {
+		caps[i] = -1
+	}
+	st.caps = caps
+	for pc := 0; pc < end; pc++ {
+		switch in := &p.insts[pc]; in.op {
+		case vmBegin:
+			if pos != 0 {
+				return 0, false
+			}
+		case vmLit:
+			if len(s)-pos < len(in.lit) || s[pos:pos+len(in.lit)] != in.lit {
+				return 0, false
+			}
+			pos += len(in.lit)
+		case vmSave:
+			caps[in.n] = pos
+		case vmRun:
+			lim := len(s) - pos
+			if in.max >= 0 && int(in.max) < lim {
+				lim = int(in.max)
+			}
+			n := 0
+			for n < lim && in.cls[s[pos+n]] {
+				n++
+			}
+			if n < int(in.min) {
+				return 0, false
+			}
+			pos += n
+		}
+	}
+	return pos, true
 }
 
 // possessive marks the greedy runs that nothing after them can take a
