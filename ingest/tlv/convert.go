@@ -1,6 +1,7 @@
 package tlv
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -938,7 +939,13 @@ func (e *TimeoutError) Error() string {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes at a time
+		if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return false
 		}
@@ -1202,7 +1209,8 @@ func (c *Converter) appendText(dst []byte, i, j int) []byte {
 }
 
 func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string) {
-	for _, p := range t.parts {
+	for i := range t.parts {
+		p := &t.parts[i]
 		switch p.kind {
 		case pLit:
 			dst = append(dst, p.text...)

@@ -397,15 +397,12 @@ func (p *vmProg) exec(st *vmState, s string, pc, fill, steps, budget int) (match
 			if in.max >= 0 && int(in.max) < lim {
 				lim = int(in.max)
 			}
-			n, cls := 0, in.cls
-			if in.greedy {
-				for n < lim && cls[s[pos+n]] {
-					n++
-				}
-			} else {
-				for n < lo && n < lim && cls[s[pos+n]] {
-					n++
-				}
+			n, cls, t := 0, in.cls, s[pos:pos+lim]
+			if !in.greedy && lo < len(t) {
+				t = t[:lo]
+			}
+			for n < len(t) && cls[t[n]] {
+				n++
 			}
 			if steps += n; steps > budget {
 				st.stack = stack
@@ -588,8 +585,8 @@ func (p *vmProg) prefix(st *vmState, s string, end int) (pos int, ok bool) {
 			if in.max >= 0 && int(in.max) < lim {
 				lim = int(in.max)
 			}
-			n := 0
-			for n < lim && in.cls[s[pos+n]] {
+			n, cls, t := 0, in.cls, s[pos:pos+lim]
+			for n < len(t) && cls[t[n]] {
 				n++
 			}
 			if n < int(in.min) {
