@@ -128,6 +128,7 @@ func TestParse(t *testing.T) {
 		{"<!-- readme-test: skip (x) -->\nprose\n```sh\nx\n```\n", "README.md:1: a skip mark must be right before"},
 		{"<!-- readme-test: skip (x) -->\n", "README.md:1: a skip mark with no block after it"},
 		{"```sh\nx\n", "README.md:1: the block is never closed"},
+		{"- a list\n\n  ```sh\n  x\n  ```\n", "README.md:3: an indented fence"},
 	} {
 		_, err := Parse([]byte(c.md))
 		if err == nil || !strings.Contains(err.Error(), c.err) {

@@ -128,6 +128,9 @@ func Parse(md []byte) ([]*Block, error) {
 			cur = b
 			continue
 		}
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "```") {
+			return nil, fmt.Errorf("README.md:%d: an indented fence, which the test does not read: fences start at the line's beginning", n)
+		}
 		if strings.HasPrefix(line, "<!-- readme-test") {
 			m := skipMark.FindStringSubmatch(line)
 			if m == nil {

@@ -29,6 +29,9 @@ const blockLimit = 3 * time.Minute
 // `go build -o OUT ./PKG` and `go run ./PKG ARGS` run programs built once
 // from this checkout, so that the blocks do not each link DuckDB.
 func TestREADME(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the README's blocks take a minute or two")
+	}
 	root := moduleRoot(t)
 	md, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -52,7 +55,7 @@ func TestREADME(t *testing.T) {
 	goShim(t, bin)
 	buildPackages(t, root, bin, cmds)
 	work := t.TempDir()
-	copyRepository(t, root, work)
+	copied := copyRepository(t, root, work)
 
 	var ran, compared, elisions int
 	var skipped []string
@@ -93,6 +96,46 @@ func TestREADME(t *testing.T) {
 	for _, s := range skipped {
 		t.Logf("skipped %s", s)
 	}
+	checkIgnored(t, root, work, copied)
+}
+
+// checkIgnored: what the blocks wrote at the root of the repository is
+// named by .gitignore, so that a user who follows the README does not
+// commit it.
+func checkIgnored(t *testing.T, root, work string, copied map[string]bool) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Log("no git: what the blocks wrote is not checked against .gitignore")
+		return
+	}
+	entries, err := os.ReadDir(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wrote []string
+	for _, e := range entries {
+		if !copied[e.Name()] {
+			name := e.Name()
+			if e.IsDir() {
+				name += "/" // for the patterns of directories
+			}
+			wrote = append(wrote, name)
+		}
+	}
+	for _, name := range wrote {
+		cmd := exec.Command("git", "check-ignore", "-q", "--no-index", name)
+		cmd.Dir = root
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() == 1 {
+				t.Errorf("the README's blocks write %s at the repository root, which .gitignore does not name", name)
+				continue
+			}
+			t.Logf("git check-ignore %s: %v: what the blocks wrote is not checked against .gitignore", name, err)
+			return
+		}
+	}
+	t.Logf("the blocks wrote at the root, all in .gitignore: %s", strings.Join(wrote, " "))
 }
 
 // blockResult is what a command block did: its standard output and error
@@ -232,8 +275,8 @@ exit 127
 
 // copyRepository copies the repository's files (tracked, or new and not
 // ignored) into dir: the root of a fresh clone. Without git, every file
-// but .git and the databases.
-func copyRepository(t *testing.T, root, dir string) {
+// but .git and the databases. It returns the names it made at the root.
+func copyRepository(t *testing.T, root, dir string) map[string]bool {
 	t.Helper()
 	var files []string
 	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
@@ -262,7 +305,9 @@ func copyRepository(t *testing.T, root, dir string) {
 			t.Fatal(err)
 		}
 	}
+	top := map[string]bool{}
 	for _, f := range files {
+		top[strings.SplitN(filepath.ToSlash(f), "/", 2)[0]] = true
 		src := filepath.Join(root, f)
 		fi, err := os.Lstat(src)
 		if err != nil || !fi.Mode().IsRegular() { // deleted in the worktree, a link
@@ -280,6 +325,7 @@ func copyRepository(t *testing.T, root, dir string) {
 			t.Fatal(err)
 		}
 	}
+	return top
 }
 
 func moduleRoot(t *testing.T) string {
