@@ -7,13 +7,15 @@
 //
 //   - A block fenced as ```sh is a command block: it is run by bash -e
 //     (stop at the first command that fails) in the directory of the
-//     previous blocks, so it may use the files they wrote.
+//     previous blocks, so it may use the files they wrote. It must exit
+//     0: a block that shows a failure catches it (`|| echo "exit code
+//     $?"`).
 //   - A ```text block that follows a command block with only blank lines
 //     between is its output: what the commands print on standard output
 //     and standard error, interleaved as a terminal shows them. Other
 //     ```text blocks (a listing, a file's excerpt) are not compared.
-//   - A command block without an output block must exit 0 and print
-//     nothing on standard error.
+//   - A command block without an output block must print nothing on
+//     standard error.
 //   - Every fence names its kind (sh, text, or a language such as json);
 //     a bare ``` is an error, so that no command block escapes the test.
 //   - A command block that cannot run in a test (it needs the network,
