@@ -373,7 +373,13 @@ func (s *duckSink) Put(table string, rec arrow.Record) error {
 	if table == TableSymbols {
 		return s.putSymbols(rec)
 	}
-	if err := s.syms.translate(table, rec); err != nil {
+	if table == TableLateSymbols {
+		if err := s.putLateSymbols(rec); err != nil {
+			return fmt.Errorf("load %s: %w", TableSymbols, err)
+		}
+		return nil
+	}
+	if err := s.translate(table, rec); err != nil {
 		return fmt.Errorf("load %s: %w", table, err)
 	}
 	if err := s.insert(stored(table), rec); err != nil {
@@ -412,7 +418,7 @@ func (s *duckSink) close() {
 	for v := range s.views {
 		s.conn.ExecContext(context.Background(), "DROP VIEW IF EXISTS "+v)
 	}
-	if s.syms.next >= 0 {
+	if s.syms.temp {
 		s.conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+newSymbolsTable)
 	}
 }

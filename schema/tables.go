@@ -28,6 +28,12 @@ const (
 	// TableClocks holds each run's clock alignment to its system's
 	// reference run (clocks.go); the view system_events reads it.
 	TableClocks = "clocks"
+	// TableStateLevelIntervals holds the state traces of the aggregation
+	// levels above 0, merged while the run is written (levels.go); the
+	// macro state_trace_levels reads it for the objects that
+	// TableStateLevelObjects marks materialized.
+	TableStateLevelIntervals = "state_level_intervals"
+	TableStateLevelObjects   = "state_level_objects"
 )
 
 // TableSymbols is the base table of the strings that events and
@@ -47,6 +53,16 @@ var symbolsTable = table{name: TableSymbols, doc: "the strings of the symbol col
 	{"sym", "INTEGER NOT NULL", i32, "dense from 0, in order of first use"},
 	{"name", "VARCHAR", str, ""},
 }, extra: "PRIMARY KEY (sym)"}
+
+// TableLateSymbols is not a table of the database: the batch, sent last
+// by a run, that names the keys of its lateSymbol columns; the sink
+// writes each into symbols under the id it gave the key.
+const TableLateSymbols = "traceduck_late_symbols"
+
+var lateSymbolsTable = table{name: TableLateSymbols, doc: "the names of a run's late symbols (not a table of the database)", columns: []column{
+	{"key", "INTEGER NOT NULL", i32, "the run's key"},
+	{"name", "VARCHAR", str, ""},
+}}
 
 // column is one column of a table: its SQL type and the Arrow type the
 // run writer builds it as. The Arrow schema of a table lists exactly the
@@ -80,10 +96,22 @@ var (
 	// symbol marks a column that a view reads from a symbol id (a VARCHAR
 	// of the contract stored as INTEGER): its batches carry the id, int32.
 	symbol arrow.DataType = &symbolType{}
-	tstmp                 = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	// lateSymbol marks a symbol column whose names are known only at the
+	// end of the run (levels.go: the name of a CPU's process at level 1
+	// is decided by CPUTracker.finish). The batches carry the run's own
+	// key numbers (dense from 0); the sink gives each key a symbol id of
+	// its own when it first meets it, and writes the names into symbols
+	// when the run sends them, last (TableLateSymbols). Such a symbol's
+	// name may be one that another symbol has too: the views read names
+	// by id, and a run looking a name up takes the smallest id.
+	lateSymbol arrow.DataType = &symbolType{late: true}
+	tstmp                     = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 )
 
-type symbolType struct{ arrow.Int32Type }
+type symbolType struct {
+	arrow.Int32Type
+	late bool
+}
 
 // derivedType marks a column of a view that is computed from the others
 // of its row rather than stored: expr, over the base table's columns
@@ -117,10 +145,16 @@ func (t *table) storedColumns() []column {
 }
 
 // isSymbol tells a symbol column (by type: pointers to zero-size values
-// may compare equal).
+// may compare equal), late or not.
 func (c column) isSymbol() bool {
 	_, ok := c.arrow.(*symbolType)
 	return ok
+}
+
+// isLateSymbol tells a column of lateSymbol.
+func (c column) isLateSymbol() bool {
+	t, ok := c.arrow.(*symbolType)
+	return ok && t.late
 }
 
 // tables is the table contract of DESIGN.md. Times are BIGINT nanoseconds
@@ -316,6 +350,41 @@ var tables = []table{
 		{"received", "BIGINT", i64, "messages it received from them"},
 		{"note", "VARCHAR", str, "what the estimate rests on, in words (one-sided bound, inconsistent messages, ...)"},
 	}},
+	// The state traces of the aggregation levels above 0 (queries/
+	// state_aggregation.sql, state_trace_levels: the intervals of an
+	// object mapped up the levels of state_levels, and those of the same
+	// state that meet merged), written while the run is read (levels.go)
+	// so that state_stats and every reader of the levels above 0 scan
+	// them instead of merging millions of intervals per query. The SQL
+	// definition stays as state_trace_levels_reference; a test per format
+	// proves these rows equal its rows.
+	{name: TableStateLevelIntervals, doc: "one row per time an object spent in one state at an aggregation level above 0 (the merged intervals of state_trace_levels)", rows: "state_level_interval_rows", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, ""},
+		{"instance", "BIGINT", i64, "the instance of its parts; NULL when they came from several"},
+		{"level", "INTEGER", i32, "aggregation level, 1 and up (state_levels)"},
+		{"state", "VARCHAR", lateSymbol, "the state at that level"},
+		{"start_ts", "BIGINT", i64, "ns: the start of its first part"},
+		{"end_ts", "BIGINT", i64, "ns: the end of its last part"},
+		{"dur", "BIGINT", derived("r.end_ts - r.start_ts"), "end_ts - start_ts (computed by the view)"},
+		{"cpu", "INTEGER", i32, "processor of its parts; NULL when they ran on several, or one is not known"},
+		{"start_seq", "BIGINT", i64, "event that opened its first part"},
+		{"end_seq", "BIGINT", i64, "event that closed its last part (NULL when cut by the end of the trace)"},
+		{"parts", "BIGINT", i64, "the state_intervals rows it is made of"},
+		{"truncated", "BOOLEAN", boo, "a part was cut by the start or the end of the trace"},
+	}},
+	// Which objects' merged intervals are in state_level_intervals: one
+	// row per object whose kind has levels (state_level_depth). An object
+	// whose intervals could not be merged while the run was read (levels.go
+	// says when) is marked not materialized, and the views compute its
+	// levels from state_intervals with the reference SQL, as they do for
+	// every object of a run written by a traceduck before this table
+	// (which has no row here).
+	{name: TableStateLevelObjects, doc: "one row per object whose kind has aggregation levels: whether its merged intervals are in state_level_intervals", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, ""},
+		{"materialized", "BOOLEAN", boo, "true: its intervals at the levels above 0 are the rows of state_level_intervals; false: the views merge them from state_intervals (state_trace_levels_reference)"},
+	}},
 }
 
 var jsonExtension = arrow.NewMetadata([]string{"ARROW:extension:name", "ARROW:extension:metadata"}, []string{"arrow.json", ""})
@@ -328,6 +397,9 @@ func lookupTable(name string) *table {
 	}
 	if name == TableSymbols {
 		return &symbolsTable
+	}
+	if name == TableLateSymbols {
+		return &lateSymbolsTable
 	}
 	panic("schema: no table " + name)
 }
