@@ -258,7 +258,7 @@ CREATE OR REPLACE MACRO state_trace_levels(lo, hi, run := NULL, object_kind := N
 WITH stl_objects AS (
     SELECT o.run_id, o.object_id, o.kind, o.name,
            state_level_at(lo, d.depth) AS lv_lo, state_level_at(hi, d.depth) AS lv_hi,
-           coalesce(m.materialized, false) AS stored
+           coalesce(m.materialized, false) AS stored, m.per_instance
     FROM objects o
     LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
     LEFT JOIN state_level_objects m ON m.run_id = o.run_id AND m.object_id = o.object_id
@@ -282,7 +282,8 @@ stl_stored AS (
     FROM state_level_intervals r
     JOIN stl_objects o ON o.run_id = r.run_id AND o.object_id = r.object_id AND o.stored
                       AND r.level BETWEEN o.lv_lo AND o.lv_hi
-    WHERE run IS NULL OR r.run_id = run),
+    WHERE (run IS NULL OR r.run_id = run)
+      AND (r.per_instance IS NULL OR r.per_instance = o.per_instance)),
 -- without a window, every stored row as it is
 stl_whole AS (
     SELECT run_id, object_id, instance, level, state, start_ts, end_ts, end_ts - start_ts AS dur, cpu,

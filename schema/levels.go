@@ -69,7 +69,7 @@ type levelMerger struct {
 	keyID   map[lvKeyRef]int32
 	objs    []*lvObject // by ObjectID
 	kindOf  []Sym       // by ObjectID: the kind its intervals closed under (NoSym: none yet, mixedKinds: several)
-	heldAll int         // intervals held in all kinds (hold)
+	heldAll int         // intervals held in all kinds (park)
 	// statistics for tests and benchmarks
 	rows int64
 }
@@ -79,7 +79,7 @@ type levelMerger struct {
 // another writes it; an interval that could continue one written so
 // (an instance without a slot that starts at or before the end of one
 // written) leaves the object to the reference.
-const levelSlots = 4
+const levelSlots = 16
 
 const mixedKinds Sym = -2
 
@@ -103,7 +103,7 @@ type lvKind struct {
 	// levelGen it was read at
 	depth int32
 	gen   int64
-	held  []lvHeld // intervals that closed while it had no levels (hold)
+	held  []lvHeld // intervals that closed while it had no levels (park)
 	// an interval closed while the kind had no levels, and was not held
 	depth0 bool
 }
@@ -131,7 +131,17 @@ type lvRun struct {
 	endSeq    Seq
 	parts     int64
 	trunc     bool
+	// only: 0, a merged interval whatever the object's sequences; onlyOne,
+	// only if the object is one sequence (one made of several instances);
+	// onlyInstance, only if each instance is one (a part of such a one
+	// from one instance)
+	only uint8
 }
+
+const (
+	onlyOne      uint8 = 1
+	onlyInstance uint8 = 2
+)
 
 func (r *lvRun) begin(key int32, x *lvPart) {
 	*r = lvRun{key: key, start: x.start, end: x.end, inst: x.inst, cpu: x.cpu, cpuMixed: x.cpu < 0,
@@ -173,10 +183,12 @@ type lvObject struct {
 	// the interval that ended last (of those that came so far)
 	have                      bool
 	maxStart, maxEnd, maxInst int64
-	runs                      []lvRun // clean: the merged interval being made at each level
-	slots                     []lvSlot
-	tick                      uint64
-	multiEmitted              bool // clean: a merged interval of several instances was written
+	// clean: the merged interval being made at each level, and its last
+	// part of one instance (the whole of it while it has one instance)
+	runs   []lvRun
+	blocks []lvRun
+	slots  []lvSlot
+	tick   uint64
 	// a slot was taken for another instance: its intervals were written
 	// although the instance's next interval might have continued them (in
 	// instance mode), the last of them ending at uncertainEnd at most
@@ -220,7 +232,7 @@ func (m *levelMerger) interval(obj ObjectID, x *lvPart, state Sym) error {
 func (m *levelMerger) add(k *lvKind, obj ObjectID, x *lvPart, state Sym) error {
 	chain := m.chain(k, obj, x.inst, state)
 	if len(chain) == 0 {
-		m.hold(k, obj, x, state)
+		m.park(k, obj, x, state)
 		return nil
 	}
 	if len(k.held) > 0 {
@@ -233,9 +245,9 @@ func (m *levelMerger) add(k *lvKind, obj ObjectID, x *lvPart, state Sym) error {
 	}
 	om := m.objs[obj]
 	if om == nil {
-		om = &lvObject{depth: len(chain), cpuKind: k.cpu, runs: make([]lvRun, len(chain))}
+		om = &lvObject{depth: len(chain), cpuKind: k.cpu, runs: make([]lvRun, len(chain)), blocks: make([]lvRun, len(chain))}
 		for i := range om.runs {
-			om.runs[i].key = -1
+			om.runs[i].key, om.blocks[i].key = -1, -1
 		}
 		m.objs[obj] = om
 	}
@@ -276,16 +288,43 @@ func (m *levelMerger) add(k *lvKind, obj ObjectID, x *lvPart, state Sym) error {
 	if om.mode == lvClean {
 		for i, key := range chain {
 			r := &om.runs[i]
+			if om.cpuKind {
+				if r.key == key && r.end == x.start {
+					r.extend(x)
+					continue
+				}
+				if r.key >= 0 {
+					if err := m.emit(obj, i+1, r); err != nil {
+						return err
+					}
+				}
+				r.begin(key, x)
+				continue
+			}
+			b := &om.blocks[i]
 			if r.key == key && r.end == x.start {
 				r.extend(x)
+				if x.inst == b.inst {
+					b.extend(x)
+					continue
+				}
+				// another instance continues it: its part so far is one
+				// only if each instance is a sequence
+				b.only = onlyInstance
+				if err := m.hold(obj, om, i, b); err != nil || om.mode == lvFallback {
+					return err
+				}
+				b.begin(key, x)
+				b.only = onlyInstance
 				continue
 			}
 			if r.key >= 0 {
-				if err := m.done(obj, om, i, r); err != nil {
+				if err := m.done(obj, om, i); err != nil || om.mode == lvFallback {
 					return err
 				}
 			}
 			r.begin(key, x)
+			b.begin(key, x)
 		}
 		return nil
 	}
@@ -317,13 +356,13 @@ func (m *levelMerger) add(k *lvKind, obj ObjectID, x *lvPart, state Sym) error {
 	return nil
 }
 
-// hold keeps an interval of a kind that has no levels yet, to be merged
+// park keeps an interval of a kind that has no levels yet, to be merged
 // if it gets some (formats declare a state's level when they first meet
 // the state, and some of the kind's intervals may have closed before):
 // at most levelHeld per kind and levelHeldAll in all; past that, or once
 // the kind has levels, the kind's intervals that closed without levels
 // make the kind one the views leave to the reference (depth0).
-func (m *levelMerger) hold(k *lvKind, obj ObjectID, x *lvPart, state Sym) {
+func (m *levelMerger) park(k *lvKind, obj ObjectID, x *lvPart, state Sym) {
 	if k.depth0 {
 		return
 	}
@@ -357,7 +396,7 @@ const (
 	levelHeldAll = 1 << 16
 )
 
-// lvHeld is an interval held by hold.
+// lvHeld is an interval kept by park.
 type lvHeld struct {
 	obj   ObjectID
 	part  lvPart
@@ -374,17 +413,27 @@ func overlaps(as, ae, bs, be int64) bool {
 	return bs < ae
 }
 
-// done takes a merged interval of a clean object that is complete: one of
-// several instances is written; one of a single instance is held in its
-// instance's slot (instance mode may continue it), the one held before
-// written.
-func (m *levelMerger) done(obj ObjectID, om *lvObject, i int, r *lvRun) error {
-	if om.cpuKind || r.multiInst {
-		if r.multiInst {
-			om.multiEmitted = true
+// done takes the merged interval of level i of a clean object, which is
+// complete: one of several instances is written (only if the object is one
+// sequence), its last part held in its instance's slot (only if each
+// instance is one); one of a single instance is held in its instance's
+// slot (instance mode may continue it).
+func (m *levelMerger) done(obj ObjectID, om *lvObject, i int) error {
+	r, b := &om.runs[i], &om.blocks[i]
+	if r.multiInst {
+		r.only = onlyOne
+		if err := m.emit(obj, i+1, r); err != nil {
+			return err
 		}
-		return m.emit(obj, i+1, r)
 	}
+	r.key = -1
+	return m.hold(obj, om, i, b)
+}
+
+// hold keeps a merged interval of one instance (at level i) in the
+// instance's slot, and writes the one held before: the instance's next
+// interval came after another instance's, it cannot continue it.
+func (m *levelMerger) hold(obj ObjectID, om *lvObject, i int, r *lvRun) error {
 	s, err := m.slot(obj, om, r.inst, r.start, false)
 	if s == nil {
 		return err
@@ -396,6 +445,7 @@ func (m *levelMerger) done(obj ObjectID, om *lvObject, i int, r *lvRun) error {
 	}
 	s.runs[i] = *r
 	s.lastEnd = max(s.lastEnd, r.end)
+	r.key = -1
 	return nil
 }
 
@@ -452,35 +502,18 @@ func (m *levelMerger) slot(obj ObjectID, om *lvObject, inst, start int64, check 
 const minTime = -1 << 63
 
 // toInstances turns a clean object to one sequence per instance: the
-// merged interval being made at each level joins its instance's slot.
+// last part of the merged interval being made at each level joins its
+// instance's slot (the merged interval, if made of several instances, is
+// not one then).
 func (m *levelMerger) toInstances(obj ObjectID, om *lvObject) error {
-	if om.multiEmitted {
-		m.fallback(om)
-		return nil
-	}
 	for i := range om.runs {
-		if om.runs[i].multiInst {
-			m.fallback(om)
-			return nil
-		}
-	}
-	for i := range om.runs {
-		r := &om.runs[i]
-		if r.key < 0 {
+		if om.runs[i].key < 0 {
 			continue
 		}
-		s, err := m.slot(obj, om, r.inst, r.start, false)
-		if s == nil {
+		om.runs[i].key = -1
+		if err := m.hold(obj, om, i, &om.blocks[i]); err != nil || om.mode == lvFallback {
 			return err
 		}
-		if h := &s.runs[i]; h.key >= 0 {
-			if err := m.emit(obj, i+1, h); err != nil {
-				return err
-			}
-		}
-		s.runs[i] = *r
-		s.lastEnd = max(s.lastEnd, r.end)
-		r.key = -1
 	}
 	om.mode = lvInstance
 	return nil
@@ -489,7 +522,7 @@ func (m *levelMerger) toInstances(obj ObjectID, om *lvObject) error {
 // fallback leaves an object to the reference.
 func (m *levelMerger) fallback(om *lvObject) {
 	om.mode = lvFallback
-	om.runs, om.slots = nil, nil
+	om.runs, om.blocks, om.slots = nil, nil, nil
 }
 
 // emit writes one merged interval.
@@ -511,6 +544,7 @@ func (m *levelMerger) emit(obj ObjectID, level int, r *lvRun) error {
 	b.i64(9).put(int64(r.endSeq), r.endSeq < 0)
 	b.i64(10).Append(r.parts)
 	b.boolc(11).Append(r.trunc)
+	b.boolc(12).put(r.only == onlyInstance, r.only == 0)
 	b.rows++
 	m.rows++
 	r.key = -1
@@ -670,10 +704,22 @@ func (m *levelMerger) finish() error {
 		}
 		if om.mode == lvClean {
 			for i := range om.runs {
-				if om.runs[i].key >= 0 {
-					if err := m.emit(ObjectID(obj), i+1, &om.runs[i]); err != nil {
+				r, b := &om.runs[i], &om.blocks[i]
+				if r.key < 0 {
+					continue
+				}
+				if om.cpuKind || !r.multiInst {
+					if err := m.emit(ObjectID(obj), i+1, r); err != nil {
 						return err
 					}
+					continue
+				}
+				r.only = onlyOne
+				if err := m.emit(ObjectID(obj), i+1, r); err != nil {
+					return err
+				}
+				if err := m.emit(ObjectID(obj), i+1, b); err != nil {
+					return err
 				}
 			}
 		}
@@ -687,7 +733,7 @@ func (m *levelMerger) finish() error {
 				}
 			}
 		}
-		om.runs, om.slots = nil, nil
+		om.runs, om.blocks, om.slots = nil, nil, nil
 	}
 	if m.b != nil && m.b.rows > 0 {
 		if err := w.out.put(TableStateLevelIntervals, m.b.record()); err != nil {
@@ -775,7 +821,9 @@ func (m *levelMerger) finish() error {
 		}
 		b.i32(0).Append(w.info.RunID)
 		b.i32(1).Append(int32(obj))
-		b.boolc(2).Append(m.materialized(obj, kn, bad))
+		mat, per := m.materialized(obj, kn, bad)
+		b.boolc(2).Append(mat)
+		b.boolc(3).put(per, !mat)
 		b.rows++
 		if b.rows >= w.batchRows {
 			if err := w.out.put(TableStateLevelObjects, b.record()); err != nil {
@@ -790,24 +838,25 @@ func (m *levelMerger) finish() error {
 }
 
 // materialized tells whether the rows written for obj, of final kind kn,
-// are its merged intervals.
-func (m *levelMerger) materialized(obj ObjectID, kn string, bad map[string]bool) bool {
+// are its merged intervals, and if so whether each of its instances is a
+// sequence of its own.
+func (m *levelMerger) materialized(obj ObjectID, kn string, bad map[string]bool) (mat, perInstance bool) {
 	if int(obj) >= len(m.kindOf) || m.kindOf[obj] == NoSym {
-		return true // no interval
+		return true, false // no interval
 	}
 	if ku := m.kindOf[obj]; ku == mixedKinds || m.w.syms.str(ku) != kn || bad[kn] {
-		return false
+		return false, false
 	}
 	if int(obj) >= len(m.objs) || m.objs[obj] == nil {
-		return false
+		return false, false
 	}
 	switch om := m.objs[obj]; om.mode {
 	case lvClean:
-		return true
+		return true, false
 	case lvInstance:
-		return om.proven && kn != "cpu"
+		return om.proven && kn != "cpu", true
 	}
-	return false
+	return false, false
 }
 
 func (m *levelMerger) release() {

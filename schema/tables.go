@@ -372,6 +372,7 @@ var tables = []table{
 		{"end_seq", "BIGINT", i64, "event that closed its last part (NULL when cut by the end of the trace)"},
 		{"parts", "BIGINT", i64, "the state_intervals rows it is made of"},
 		{"truncated", "BOOLEAN", boo, "a part was cut by the start or the end of the trace"},
+		{"per_instance", "BOOLEAN", boo, "NULL: a merged interval of the object whatever its sequences; false: only if the object is one sequence (its intervals do not overlap; the row joins several instances); true: only if each instance is one (its intervals overlap; the row is an instance's part of one of several): state_level_objects.per_instance says which"},
 	}},
 	// Which objects' merged intervals are in state_level_intervals: one
 	// row per object whose kind has levels (state_level_depth). An object
@@ -384,6 +385,7 @@ var tables = []table{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
 		{"object_id", "INTEGER", i32, ""},
 		{"materialized", "BOOLEAN", boo, "true: its intervals at the levels above 0 are the rows of state_level_intervals; false: the views merge them from state_intervals (state_trace_levels_reference)"},
+		{"per_instance", "BOOLEAN", boo, "its intervals overlap, so each of its instances is a sequence of its own (state_trace_levels_reference, step 2); NULL when not materialized"},
 	}},
 }
 
