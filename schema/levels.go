@@ -72,6 +72,7 @@ type levelMerger struct {
 	heldAll int         // intervals held in all kinds (park)
 	// statistics for tests and benchmarks
 	rows int64
+	off  bool // benchmarks: merge nothing
 }
 
 // levelSlots is how many instances of an object hold their last merged
@@ -188,7 +189,9 @@ type lvObject struct {
 	runs   []lvRun
 	blocks []lvRun
 	slots  []lvSlot
+	last   int // the slot slot returned last
 	tick   uint64
+	tagged bool // a row was written with per_instance: prune the run
 	// a slot was taken for another instance: its intervals were written
 	// although the instance's next interval might have continued them (in
 	// instance mode), the last of them ending at uncertainEnd at most
@@ -204,6 +207,9 @@ func (m *levelMerger) init(w *RunWriter) {
 
 // interval merges one state interval as it is written to state_intervals.
 func (m *levelMerger) interval(obj ObjectID, x *lvPart, state Sym) error {
+	if m.off {
+		return nil
+	}
 	w := m.w
 	o := &w.objects[obj-1]
 	for int(obj) >= len(m.kindOf) {
@@ -457,9 +463,14 @@ func (m *levelMerger) hold(obj ObjectID, om *lvObject, i int, r *lvRun) error {
 // nil then.
 func (m *levelMerger) slot(obj ObjectID, om *lvObject, inst, start int64, check bool) (*lvSlot, error) {
 	om.tick++
+	if om.last < len(om.slots) && om.slots[om.last].inst == inst {
+		s := &om.slots[om.last]
+		s.used = om.tick
+		return s, nil
+	}
 	for i := range om.slots {
 		if s := &om.slots[i]; s.inst == inst {
-			s.used = om.tick
+			s.used, om.last = om.tick, i
 			return s, nil
 		}
 	}
@@ -473,14 +484,16 @@ func (m *levelMerger) slot(obj ObjectID, om *lvObject, inst, start int64, check 
 			om.slots = make([]lvSlot, 0, levelSlots) // never moves: callers hold a slot while making another
 		}
 		om.slots = append(om.slots, lvSlot{runs: make([]lvRun, om.depth)})
-		s = &om.slots[len(om.slots)-1]
+		om.last = len(om.slots) - 1
+		s = &om.slots[om.last]
 	} else {
-		s = &om.slots[0]
+		om.last = 0
 		for i := range om.slots {
-			if om.slots[i].used < s.used {
-				s = &om.slots[i]
+			if om.slots[i].used < om.slots[om.last].used {
+				om.last = i
 			}
 		}
+		s = &om.slots[om.last]
 		for i := range s.runs {
 			if s.runs[i].key >= 0 {
 				if err := m.emit(obj, i+1, &s.runs[i]); err != nil {
@@ -545,6 +558,11 @@ func (m *levelMerger) emit(obj ObjectID, level int, r *lvRun) error {
 	b.i64(10).Append(r.parts)
 	b.boolc(11).Append(r.trunc)
 	b.boolc(12).put(r.only == onlyInstance, r.only == 0)
+	if r.only != 0 {
+		if om := m.objs[obj]; om != nil {
+			om.tagged = true
+		}
+	}
 	b.rows++
 	m.rows++
 	r.key = -1
@@ -813,6 +831,7 @@ func (m *levelMerger) finish() error {
 
 	b := newBatchCounting(w.mem, TableStateLevelObjects, w.syms, &w.badUTF8)
 	defer b.release()
+	prune := false
 	for i := range w.objects {
 		obj := ObjectID(i + 1)
 		kn := w.syms.str(w.objects[i].kind)
@@ -825,6 +844,9 @@ func (m *levelMerger) finish() error {
 		b.boolc(2).Append(mat)
 		b.boolc(3).put(per, !mat)
 		b.rows++
+		if int(obj) < len(m.objs) && m.objs[obj] != nil && (!mat || m.objs[obj].tagged) {
+			prune = true
+		}
 		if b.rows >= w.batchRows {
 			if err := w.out.put(TableStateLevelObjects, b.record()); err != nil {
 				return err
@@ -832,9 +854,18 @@ func (m *levelMerger) finish() error {
 		}
 	}
 	if b.rows > 0 {
-		return w.out.put(TableStateLevelObjects, b.record())
+		if err := w.out.put(TableStateLevelObjects, b.record()); err != nil {
+			return err
+		}
 	}
-	return nil
+	if !prune {
+		return nil
+	}
+	p := newBatch(w.mem, TablePruneLevels, w.syms)
+	defer p.release()
+	p.i32(0).Append(w.info.RunID)
+	p.rows++
+	return w.out.put(TablePruneLevels, p.record())
 }
 
 // materialized tells whether the rows written for obj, of final kind kn,

@@ -64,6 +64,19 @@ var lateSymbolsTable = table{name: TableLateSymbols, doc: "the names of a run's 
 	{"name", "VARCHAR", str, ""},
 }}
 
+// TablePruneLevels is not a table of the database either: the batch a
+// run sends after its state_level_objects rows when some of the rows it
+// wrote to state_level_intervals are not its merged intervals (those of
+// an object left to the reference; those made for a sequence the object
+// turned out not to be: see per_instance). The sink deletes them, so that
+// the views read state_level_intervals without joining it to
+// state_level_objects.
+const TablePruneLevels = "traceduck_prune_levels"
+
+var pruneLevelsTable = table{name: TablePruneLevels, doc: "a run whose state_level_intervals rows must be pruned (not a table of the database)", columns: []column{
+	{"run_id", "INTEGER NOT NULL", i32, ""},
+}}
+
 // column is one column of a table: its SQL type and the Arrow type the
 // run writer builds it as. The Arrow schema of a table lists exactly the
 // table's columns in order, because batches are loaded with
@@ -372,7 +385,7 @@ var tables = []table{
 		{"end_seq", "BIGINT", i64, "event that closed its last part (NULL when cut by the end of the trace)"},
 		{"parts", "BIGINT", i64, "the state_intervals rows it is made of"},
 		{"truncated", "BOOLEAN", boo, "a part was cut by the start or the end of the trace"},
-		{"per_instance", "BOOLEAN", boo, "NULL: a merged interval of the object whatever its sequences; false: only if the object is one sequence (its intervals do not overlap; the row joins several instances); true: only if each instance is one (its intervals overlap; the row is an instance's part of one of several): state_level_objects.per_instance says which"},
+		{"per_instance", "BOOLEAN", boo, "NULL: a merged interval of the object whichever its sequences; false: one of an object that is one sequence, made of intervals of several instances; true: one of an object whose instances are each a sequence, where the intervals came as if the object were one (the ingest made both, and kept the ones state_level_objects.per_instance says)"},
 	}},
 	// Which objects' merged intervals are in state_level_intervals: one
 	// row per object whose kind has levels (state_level_depth). An object
@@ -402,6 +415,9 @@ func lookupTable(name string) *table {
 	}
 	if name == TableLateSymbols {
 		return &lateSymbolsTable
+	}
+	if name == TablePruneLevels {
+		return &pruneLevelsTable
 	}
 	panic("schema: no table " + name)
 }
