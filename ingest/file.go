@@ -35,6 +35,9 @@ type Result struct {
 	RunID  int32
 	Format string
 	Events int64
+	// Counts are the run's rows and problems, for the line an ingest
+	// prints; zero (but Events) when they could not be read back.
+	Counts schema.RunCounts
 }
 
 // Path ingests the trace at path ("-" for standard input) as one run of
@@ -138,7 +141,13 @@ func opened(ctx context.Context, db *schema.DB, src *Source, sum func() (string,
 		}
 		return Result{}, err
 	}
-	return Result{RunID: id, Format: ing.Format().Name, Events: events}, nil
+	res := Result{RunID: id, Format: ing.Format().Name, Events: events}
+	// The run is committed: counting its rows cannot fail it.
+	if c, err := db.RunCounts(ctx, id, src.Name, ing.Format().Offsets); err == nil {
+		res.Counts = c
+	}
+	res.Counts.Events = events
+	return res, nil
 }
 
 // RunName is the default run name of a path: its base name without the

@@ -15,6 +15,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -60,14 +61,43 @@ type Param struct {
 	Help string
 }
 
-// Configure returns ing set up with params; an ingester that takes no
-// flags refuses any.
-func Configure(ing Ingester, params map[string]string) (Ingester, error) {
-	if c, ok := ing.(Configurable); ok {
-		return c.With(params)
+// ParamError is a format flag given to a format that does not take it: a
+// mistake in how traceduck was called (the command line's usage error),
+// not in the trace.
+type ParamError struct {
+	Format, Param string
+	Takes         []string // the flags the format takes
+}
+
+func (e *ParamError) Error() string {
+	if len(e.Takes) == 0 {
+		return fmt.Sprintf("format %s takes no --%s (it takes no format flag)", e.Format, e.Param)
 	}
+	return fmt.Sprintf("format %s takes no --%s (it takes --%s)", e.Format, e.Param, strings.Join(e.Takes, ", --"))
+}
+
+// Configure returns ing set up with params; a flag the format does not
+// take is a *ParamError.
+func Configure(ing Ingester, params map[string]string) (Ingester, error) {
+	var takes []string
+	c, ok := ing.(Configurable)
+	if ok {
+		for _, p := range c.Params() {
+			takes = append(takes, p.Name)
+		}
+	}
+	names := make([]string, 0, len(params))
 	for name := range params {
-		return nil, fmt.Errorf("format %s takes no --%s", ing.Format().Name, name)
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !slices.Contains(takes, name) {
+			return nil, &ParamError{Format: ing.Format().Name, Param: name, Takes: takes}
+		}
+	}
+	if ok {
+		return c.With(params)
 	}
 	return ing, nil
 }

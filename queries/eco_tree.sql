@@ -100,50 +100,73 @@ grouped AS (
     FROM nodes
     GROUP BY ALL
 ),
--- the node's path: per level its label and the id that tells equal
--- labels apart (-1 where the label alone identifies the node)
+-- the node's path: per place k (1..depth) its label l_k and the id i_k
+-- that tells equal labels apart (-1 where the label alone identifies the
+-- node); NULL past the node's depth. Place 1 is the group of the first
+-- dimension, place k > 1 the dimension at position k - 1.
 keyed AS (
     SELECT *,
-           [CASE 1 WHEN pe THEN {'l': class, 'i': -1}
-                   WHEN pc THEN {'l': context_kind, 'i': -1}
-                   ELSE {'l': object_kind, 'i': -1} END,
-            CASE 1 WHEN pe THEN {'l': class || ':' || event, 'i': -1}
-                   WHEN pc THEN {'l': context, 'i': context_id}
-                   ELSE {'l': object, 'i': object_id} END,
-            CASE 2 WHEN pe THEN {'l': class || ':' || event, 'i': -1}
-                   WHEN pc THEN {'l': context, 'i': context_id}
-                   ELSE {'l': object, 'i': object_id} END,
-            CASE 3 WHEN pe THEN {'l': class || ':' || event, 'i': -1}
-                   WHEN pc THEN {'l': context, 'i': context_id}
-                   ELSE {'l': object, 'i': object_id} END
-           ][1:depth] AS key
+           CASE WHEN depth >= 1 THEN CASE 1 WHEN pe THEN class WHEN pc THEN context_kind ELSE object_kind END END AS l1,
+           CASE WHEN depth >= 1 THEN -1 END AS i1,
+           CASE WHEN depth >= 2 THEN CASE 1 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l2,
+           CASE WHEN depth >= 2 THEN CASE 1 WHEN pe THEN -1 WHEN pc THEN context_id ELSE object_id END END AS i2,
+           CASE WHEN depth >= 3 THEN CASE 2 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l3,
+           CASE WHEN depth >= 3 THEN CASE 2 WHEN pe THEN -1 WHEN pc THEN context_id ELSE object_id END END AS i3,
+           CASE WHEN depth >= 4 THEN CASE 3 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l4,
+           CASE WHEN depth >= 4 THEN CASE 3 WHEN pe THEN -1 WHEN pc THEN context_id ELSE object_id END END AS i4
     FROM grouped
 ),
--- the counts of the node's ancestors at depths 1..3, to sort by count
+-- each place's label as a number: its rank among the labels (and ids) at
+-- that place of every path of the run, so that siblings, which share the
+-- places before, keep their order. Ranked on the distinct labels and
+-- joined back: windows and sorts over numbers, not over every node's
+-- strings (or lists of structs, which cost DuckDB seconds on 70k nodes).
+places AS (
+    SELECT run_id, 1 AS place, l1 AS l, i1 AS i FROM keyed WHERE depth >= 1
+    UNION SELECT run_id, 2, l2, i2 FROM keyed WHERE depth >= 2
+    UNION SELECT run_id, 3, l3, i3 FROM keyed WHERE depth >= 3
+    UNION SELECT run_id, 4, l4, i4 FROM keyed WHERE depth >= 4
+),
+place_ranks AS (
+    SELECT run_id, place, l, i, dense_rank() OVER (PARTITION BY run_id, place ORDER BY l, i) AS r FROM places
+),
+ranked AS (
+    SELECT k.*, p1.r AS r1, p2.r AS r2, p3.r AS r3, p4.r AS r4
+    FROM keyed k
+    LEFT JOIN place_ranks p1 ON p1.run_id = k.run_id AND p1.place = 1 AND p1.l = k.l1 AND p1.i IS NOT DISTINCT FROM k.i1
+    LEFT JOIN place_ranks p2 ON p2.run_id = k.run_id AND p2.place = 2 AND p2.l = k.l2 AND p2.i IS NOT DISTINCT FROM k.i2
+    LEFT JOIN place_ranks p3 ON p3.run_id = k.run_id AND p3.place = 3 AND p3.l = k.l3 AND p3.i IS NOT DISTINCT FROM k.i3
+    LEFT JOIN place_ranks p4 ON p4.run_id = k.run_id AND p4.place = 4 AND p4.l = k.l4 AND p4.i IS NOT DISTINCT FROM k.i4
+),
+-- the counts of the node's ancestors at depths 1..3 (and its own), to
+-- sort by count: c_k is the count of the node's ancestor at depth k
 counted AS (
     SELECT *,
-           max(count) FILTER (WHERE depth = 1) OVER (PARTITION BY run_id, key[1:1]) AS c1,
-           max(count) FILTER (WHERE depth = 2) OVER (PARTITION BY run_id, key[1:2]) AS c2,
-           max(count) FILTER (WHERE depth = 3) OVER (PARTITION BY run_id, key[1:3]) AS c3
-    FROM keyed
+           CASE WHEN depth >= 1 THEN max(count) FILTER (WHERE depth = 1) OVER (PARTITION BY run_id, r1) END AS c1,
+           CASE WHEN depth >= 2 THEN max(count) FILTER (WHERE depth = 2) OVER (PARTITION BY run_id, r1, r2) END AS c2,
+           CASE WHEN depth >= 3 THEN max(count) FILTER (WHERE depth = 3) OVER (PARTITION BY run_id, r1, r2, r3) END AS c3,
+           CASE WHEN depth >= 4 THEN count END AS c4
+    FROM ranked
 )
--- Depth-first order is the order of the paths as lists: a list sorts
--- right after its prefix, before the prefix's next sibling.
+-- Depth-first order is the order of the paths, place by place (with
+-- sort_by := 'count', the ancestor's count first, largest first): a node
+-- has NULL past its depth, which sorts first, so it comes right before
+-- its subtree, and the subtree before the node's next sibling.
 SELECT n.run_id,
        row_number() OVER (PARTITION BY n.run_id ORDER BY
-           CASE WHEN p.sort_by = 'count'
-                THEN list_transform(list_zip(n.key, [n.c1, n.c2, n.c3, n.count][1:n.depth]),
-                                    x -> {'c': -x[2], 'l': x[1].l, 'i': x[1].i})
-                ELSE list_transform(n.key, x -> {'c': 0, 'l': x.l, 'i': x.i}) END) AS pos,
+           CASE WHEN p.sort_by = 'count' THEN -n.c1 END NULLS FIRST, n.r1 NULLS FIRST,
+           CASE WHEN p.sort_by = 'count' THEN -n.c2 END NULLS FIRST, n.r2 NULLS FIRST,
+           CASE WHEN p.sort_by = 'count' THEN -n.c3 END NULLS FIRST, n.r3 NULLS FIRST,
+           CASE WHEN p.sort_by = 'count' THEN -n.c4 END NULLS FIRST, n.r4 NULLS FIRST) AS pos,
        n.depth,
        CASE n.depth WHEN 0 THEN 'run'
                     WHEN 1 THEN CASE 1 WHEN n.pe THEN 'class' WHEN n.pc THEN 'context.kind' ELSE 'object.kind' END
                     ELSE CASE n.depth - 1 WHEN n.pe THEN 'event' WHEN n.pc THEN 'context' ELSE 'object' END
        END AS level,
-       CASE WHEN n.depth = 0 THEN r.name ELSE n.key[n.depth].l END AS label,
+       CASE n.depth WHEN 0 THEN r.name WHEN 1 THEN n.l1 WHEN 2 THEN n.l2 WHEN 3 THEN n.l3 ELSE n.l4 END AS label,
        n.count,
        n.eco_id,
-       list_transform(n.key, x -> x.l) AS path,
+       [n.l1, n.l2, n.l3, n.l4][1:n.depth] AS path,
        n.class, n.event, n.context_kind, n.context, n.object_kind, n.object, n.context_id, n.object_id
 FROM counted n
 CROSS JOIN params p

@@ -43,7 +43,8 @@ WHERE c.kind = 'cpu';
 -- Columns: run_id, cpu, window_start, window_end, holder, busy, ns, share.
 -- Example: SELECT * FROM cpu_load_by_holder(10000000, run := 1) WHERE busy ORDER BY share DESC LIMIT 10
 CREATE OR REPLACE MACRO cpu_load_by_holder(window_ns, run := NULL) AS TABLE
-WITH iv AS (
+WITH iv AS MATERIALIZED (
+  -- read twice below: computed once (DuckDB inlines a CTE otherwise)
   SELECT i.run_id, i.cpu, i.holder, i.busy, i.start_ts, i.end_ts, r.first_ts, r.last_ts,
          (i.start_ts - r.first_ts) // window_ns AS k_lo,
          (i.end_ts - 1 - r.first_ts) // window_ns AS k_hi
@@ -74,15 +75,41 @@ FROM windows;
 -- nothing), known_ns (time its holder is known: idle or busy), and load =
 -- busy_ns / the window's length. A window in which the CPU's holder is
 -- never known is absent. What makes a CPU busy in each format:
--- docs/semantics.md.
+-- docs/semantics.md. The sums of cpu_load_by_holder over the holders,
+-- computed without the holders' names: grouped by the CPU's object, then
+-- by its name (on a 10M-event BTF run, 2.3 s instead of 6 s).
 -- Example: SELECT cpu, window_start, round(load, 3) FROM cpu_load(10000000, run := 1) ORDER BY ALL
 CREATE OR REPLACE MACRO cpu_load(window_ns, run := NULL) AS TABLE
-SELECT run_id, cpu, window_start, window_end,
-       coalesce(sum(ns) FILTER (WHERE busy), 0)::BIGINT AS busy_ns,
-       sum(ns)::BIGINT AS known_ns,
-       coalesce(sum(ns) FILTER (WHERE busy), 0) / (window_end - window_start) AS load
-FROM cpu_load_by_holder(window_ns, run := run)
-GROUP BY run_id, cpu, window_start, window_end;
+WITH iv AS MATERIALIZED (
+  -- read twice below: computed once (DuckDB inlines a CTE otherwise)
+  SELECT i.run_id, i.cpu_id, i.busy, i.start_ts, i.end_ts, r.first_ts, r.last_ts,
+         (i.start_ts - r.first_ts) // window_ns AS k_lo,
+         (i.end_ts - 1 - r.first_ts) // window_ns AS k_hi
+  FROM cpu_intervals i JOIN runs r ON r.run_id = i.run_id
+  WHERE i.end_ts > i.start_ts AND (run IS NULL OR i.run_id = run)
+), spans AS (
+  -- most intervals lie in one window; only the others are unnested
+  SELECT * EXCLUDE (k_lo, k_hi), k_lo AS k FROM iv WHERE k_lo = k_hi
+  UNION ALL
+  SELECT * EXCLUDE (k_lo, k_hi), unnest(range(k_lo, k_hi + 1)) AS k FROM iv WHERE k_lo < k_hi
+), edges AS (
+  -- as in cpu_load_by_holder: no sum overflows
+  SELECT *, first_ts + k * window_ns AS ws FROM spans
+), windows AS (
+  SELECT run_id, cpu_id, k, min(ws) AS ws,
+         min(ws) + least(window_ns, min(last_ts) - min(ws)) AS we,
+         sum(ws + least(window_ns, end_ts - ws) - greatest(start_ts, ws)) FILTER (WHERE busy) AS busy_ns,
+         sum(ws + least(window_ns, end_ts - ws) - greatest(start_ts, ws)) AS known_ns
+  FROM edges
+  GROUP BY run_id, cpu_id, k
+)
+SELECT w.run_id, c.name AS cpu, w.ws AS window_start, w.we AS window_end,
+       coalesce(sum(w.busy_ns), 0)::BIGINT AS busy_ns,
+       sum(w.known_ns)::BIGINT AS known_ns,
+       coalesce(sum(w.busy_ns), 0) / (w.we - w.ws) AS load
+FROM windows w
+JOIN objects c ON c.run_id = w.run_id AND c.object_id = w.cpu_id
+GROUP BY w.run_id, c.name, w.ws, w.we;
 
 -- cpu_utilization: per run, CPU and holder over the whole run: ns held
 -- (complete intervals only) and the share of the CPU's known time

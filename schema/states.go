@@ -150,6 +150,9 @@ func (t *stateTracker) emit(obj ObjectID, inst int64, o openInterval, end int64,
 		}
 		end = o.start
 	}
+	if err := w.sched.interval(obj, inst, &o, end, o.cutStart || cutEnd); err != nil {
+		return err
+	}
 	if t.b == nil {
 		t.b = newBatchCounting(w.mem, TableStateIntervals, w.syms, &w.badUTF8)
 	}

@@ -34,6 +34,16 @@ const (
 	// TableStateLevelObjects marks materialized.
 	TableStateLevelIntervals = "state_level_intervals"
 	TableStateLevelObjects   = "state_level_objects"
+	// TableSchedInstances and TableSchedWaits hold the rows of the views
+	// task_instances and sched_latency, written at ingest (sched.go), and
+	// TableSchedDurations what sched_stats summarizes; TableSchedRuns says
+	// which runs have them, TableSchedFallback which objects of those runs
+	// the views take from the reference SQL.
+	TableSchedInstances = "sched_instances"
+	TableSchedWaits     = "sched_waits"
+	TableSchedDurations = "sched_durations"
+	TableSchedRuns      = "sched_runs"
+	TableSchedFallback  = "sched_fallback"
 )
 
 // TableSymbols is the base table of the strings that events and
@@ -400,6 +410,64 @@ var tables = []table{
 		{"materialized", "BOOLEAN", boo, "true: its intervals at the levels above 0 are the rows of state_level_intervals; false: the views merge them from state_intervals (state_trace_levels_reference)"},
 		{"per_instance", "BOOLEAN", boo, "its intervals overlap, so each of its instances is a sequence of its own (state_trace_levels_reference, step 2); NULL when not materialized"},
 	}},
+	// The scheduling rows (schema/sched.go): the views task_instances and
+	// sched_latency (queries/sched.sql) computed from the state intervals
+	// by windows over each object's intervals, which took longer than the
+	// ingest on large runs, written by the state tracker as it closes the
+	// intervals. The SQL stays as the reference (task_instances_reference,
+	// sched_latency_reference) that tests compare these rows with; a run
+	// without a row in sched_runs (an older traceduck's) and the objects of
+	// sched_fallback are answered by it.
+	{name: TableSchedInstances, rows: "sched_instance_rows", doc: "one row per task instance (the rows of the view task_instances, without names)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, "the task, ISR or thread"},
+		{"instance", "BIGINT", i64, "BTF's instance number; else 1, 2, ... per object (and state instance)"},
+		{"woke_from", "VARCHAR", symbol, "the state before its activation, when it woke from a blocked state"},
+		{"activation_ts", "BIGINT", i64, "ns"},
+		{"start_ts", "BIGINT", i64, "first time running; NULL if never"},
+		{"end_ts", "BIGINT", i64, "ns"},
+		{"response", "BIGINT", derived("r.end_ts - r.activation_ts"), "end_ts - activation_ts"},
+		{"start_delay", "BIGINT", derived("r.start_ts - r.activation_ts"), "start_ts - activation_ts"},
+		{"exec", "BIGINT", i64, "ns running"},
+		{"ready", "BIGINT", i64, "ns ready"},
+		{"waiting", "BIGINT", i64, "ns waiting (BTF: waiting, polling, parking)"},
+		{"preemptions", "BIGINT", i64, "times it went from running to ready"},
+		{"migrations", "BIGINT", i64, "times it ran on another CPU than the time before"},
+		{"truncated", "BOOLEAN", boo, "cut by the start or the end of the trace"},
+	}},
+	{name: TableSchedWaits, doc: "one row per wait of a task, ISR or thread for a CPU (the rows of the view sched_latency, without names)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, "the task, ISR or thread"},
+		{"ready_ts", "BIGINT", i64, "ns: it became ready"},
+		{"run_ts", "BIGINT", i64, "ns: it started running"},
+		{"cpu", "INTEGER", i32, "the CPU it then ran on"},
+		{"preempted", "BOOLEAN", boo, "ready after running (a preemption); false: after a blocked state or at activation (a wake-up)"},
+		{"truncated", "BOOLEAN", boo, "the wait began at the start of the trace"},
+	}},
+	// Not the state intervals again: only what sched_stats needs of each,
+	// as numbers (the class is a code: a VARCHAR of few values loads
+	// several times slower, see TableSymbols), so that sched_stats reads
+	// five narrow columns instead of decoding and classifying every state
+	// interval's name.
+	{name: TableSchedDurations, doc: "one row per state interval of a task, ISR or thread with a scheduling class (the intervals of sched_intervals, reduced to what the view sched_stats summarizes)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, "the task, ISR or thread"},
+		{"class", "INTEGER", i32, "the scheduling class (sched_class): 1 running, 2 ready, 3 waiting, 4 blocked"},
+		{"dur", "BIGINT", i64, "end_ts - start_ts"},
+		{"truncated", "BOOLEAN", boo, "cut by the start or the end of the trace"},
+	}},
+	{name: TableSchedRuns, doc: "one row per run whose task_instances and sched_latency rows were written at ingest", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"intervals", "BIGINT", i64, "state intervals with a scheduling class the ingest walked (rows written to sched_durations)"},
+		{"instances", "BIGINT", i64, "rows written to sched_instances"},
+		{"waits", "BIGINT", i64, "rows written to sched_waits"},
+		{"fallback", "BIGINT", i64, "objects in sched_fallback"},
+	}},
+	{name: TableSchedFallback, doc: "one row per object whose task_instances and sched_latency rows the views take from the reference SQL, and why", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, ""},
+		{"reason", "VARCHAR", dict, "kind changed, intervals out of order, tie in a wait, instance reused, too many instances ended out of order (schema/sched.go)"},
+	}},
 }
 
 var jsonExtension = arrow.NewMetadata([]string{"ARROW:extension:name", "ARROW:extension:metadata"}, []string{"arrow.json", ""})
@@ -555,6 +623,13 @@ func Columns(name string) []string {
 	return out
 }
 
+// DerivedTables lists the tables whose rows an ingest computes from the
+// state intervals it writes (sched.go), rather than from the trace: the
+// rows of views that have a SQL reference.
+func DerivedTables() []string {
+	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback}
+}
+
 // TableNames lists the tables in the order they are created.
 func TableNames() []string {
 	out := make([]string, len(tables))
@@ -562,4 +637,20 @@ func TableNames() []string {
 		out[i] = t.name
 	}
 	return out
+}
+
+// TableDoc is a table's description and its columns with theirs (the
+// table contract as traceduck views prints it); ok is false for a name
+// that is no table.
+func TableDoc(name string) (doc string, cols [][2]string, ok bool) {
+	for _, t := range tables {
+		if t.name != name {
+			continue
+		}
+		for _, c := range t.columns {
+			cols = append(cols, [2]string{c.name, c.doc})
+		}
+		return t.doc, cols, true
+	}
+	return "", nil, false
 }

@@ -114,6 +114,7 @@ type RunWriter struct {
 	ecoN     []int64
 
 	states    stateTracker
+	sched     schedTracker
 	cpus      CPUTracker
 	resources ResourceTracker
 	prios     PriorityTracker
@@ -183,6 +184,7 @@ func NewRunWriter(info RunInfo, sink Sink, mem memory.Allocator) *RunWriter {
 		nsPerUnit: 1,
 	}
 	w.states.init(w)
+	w.sched.init(w)
 	w.cpus.init(w)
 	w.lv.init(w)
 	// Nothing is reserved up front: a short trace (or a fuzzer's input)
@@ -502,12 +504,19 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	if err := w.cpus.finish(); err != nil {
 		w.states.release()
 		w.lv.release()
+		w.sched.release()
 		w.resources.release()
 		return w.out.close(err)
 	}
 	if err := w.states.finish(w.lastTS); err != nil {
-		w.resources.release()
 		w.lv.release()
+		w.sched.release()
+		w.resources.release()
+		return w.out.close(err)
+	}
+	if err := w.sched.finish(); err != nil {
+		w.lv.release()
+		w.resources.release()
 		return w.out.close(err)
 	}
 	err := w.lv.finish()
@@ -551,6 +560,7 @@ func (w *RunWriter) Abort() {
 	w.finished = true
 	w.states.release()
 	w.lv.release()
+	w.sched.release()
 	w.resources.release()
 	w.prios.release()
 	w.ev.release()

@@ -4,8 +4,9 @@
 // it (each measurement runs in a child process of its own, so that one's
 // memory does not hide another's); for BTF it also times DuckDB's own
 // read_csv of the same file into a plain table, through the same
-// go-duckdb build; on the largest BTF run it times the canned views. It
-// prints a Markdown table (docs/performance.md):
+// go-duckdb build; on every run (--views) it times the canned views and
+// judges each against the time the run took to ingest. It prints a
+// Markdown table (docs/performance.md):
 //
 //	go run ./cmd/tracebench [--formats btf,qnx,...] [--sizes 1000000,10000000] [--profile DIR]
 package main
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +48,7 @@ func run(args []string, exe string, stdout, stderr io.Writer) int {
 	keep := fs.Bool("keep", false, "keep the traces and databases")
 	profile := fs.String("profile", "", "write CPU and heap profiles of the largest BTF ingest into this directory")
 	quiet := fs.Bool("quiet", false, "no progress on standard error")
+	views := fs.String("views", "all", "which runs the canned views are timed on: "+strings.Join(bench.ViewsChoices, ", "))
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -53,7 +56,11 @@ func run(args []string, exe string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tracebench: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	opt := bench.Options{Cores: *cores, Seed: *seed, Keep: *keep, Exe: exe, ProfileDir: *profile}
+	if !slices.Contains(bench.ViewsChoices, *views) {
+		fmt.Fprintf(stderr, "tracebench: --views %q: want one of %s\n", *views, strings.Join(bench.ViewsChoices, ", "))
+		return 2
+	}
+	opt := bench.Options{Cores: *cores, Seed: *seed, Keep: *keep, Exe: exe, ProfileDir: *profile, Views: *views}
 	known := map[string]bool{}
 	for _, f := range bench.Formats {
 		known[f] = true

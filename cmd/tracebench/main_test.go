@@ -36,9 +36,13 @@ func TestTinyRun(t *testing.T) {
 		"\n| btf | 20001 | ",
 		"\n| toppers-asp | ", " (20000 lines) | ",
 		"Canned views on the btf run of 20001 events",
-		"\n| state_stats | ", "\n| eco_tree | ", "\n| hist_quantize running | ", "\n| task_instances | ", "\n| sched_latency | ", "\n| cpu_load(10ms) | ",
-		"\n| BTF, 20001 events: ingest ≤ 1.0× read_csv (aim 0.7×) | ",
-		"\n| toppers-asp rules: ≥ 1M raw lines/s per core | ",
+		"Canned views on the toppers-asp run of ",
+		"\n| state_stats | ", "\n| state_stats_window | ", "\n| eco_tree | ", "\n| hist_quantize running | ", "\n| task_instances | ", "\n| sched_latency | ",
+		"\n| sched_stats | ", "\n| cpu_load(10ms) | ", "\n| cpu_utilization | ", "\n| resource_holds | ", "\n| resource_waits | ", "\n| lock_stats | ", "\n| message_round_trips | ",
+		"| format | events | ingest s | slowest view | s | × ingest | views beyond | verdict |\n",
+		"\n| BTF, 20001 events: ingest ≤ 0.7× read_csv | ",
+		"\n| btf, 20001 events: every view ≤ 0.1× ingest | slowest ",
+		"\n| toppers-asp rules: ≥ 500k raw lines per CPU-second | ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table has no %q:\n%s", want, out)
@@ -76,6 +80,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"--sizes", "10,x"}, "tracebench: size \"x\": want a number of events > 0\n"},
 		{[]string{"--sizes", "0"}, "tracebench: size \"0\": want a number of events > 0\n"},
 		{[]string{"now"}, "tracebench: unexpected arguments [\"now\"]\n"},
+		{[]string{"--views", "some"}, "tracebench: --views \"some\": want one of all, btf, largest-btf, none\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, os.Args[0], &stdout, &stderr); code != 2 || stderr.String() != tc.want || stdout.Len() != 0 {

@@ -36,8 +36,10 @@ func newBagetDescribeCmd() *cobra.Command {
 and prints, for each record type, its field tree as the reader lays it out:
 one line per field with its path, C type, byte offset, size and alignment
 (union members under their case; arrays with their element size; object-id
-fields with their object kind), then the record's rules: the object it
-creates, the state and CPU rules, and the resource and message rules.
+fields with their object kind; format= and its names for a field with a
+display format, docs/baget-format.md 2.11), then the record's rules: the
+object it creates, the state and CPU rules, and the resource and message
+rules.
 
 --example NAME shows a bundled description instead (minirtos.xml, the one
 the demo's and the generator's logs use). --event keeps the record types of

@@ -39,7 +39,9 @@ func TestBagetBadRecordAndStdin(t *testing.T) {
 	}
 
 	r = td(t, dir, "ingest", "--db", db, "--description", descPath, "--skip-bad", badPath)
-	if want := fmt.Sprintf("run 1: %s (baget, %d events)\n", badPath, truth.Events-1); r.code != 0 || r.stdout != want {
+	intervals := scalar(t, dir, db, "SELECT count(*) FROM state_intervals WHERE run_id = 1")
+	if want := fmt.Sprintf("run 1: %s (baget, %d events, %s intervals; 1 error, first: %s@%d: record type: expected a type the description declares, found 999; see diagnostics)\n",
+		badPath, truth.Events-1, intervals, badPath, off); r.code != 0 || r.stdout != want {
 		t.Fatalf("%s\nwant stdout %q", r, want)
 	}
 	if got := scalar(t, dir, db, "SELECT string_agg(severity || '@' || src_line || ': ' || message, '; ') FROM diagnostics WHERE severity = 'error'"); strings.Trim(got, `"`) != fmt.Sprintf("error@%d: record type: expected a type the description declares, found 999", off) {
@@ -50,7 +52,8 @@ func TestBagetBadRecordAndStdin(t *testing.T) {
 	r = runIn(t, dir, log, "ingest", "--db", db, "--format", "baget", "-")
 	expectExit(t, r, 1, "a log on standard input needs --description FILE.xml")
 	r = runIn(t, dir, log, "ingest", "--db", db, "--format", "baget", "--description", descPath, "-")
-	if want := fmt.Sprintf("run 2: - (baget, %d events)\n", truth.Events); r.code != 0 || r.stdout != want {
+	intervals = scalar(t, dir, db, "SELECT count(*) FROM state_intervals WHERE run_id = 2")
+	if want := fmt.Sprintf("run 2: - (baget, %d events, %s intervals)\n", truth.Events, intervals); r.code != 0 || r.stdout != want {
 		t.Fatalf("%s\nwant stdout %q", r, want)
 	}
 }

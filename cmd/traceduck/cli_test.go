@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
 )
 
 func TestUsageErrors(t *testing.T) {
@@ -28,7 +30,7 @@ func TestUsageErrors(t *testing.T) {
 		{"ingest without paths", []string{"ingest", "--db", db}, "no trace to ingest"},
 		{"stdin twice", []string{"ingest", "--db", db, "-", "-"}, "given 2 times"},
 		{"unknown format", []string{"ingest", "--db", db, "--format", "nope", sample}, `unknown format "nope"`},
-		{"query with two arguments", []string{"query", "--db", db, "SELECT 1", "SELECT 2"}, "accepts at most 1 arg"},
+		{"query with two arguments", []string{"query", "--db", db, "SELECT 1", "SELECT 2"}, "query takes one SQL text (or - for standard input), found 2 arguments: quote the SQL"},
 		{"formats with an argument", []string{"formats", "x"}, `unknown command "x"`},
 		{"demo with an argument", []string{"demo", "x"}, `unknown command "x"`},
 		{"bad --idle-task", []string{"ingest", "--db", db, "--idle-task", "IDLE[0-9", sample}, `--idle-task: idle-task pattern "IDLE[0-9": expected ] to close the [ at column 5, found the end of the pattern`},
@@ -74,19 +76,29 @@ func TestNoArgumentsPrintsHelp(t *testing.T) {
 	}
 }
 
+// TestFormats: every format, in detection order, its name and patterns
+// on a line and its description below, within 100 columns.
 func TestFormats(t *testing.T) {
 	out := mustRun(t, t.TempDir(), nil, "formats")
-	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	var btf string
-	for _, l := range lines {
-		if strings.HasPrefix(l, "btf ") {
-			btf = l
+	if !strings.Contains(out, "btf           *.btf\n    BTF (Best Trace Format) system traces: tasks, ISRs, runnables, semaphores, signals, cores\n") {
+		t.Errorf("no btf entry:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 100 {
+			t.Errorf("a line of %d columns: %q", len(l), l)
 		}
 	}
-	if btf == "" {
-		t.Fatalf("no btf line:\n%s", out)
+	var names []string
+	for _, ing := range ingest.Ingesters() {
+		names = append(names, ing.Format().Name)
 	}
-	if !strings.Contains(btf, "BTF (Best Trace Format)") || !strings.HasSuffix(btf, "*.btf") {
-		t.Errorf("btf line lacks its description or pattern: %q", btf)
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" && l[0] != ' ' {
+			got = append(got, strings.Fields(l)[0])
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Errorf("formats %v, want %v in detection order", got, names)
 	}
 }

@@ -46,7 +46,7 @@ standard error (unless --quiet).`,
 	f.StringVar(&format, "format", "tlv", "tlv, toppers-asp or toppers-fmp")
 	f.BoolVar(&skipBad, "skip-bad", false, "report lines that cannot be read on standard error and go on instead of stopping")
 	f.BoolVar(&quiet, "quiet", false, "print no summary of skipped lines")
-	params := addFormatFlags(cmd)
+	params := addFormatFlags(cmd, "tlv", "toppers-asp", "toppers-fmp")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ing, err := ingest.Lookup(format)
 		if err != nil {

@@ -26,7 +26,7 @@ func TestConvertRules(t *testing.T) {
 	if r.stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
 	}
-	if !strings.Contains(r.stderr, `fig8.log:2: info: no rule matches lines like "[#] dispatch from task #."`) {
+	if !strings.Contains(r.stderr, `fig8.log:2: info: no rule matches lines like "[{n}] dispatch from task {n}."`) {
 		t.Errorf("stderr does not sum up the skipped lines:\n%s", r.stderr)
 	}
 	q := td(t, dir, "convert", "--quiet", "--resources", "fig8.res", "--rules", "fig8.cnv", "--headers", headers, "fig8.log")

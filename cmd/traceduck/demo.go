@@ -140,7 +140,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, dbPath string) error {
 		if err != nil {
 			return ingestError(ctx, name, err)
 		}
-		fmt.Fprintf(out, "run %d: %s (%s, %d events)\n    %s\n", res.RunID, name, res.Format, res.Events, s.Description)
+		fmt.Fprintf(out, "run %d: %s\n    %s\n", res.RunID, ingestSummary(res, name), s.Description)
 	}
 	// The machines of a system on one clock, as traceduck align does.
 	for _, sys := range systems {

@@ -27,7 +27,8 @@ func TestDTraceEventsSyscallLatency(t *testing.T) {
 	path := writeFile(t, dir, "syscalls.out", buf.Bytes())
 
 	out := mustRun(t, dir, nil, "ingest", "--db", db, path)
-	if want := fmt.Sprintf("run 1: %s (dtrace, %d events)\n", path, truth.Lines); out != want {
+	intervals := scalar(t, dir, db, "SELECT count(*) FROM state_intervals")
+	if want := fmt.Sprintf("run 1: %s (dtrace, %d events, %s intervals)\n", path, truth.Lines, intervals); out != want {
 		t.Fatalf("ingest: %q, want %q", out, want)
 	}
 
@@ -63,7 +64,7 @@ func TestDTraceEventsSyscallLatency(t *testing.T) {
 	r := td(t, dir, "ingest", "--db", db, "--format", "dtrace", bad)
 	expectExit(t, r, 1, bad+`:3: column 2 (cpu): expected a CPU number, found "x"`)
 	r = td(t, dir, "ingest", "--db", db, "--format", "dtrace", "--skip-bad", bad)
-	if want := fmt.Sprintf("run 2: %s (dtrace, 2 events)\n", bad); r.code != 0 || r.stdout != want {
+	if want := fmt.Sprintf("run 2: %s (dtrace, 2 events, 2 intervals; 1 error, first: %s:3: column 2 (cpu): expected a CPU number, found \"x\"; see diagnostics)\n", bad, bad); r.code != 0 || r.stdout != want {
 		t.Fatalf("%s\nwant stdout %q", r, want)
 	}
 	if got := scalar(t, dir, db, `SELECT count(*) FILTER (WHERE src_line = 3 AND message = 'column 2 (cpu): expected a CPU number, found "x"') || '/' || count(*)

@@ -24,7 +24,9 @@ func TestDTraceAggregationsCLI(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	out := mustRun(t, dir, nil, "ingest", "--db", db, "--format", "dtrace", example)
-	if want := "run 1: " + example + " (dtrace, 0 events)\n"; out != want {
+	// bitesize_example.txt prints six distributions (its six
+	// "Distribution" headers) of 34 bucket rows in all.
+	if want := "run 1: " + example + " (dtrace, 0 events, 6 histograms (34 buckets))\n"; out != want {
 		t.Errorf("ingest: %q, want %q", out, want)
 	}
 	// bitesize.d's six distributions: the counts of find (1452, 91, 33, 97)

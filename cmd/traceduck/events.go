@@ -125,23 +125,16 @@ func (q eventsQuery) sql() string {
 }
 
 func runEvents(ctx context.Context, dbPath string, q eventsQuery, output outputFlags, w io.Writer) error {
-	db, err := openExistingDB(ctx, dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	conn, err := db.SQL().Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if err := checkMarks(ctx, conn, q.marksSQL()); err != nil {
-		return markError(err)
-	}
-	if err := checkRunExists(ctx, conn, q.run); err != nil {
-		return err
-	}
-	return queryTo(ctx, conn, q.sql(), newResultWriter(output, w))
+	return withRunConn(ctx, dbPath, q.run, func(conn *sql.Conn) error {
+		if err := checkMarks(ctx, conn, q.marksSQL()); err != nil {
+			return markError(err)
+		}
+		out := &countingWriter{resultWriter: newResultWriter(output, w)}
+		if err := queryTo(ctx, conn, q.sql(), out); err != nil || out.rows > 0 {
+			return err
+		}
+		return explainEmptyEvents(ctx, conn, selection{run: q.run, window: &q.window}, q.includes, q.excludes)
+	})
 }
 
 // checkMarks runs the marks' check and reads every row.

@@ -104,7 +104,7 @@ func TestEventsErrors(t *testing.T) {
 		{[]string{"--from", "-0.5ns"}, 2, `--from -0.5ns: expected a whole number of ns, found -0.5 ns`},
 		{[]string{"--from", ".ms"}, 2, `--from .ms: expected a whole number of ns, or a number with a unit (s, ms, us, ns), found ".ms"`},
 		{[]string{"--limit", "-1"}, 2, `--limit -1: want 0 (all) or more`},
-		{[]string{"--run", "3"}, 1, `--run 3: no such run`},
+		{[]string{"--run", "3"}, 2, `--run 3: no such run (the runs: 1 `},
 		{[]string{"x"}, 2, `unknown command "x"`},
 	} {
 		r := td(t, dir, append([]string{"events", "--db", db}, tc.args...)...)

@@ -159,6 +159,8 @@ func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path strin
 			return usagef("--chrome writes one run: give --run N (the database holds %d runs)", len(runs))
 		}
 		opt.Run = runs[0].ID
+	} else if err := checkRunExists(ctx, db.SQL(), opt.Run); err != nil {
+		return err
 	}
 	if path == "-" {
 		_, err := export.Chrome(ctx, db.SQL(), cmd.OutOrStdout(), opt)
@@ -177,5 +179,23 @@ func runExportChrome(ctx context.Context, cmd *cobra.Command, dbPath, path strin
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "run %d written to %s: %d slices, %d instants, %d counter values, %d holds, %d waits, %d calls, %d flows on %d tracks\n",
 		opt.Run, cellText(path), res.Slices, res.Instants, res.Counters, res.Holds, res.Waits, res.Calls, res.Flows, res.Tracks)
+	if res.Slices+res.Instants+res.Counters+res.Holds+res.Waits+res.Calls+res.Flows == 0 && (opt.From != nil || opt.To != nil) {
+		conn, err := db.SQL().Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		w := windowFlags{from: fmtOpt(opt.From), to: fmtOpt(opt.To), lo: opt.From, hi: opt.To}
+		_, err = explainWindow(ctx, conn, selection{run: opt.Run, window: &w, noRelative: true})
+		return err
+	}
 	return nil
+}
+
+// fmtOpt prints an optional time in the unit that reads best.
+func fmtOpt(p *int64) string {
+	if p == nil {
+		return ""
+	}
+	return fmtNS(*p)
 }

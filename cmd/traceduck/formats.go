@@ -1,8 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -19,12 +20,48 @@ tries the formats in this order and takes the first that recognizes the file.`,
 		Example: `  traceduck formats`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 2, ' ', 0)
-			for _, ing := range ingest.Ingesters() {
-				f := ing.Format()
-				tw.Write([]byte(f.Name + "\t" + f.Description + "\t" + strings.Join(f.Patterns, " ") + "\n"))
-			}
-			return tw.Flush()
+			writeFormats(cmd.OutOrStdout())
+			return nil
 		},
 	}
+}
+
+// formatsWidth is the width formats fits its lines in.
+const formatsWidth = 100
+
+// writeFormats prints each format: its name and file patterns on one
+// line, its description below, wrapped, indented.
+func writeFormats(w io.Writer) {
+	const indent = "    "
+	for i, ing := range ingest.Ingesters() {
+		f := ing.Format()
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%-13s %s\n", f.Name, strings.Join(f.Patterns, " "))
+		for _, l := range wrapWords(f.Description, formatsWidth-len(indent)) {
+			fmt.Fprintln(w, indent+l)
+		}
+	}
+}
+
+// wrapWords breaks s into lines of at most n bytes at spaces (a longer
+// word stands alone on its line).
+func wrapWords(s string, n int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(word) > n {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -420,7 +420,7 @@ func TestHistErrors(t *testing.T) {
 		{[]string{"hist", "--sql", "SELECT 1, 2, 3, 4"}, 2, "traceduck: --sql: the query returns 4 columns; give (value), (key, value) or (key, value, weight)\n"},
 		{[]string{"hist", "--sql", ";"}, 2, "traceduck: --sql: no query\n"},
 		{[]string{"hist", "--sql", "SELECT * FROM (VALUES (NULL, 1), ('a', 2)) t(k, v)"}, 1, "traceduck: some rows have a NULL key and some have not: give every row a key (coalesce(key, ...)), or none\n"},
-		{[]string{"hist", "--db", db, "--state", "running", "--run", "9"}, 1, "traceduck: --run 9: no such run (see 'traceduck query --db FILE \"SELECT run_id, name FROM runs\"')\n"},
+		{[]string{"hist", "--db", db, "--state", "running", "--run", "9"}, 2, "traceduck: --run 9: no such run (the runs: "},
 		{[]string{"hist", "--sql", "SELECT 'x'"}, 2, "traceduck: --sql: the value column is VARCHAR, not a number\n"},
 		{[]string{"hist", "--sql", "SELECT 'k', 1, 'w'"}, 2, "traceduck: --sql: the weight column is VARCHAR, not a number\n"},
 	} {

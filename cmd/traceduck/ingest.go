@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/safetext"
 	"github.com/traceduck/traceduck/queries/align"
 	"github.com/traceduck/traceduck/queries/export"
 	"github.com/traceduck/traceduck/schema"
@@ -200,23 +202,36 @@ func systemTag(tags [][2]string, system, name string, paths []string) ([][2]stri
 	return append(append([][2]string(nil), tags...), [2]string{"system", system}), nil
 }
 
-// addFormatFlags offers every flag of every configurable format (TLV's
-// --resources, ...) and returns a function that gives the ones set.
-func addFormatFlags(cmd *cobra.Command) func() map[string]string {
+// addFormatFlags offers every flag of the configurable formats (only
+// those named, when any are; TLV's --resources, ...), each labelled with
+// every format that takes it, and returns a function that gives the ones
+// set.
+func addFormatFlags(cmd *cobra.Command, only ...string) func() map[string]string {
 	values := map[string]*string{}
+	var order []string
+	help := map[string]string{}
+	takers := map[string][]string{}
 	for _, ing := range ingest.Ingesters() {
 		c, ok := ing.(ingest.Configurable)
-		if !ok {
+		if !ok || (len(only) > 0 && !slices.Contains(only, ing.Format().Name)) {
 			continue
 		}
 		for _, p := range c.Params() {
-			if _, seen := values[p.Name]; seen {
-				continue
+			if _, seen := help[p.Name]; !seen {
+				order = append(order, p.Name)
+				help[p.Name] = p.Help
 			}
-			v := new(string)
-			values[p.Name] = v
-			cmd.Flags().StringVar(v, p.Name, "", p.Help+" (format "+ing.Format().Name+")")
+			takers[p.Name] = append(takers[p.Name], ing.Format().Name)
 		}
+	}
+	for _, name := range order {
+		v := new(string)
+		values[name] = v
+		label := "format " + takers[name][0]
+		if len(takers[name]) > 1 {
+			label = "formats " + strings.Join(takers[name], ", ")
+		}
+		cmd.Flags().StringVar(v, name, "", help[name]+" ("+label+")")
 	}
 	return func() map[string]string {
 		set := map[string]string{}
@@ -247,7 +262,7 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 	runs := 0
 	err = ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
 		runs++
-		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events)\n", res.RunID, cellText(path), res.Format, res.Events)
+		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s\n", res.RunID, ingestSummary(res, path))
 		return nil
 	})
 	db.Close()
@@ -257,6 +272,42 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 		removeDB(dbPath)
 	}
 	return err
+}
+
+// ingestSummary says what an ingest read: PATH (FORMAT, N events, the
+// intervals, aggregations and histograms it made when there are any; the
+// errors and warnings it recorded, and the first of them, when there are
+// any). Informational diagnostics (what the input uses beyond its
+// format's definition, handled) are not counted here; the table
+// diagnostics has them all.
+func ingestSummary(res ingest.Result, path string) string {
+	c := res.Counts
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, %s", cellText(path), res.Format, plural(res.Events, "event"))
+	if c.Intervals > 0 {
+		b.WriteString(", " + plural(c.Intervals, "interval"))
+	}
+	if c.Aggregations > 0 {
+		fmt.Fprintf(&b, ", %s (%s)", plural(c.Aggregations, "aggregation"), plural(c.AggValues, "value"))
+	}
+	if c.Histograms > 0 {
+		fmt.Fprintf(&b, ", %s (%s)", plural(c.Histograms, "histogram"), plural(c.Buckets, "bucket"))
+	}
+	if c.FoundBeside != "" {
+		fmt.Fprintf(&b, "; read with %s, found beside it", cellText(c.FoundBeside))
+	}
+	if c.Errors+c.Warnings > 0 {
+		var parts []string
+		if c.Errors > 0 {
+			parts = append(parts, plural(c.Errors, "error"))
+		}
+		if c.Warnings > 0 {
+			parts = append(parts, plural(c.Warnings, "warning"))
+		}
+		fmt.Fprintf(&b, "; %s, first: %s: %s; see diagnostics", strings.Join(parts, ", "), cellText(c.FirstAt), cellText(safetext.Cut(c.First, 160)))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // removeDB removes a database file and what DuckDB keeps beside it.
@@ -311,7 +362,7 @@ func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s (%s, %d events) -> %s\n", id, cellText(path), res.Format, res.Events, cellText(dir))
+		fmt.Fprintf(cmd.OutOrStdout(), "run %d: %s -> %s\n", id, ingestSummary(res, path), cellText(dir))
 		return nil
 	})
 }

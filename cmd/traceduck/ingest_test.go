@@ -24,7 +24,9 @@ func TestIngestOneFile(t *testing.T) {
 	if r.code != 0 {
 		t.Fatal(r)
 	}
-	if want := "run 1: " + seedSample + " (btf, 6 events)\n"; r.stdout != want {
+	// 6 state intervals: T_1MS_0 active, then running; Runnable_0
+	// running; Core_0 idle, then holding T_1MS_0; Core_1 idle.
+	if want := "run 1: " + seedSample + " (btf, 6 events, 6 intervals)\n"; r.stdout != want {
 		t.Errorf("stdout %q, want %q", r.stdout, want)
 	}
 	// stderr is no terminal here: no progress bar, nothing at all.
@@ -40,7 +42,7 @@ func TestIngestOneFile(t *testing.T) {
 func TestIngestStdin(t *testing.T) {
 	dir := t.TempDir()
 	r := runIn(t, dir, readFile(t, seedSample), "ingest", "--db", "t.duckdb", "-")
-	if r.code != 0 || r.stdout != "run 1: - (btf, 6 events)\n" {
+	if r.code != 0 || r.stdout != "run 1: - (btf, 6 events, 6 intervals)\n" {
 		t.Fatal(r)
 	}
 	if got := scalar(t, dir, "t.duckdb", "SELECT name || '|' || source || '|' || length(sha256) FROM runs"); got != "stdin|-|64" {
@@ -50,7 +52,7 @@ func TestIngestStdin(t *testing.T) {
 	r = runIn(t, dir, readFile(t, seedSample), "ingest", "--db", "t.duckdb", "--name", "again", "-")
 	expectExit(t, r, 1, "already ingested as run 1", "--force")
 	r = runIn(t, dir, readFile(t, seedSample), "ingest", "--db", "t.duckdb", "--name", "again", "--force", "-")
-	if r.code != 0 || r.stdout != "run 2: - (btf, 6 events)\n" {
+	if r.code != 0 || r.stdout != "run 2: - (btf, 6 events, 6 intervals)\n" {
 		t.Fatal(r)
 	}
 }
@@ -65,7 +67,7 @@ func TestIngestDuplicate(t *testing.T) {
 		t.Errorf("%s runs after the refused duplicate", n)
 	}
 	r = td(t, dir, "ingest", "--db", db, "--force", seedSample)
-	if r.code != 0 || r.stdout != "run 2: "+seedSample+" (btf, 6 events)\n" {
+	if r.code != 0 || r.stdout != "run 2: "+seedSample+" (btf, 6 events, 6 intervals)\n" {
 		t.Fatal(r)
 	}
 	if n := scalar(t, dir, db, "SELECT count(*) || '/' || count(DISTINCT sha256) FROM runs"); n != "2/1" {
@@ -79,7 +81,7 @@ func TestIngestSeveralPaths(t *testing.T) {
 	a := sampleCopy(t, dir, "a.btf", "a")
 	b := sampleCopy(t, dir, "b.btf", "b")
 	r := td(t, dir, "ingest", "--db", db, "--tag", "set=1", a, b)
-	want := fmt.Sprintf("run 1: %s (btf, 6 events)\nrun 2: %s (btf, 6 events)\n", a, b)
+	want := fmt.Sprintf("run 1: %s (btf, 6 events, 6 intervals)\nrun 2: %s (btf, 6 events, 6 intervals)\n", a, b)
 	if r.code != 0 || r.stdout != want {
 		t.Fatalf("%s\nwant stdout %q", r, want)
 	}
@@ -124,7 +126,7 @@ func TestIngestStopsAtFirstFailure(t *testing.T) {
 	later := sampleCopy(t, dir, "later.btf", "later")
 	r := td(t, dir, "ingest", "--db", db, good, bad, later)
 	expectExit(t, r, 1, bad+":4:")
-	if r.stdout != "run 1: "+good+" (btf, 6 events)\n" {
+	if r.stdout != "run 1: "+good+" (btf, 6 events, 6 intervals)\n" {
 		t.Errorf("stdout %q", r.stdout)
 	}
 	// The message of the ingester is printed as it is, after "traceduck: ".
@@ -148,7 +150,10 @@ func TestIngestSkipBad(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.btf", []byte("#version 2.1.4\n#timeScale ns\n0,Sim,0,STI,S_1MS,0,trigger\nx10,S_1MS,0,T,T_1MS_0,0,activate\n20,S_1MS,0,T,T_1MS_0,0,activate\n"))
 	r := td(t, dir, "ingest", "--db", "t.duckdb", "--skip-bad", bad)
-	if r.code != 0 || r.stdout != "run 1: "+bad+" (btf, 2 events)\n" {
+	// Line 4 is skipped: the trigger and the activate at 20 are read, and
+	// T_1MS_0 is active from 20 to the end (1 interval); the skipped line
+	// is the run's one error, and the line says so.
+	if r.code != 0 || r.stdout != "run 1: "+bad+" (btf, 2 events, 1 interval; 1 error, first: "+bad+":4: time: expected a non-negative integer, found \"x10\"; see diagnostics)\n" {
 		t.Fatal(r)
 	}
 	if got := scalar(t, dir, "t.duckdb", "SELECT count(*) FROM diagnostics WHERE src_line = 4"); got != "1" {
@@ -168,7 +173,8 @@ func TestIngestGenerated(t *testing.T) {
 	}
 	path := writeFile(t, dir, "gen.btf", buf.Bytes())
 	r := td(t, dir, "ingest", "--db", "t.duckdb", path)
-	if want := fmt.Sprintf("run 1: %s (btf, %d events)\n", path, truth.Lines); r.code != 0 || r.stdout != want {
+	intervals := scalar(t, dir, "t.duckdb", "SELECT count(*) FROM state_intervals")
+	if want := fmt.Sprintf("run 1: %s (btf, %d events, %s intervals)\n", path, truth.Lines, intervals); r.code != 0 || r.stdout != want {
 		t.Fatalf("%s\nwant stdout %q", r, want)
 	}
 	out := mustRun(t, dir, nil, "query", "--db", "t.duckdb", "-o", "csv",

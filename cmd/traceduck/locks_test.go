@@ -64,5 +64,5 @@ func TestLocks(t *testing.T) {
 	if strings.Count(r.stdout, "\n") != 2 {
 		t.Errorf("locks --run 2: want the header alone\n%s", r)
 	}
-	expectExit(t, td(t, dir, "locks", "--db", db, "--run", "7"), 1, "--run 7: no such run")
+	expectExit(t, td(t, dir, "locks", "--db", db, "--run", "7"), 2, "--run 7: no such run (the runs: ")
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceduck/traceduck/ingest"
+
 	_ "github.com/traceduck/traceduck/ingest/all" // register every trace format
 )
 
@@ -97,10 +99,12 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "traceduck",
 		Short: "SQL-queryable trace analytics: trace files in, a DuckDB database out",
-		Long: `traceduck converts real-time and OS traces (BTF, ...) into the tables of a
-DuckDB database (runs, objects, events, eco_triples, state_intervals,
-state_levels, diagnostics) and installs views (event_counts, state_summary)
-that any DuckDB client can query.`,
+		Long: `traceduck converts real-time and OS traces (BTF, QNX, TLV/TOPPERS, Baget,
+DTrace, ftrace, Chrome JSON: traceduck formats) into the tables of a DuckDB
+database, and installs views and macros that answer what engineers ask of a
+trace (state statistics, task instances and response times, scheduling
+latency, CPU load, locks, messages, ...). Any DuckDB client can query them;
+traceduck views lists every table, view and macro.`,
 		Example: `  traceduck demo
   traceduck ingest --db t.duckdb trace.btf
   traceduck query --db t.duckdb "SELECT object, total_ns FROM state_summary WHERE kind='task' AND state='running' ORDER BY total_ns DESC"`,
@@ -128,7 +132,12 @@ that any DuckDB client can query.`,
 		newExportCmd(),
 		newReportCmd(),
 		newAlignCmd(),
+		newVersionCmd(), newViewsCmd(),
 	)
+	// --version prints what traceduck version prints.
+	root.Version = "-"
+	root.SetVersionTemplate("{{versionLine}}\n")
+	cobra.AddTemplateFunc("versionLine", func() string { return versionLine(context.Background()) })
 	root.InitDefaultHelpCmd()
 	var wrapAll func(*cobra.Command)
 	wrapAll = func(parent *cobra.Command) {
@@ -157,6 +166,10 @@ func wrapRunE(c *cobra.Command) {
 		var ue *usageError
 		if errors.As(err, &ue) {
 			return err
+		}
+		var pe *ingest.ParamError
+		if errors.As(err, &pe) {
+			return &usageError{err}
 		}
 		return &runError{err}
 	}

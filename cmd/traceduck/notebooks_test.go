@@ -186,8 +186,8 @@ func checkNotebook(data []byte) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", where, err)
 		}
-		if i == 0 && (kind != "markdown" || !strings.Contains(src, "traceduck demo --db demo.duckdb")) {
-			return fmt.Errorf("cell 1 is not a markdown cell that says how to create the database (traceduck demo --db demo.duckdb)")
+		if i == 0 && (kind != "markdown" || !strings.Contains(src, "go run ./cmd/traceduck demo\n")) {
+			return fmt.Errorf("cell 1 is not a markdown cell that says how to create the database (go run ./cmd/traceduck demo)")
 		}
 	}
 	if !bytes.Contains(data, []byte(`duckdb.connect(DB, read_only=True)`)) {
@@ -738,7 +738,7 @@ func jsonText(v any) string {
 // The checks fail on what they are for: each broken notebook is refused
 // with its message.
 func TestCheckNotebookRejects(t *testing.T) {
-	const md = `{"cell_type": "markdown", "id": "a", "metadata": {}, "source": ["Run traceduck demo --db demo.duckdb\n", "first"]}`
+	const md = `{"cell_type": "markdown", "id": "a", "metadata": {}, "source": ["go run ./cmd/traceduck demo\n", "first"]}`
 	const code = `{"cell_type": "code", "id": "b", "metadata": {}, "source": "con = duckdb.connect(DB, read_only=True)", "outputs": [], "execution_count": null}`
 	nb := func(cells ...string) string {
 		return `{"cells": [` + strings.Join(cells, ", ") + `], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}}, "nbformat": 4, "nbformat_minor": 5}`
@@ -759,8 +759,8 @@ func TestCheckNotebookRejects(t *testing.T) {
 		{nb(md, strings.Replace(code, `"id": "b"`, `"id": "a"`, 1)), `cell 2: id "a" is cell 1's too`},
 		{nb(md, strings.Replace(code, `"id": "b"`, `"id": "b c"`, 1)), `cell 2: id "b c" is not 1 to 64 of [a-zA-Z0-9_-]`},
 		{nb(md, strings.Replace(code, `"cell_type": "code"`, `"cell_type": "heading"`, 1)), `cell 2: cell_type "heading", want markdown, code or raw`},
-		{nb(strings.Replace(md, `\n", "first"`, `", "first"`, 1), code), `cell 1: source line 1 does not end with a newline: "Run traceduck demo --db demo.duckdb"`},
-		{nb(code, md), `cell 1 is not a markdown cell that says how to create the database (traceduck demo --db demo.duckdb)`},
+		{nb(strings.Replace(md, `\n", "first"`, `", "first"`, 1), code), `cell 1: source line 1 does not end with a newline: "go run ./cmd/traceduck demo"`},
+		{nb(code, md), `cell 1 is not a markdown cell that says how to create the database (go run ./cmd/traceduck demo)`},
 		{nb(md, strings.Replace(code, `, read_only=True`, ``, 1)), `no duckdb.connect(DB, read_only=True)`},
 	} {
 		err := checkNotebook([]byte(tc.notebook))

@@ -182,14 +182,8 @@ func runOverhead(ctx context.Context, o overheadRun, stdin io.Reader, w io.Write
 		}
 		filter.Sessions = spec.SessionNames()
 	}
-	if o.runID > 0 {
-		var n int
-		if err := db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE run_id = ?", o.runID).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("run %d: no such run in %s", o.runID, o.dbPath)
-		}
+	if err := checkRunExists(ctx, db.SQL(), o.runID); err != nil {
+		return err
 	}
 
 	if measured != nil {

@@ -107,7 +107,7 @@ func TestOverheadRuns(t *testing.T) {
 		t.Errorf("with --keep-params: %q", probes[1])
 	}
 	r := td(t, dir, "overhead", "--db", db, "--run", "7")
-	expectExit(t, r, 1, "traceduck: run 7: no such run in "+db)
+	expectExit(t, r, 2, "traceduck: --run 7: no such run (the runs: ")
 }
 
 func csvRows(t *testing.T, out string) [][]string {

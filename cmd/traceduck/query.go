@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceduck/traceduck/internal/safetext"
+
 	"github.com/traceduck/traceduck/queries/export"
 )
 
@@ -42,12 +44,24 @@ Output formats:
   json      an array of objects, one per row; JSON columns embedded as JSON
   markdown  a GitHub table
 
+The tables, views and macros every database has: traceduck views (and
+traceduck views NAME for one of them).
+
 DuckDB's errors are printed as DuckDB words them; the exit code is then 1.`,
 		Example: `  traceduck query --db t.duckdb "SELECT object, total_ns FROM state_summary WHERE kind='task' AND state='running' ORDER BY total_ns DESC"
   traceduck query --db t.duckdb --output csv "SELECT * FROM event_counts" > counts.csv
   echo "SELECT run_id, name, meta FROM runs" | traceduck query --db t.duckdb --output json
   traceduck query --parquet dataset/ "SELECT run_id, object, total_ns FROM state_summary WHERE state = 'running'"`,
-		Args: cobra.MaximumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) <= 1 {
+				return nil
+			}
+			// query t.duckdb "SELECT 1": the database given as an argument
+			if dbPath == "" && dataset == "" {
+				return usagef("give the database with --db FILE (or a dataset with --parquet DIR): traceduck query --db %s %s", cellText(shellQuote(safetext.Cut(args[0], 100))), cellText(sqlQuote(safetext.Cut(args[1], 100))))
+			}
+			return usagef("query takes one SQL text (or - for standard input), found %d arguments: quote the SQL", len(args))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var text string
 			if len(args) == 1 && args[0] != "-" {

@@ -103,12 +103,23 @@ every column of state_stats_tree.`,
 			if cmd.Flags().Changed("order") || cmd.Flags().Changed("sort") {
 				return usagef("--order and --sort are for --tree")
 			}
-			text := statesSQL(run, kind, object, state, lvl, all, &window, marks)
-			var check string
-			if len(marks[0])+len(marks[1]) > 0 {
-				check = "SELECT * FROM state_marks(" + queries.LiteralList(marks[0]) + ", " + queries.LiteralList(marks[1]) + ")"
-			}
-			return runStates(cmd.Context(), dbPath, text, run, output, cmd.OutOrStdout(), check)
+			ctx := cmd.Context()
+			return withRunConn(ctx, dbPath, run, func(conn *sql.Conn) error {
+				if len(marks[0])+len(marks[1]) > 0 {
+					if err := checkMarks(ctx, conn, "SELECT * FROM state_marks("+queries.LiteralList(marks[0])+", "+queries.LiteralList(marks[1])+")"); err != nil {
+						return markError(err)
+					}
+				}
+				kind, err := resolveKind(ctx, conn, run, kind)
+				if err != nil {
+					return err
+				}
+				out := &countingWriter{resultWriter: newResultWriter(output, cmd.OutOrStdout())}
+				if err := queryTo(ctx, conn, statesSQL(run, kind, object, state, lvl, all, &window, marks), out); err != nil || out.rows > 0 {
+					return err
+				}
+				return explainEmptyStates(ctx, conn, selection{run: run, kind: kind, object: object, state: state, level: lvl, levelAll: all, window: &window})
+			})
 		},
 	}
 	addDBFlag(cmd, &dbPath, true, "database file (must exist)")

@@ -74,8 +74,8 @@ func TestStatesByHand(t *testing.T) {
 
 	expectExit(t, runIn(t, dir, nil, "states", "--db", db, "--level", "top"), 2,
 		`traceduck: --level "top": want an integer (0 atomic, -1 the top) or all`)
-	expectExit(t, runIn(t, dir, nil, "states", "--db", db, "--run", "7"), 1,
-		"traceduck: --run 7: no such run")
+	expectExit(t, runIn(t, dir, nil, "states", "--db", db, "--run", "7"), 2,
+		"traceduck: --run 7: no such run (the runs: 1 ")
 	expectExit(t, runIn(t, dir, nil, "states", "--db", filepath.Join(dir, "none.duckdb")), 1,
 		"none.duckdb: no such database")
 }

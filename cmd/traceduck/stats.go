@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/traceduck/traceduck/internal/safetext"
 )
 
 // ecoOrders are the six hierarchies of the event statistics tree (the
@@ -148,8 +150,9 @@ func printTree(ctx context.Context, conn *sql.Conn, text string, markdown bool, 
 	return out.end()
 }
 
-// checkRunExists fails when --run names no run.
-func checkRunExists(ctx context.Context, conn *sql.Conn, run int32) error {
+// checkRunExists fails when --run names no run: a usage error (exit 2,
+// as report's unknown --baseline), naming the runs there are.
+func checkRunExists(ctx context.Context, conn queryer, run int32) error {
 	if run == 0 {
 		return nil
 	}
@@ -158,7 +161,50 @@ func checkRunExists(ctx context.Context, conn *sql.Conn, run int32) error {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("--run %d: no such run (see 'traceduck query --db FILE \"SELECT run_id, name FROM runs\"')", run)
+		runs, err := runList(ctx, conn)
+		if err != nil {
+			return err
+		}
+		return usagef("--run %d: no such run (the runs: %s)", run, runs)
 	}
 	return nil
+}
+
+// queryer is what checkRunExists needs of a *sql.DB or *sql.Conn.
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// runList names the runs of a database for a message, at most ten, as
+// report names them: "1 v1, 2 v2, ... 3 more"; "none" for none.
+func runList(ctx context.Context, conn queryer) (string, error) {
+	var total int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM runs").Scan(&total); err != nil {
+		return "", err
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT run_id, coalesce(name, '') FROM runs ORDER BY run_id LIMIT 10")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var id int32
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return "", err
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", id, cellText(safetext.Cut(name, 60))))
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	if total > len(parts) {
+		parts = append(parts, fmt.Sprintf("... %d more", total-len(parts)))
+	}
+	if len(parts) == 0 {
+		return "none", nil
+	}
+	return strings.Join(parts, ", "), nil
 }

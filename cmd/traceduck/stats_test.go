@@ -137,7 +137,7 @@ func TestStatsErrors(t *testing.T) {
 		{[]string{"--order", "ecx"}, 2, `"ecx" is not one of eco, eoc, ceo, coe, oec, oce`},
 		{[]string{"--sort", "size"}, 2, `"size" is not one of name, count`},
 		{[]string{"extra"}, 2, `unknown command "extra"`},
-		{[]string{"--run", "7"}, 1, `--run 7: no such run`},
+		{[]string{"--run", "7"}, 2, `--run 7: no such run (the runs: `},
 	} {
 		r := td(t, dir, append([]string{"stats", "--db", db}, tc.args...)...)
 		expectExit(t, r, tc.code, tc.want)

@@ -193,14 +193,17 @@ var badCases = []badCase{
 		want: `bad.xml:12: <field>, <creates>, <state>, <cpu>, <resource> or <message> inside <event> expected, found <feild>`},
 	{name: "unknown attribute",
 		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int" size="4"/></event>`,
-		want:   `bad.xml:11: <field> attributes Name, type_name, dim expected, found size="4"`},
+		want:   `bad.xml:11: <field> attributes Name, type_name, dim, format expected, found size="4"`},
 	{name: "syntax error",
 		events: `<event Name="A" id="5" time="t"><field Name="t" type_name="int"></event>`,
 		want:   `bad.xml:11: well-formed XML expected, found: element <field> closed by </event>`},
 }
 
-func TestDescriptionErrors(t *testing.T) {
-	for _, c := range badCases {
+func TestDescriptionErrors(t *testing.T) { checkBadCases(t, badCases) }
+
+// checkBadCases parses each case's description and wants its exact error.
+func checkBadCases(t *testing.T, cases []badCase) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("bad.xml", []byte(c.xml()))
 			if err == nil {

@@ -187,7 +187,10 @@ func (ev *Event) Field(path string) *Node {
 // integers and object ids as numbers, pointers as "0x..." strings, struct
 // timespec as ns, char arrays as text up to the first NUL (for a 2-D char
 // array, one text per row), floats as numbers ("NaN", "+Inf", "-Inf" as
-// strings), _Bool as true/false. dst may be a reused buffer.
+// strings), _Bool as true/false. A field with a format (format=, docs
+// 2.11) keeps its value under its name and adds its display string
+// (Show) under the name followed by "#": {"reason":2,"reason#":"SEM"}.
+// dst may be a reused buffer.
 func (d *Description) AppendArgs(dst []byte, ev *Event, rec []byte) []byte {
 	var a Args
 	a.JSON = dst
@@ -222,6 +225,9 @@ func (a *Args) append(d *Description, ev *Event, rec []byte) []byte {
 		case opLeaf:
 			dst = appendKey(dst, start, op.key)
 			dst = d.appendScalar(dst, op.n, rec, op.delta)
+		case opShow:
+			dst = appendKey(dst, start, op.key)
+			dst = d.appendShowJSON(dst, op.n, rec, op.delta)
 		case opText:
 			dst = appendKey(dst, start, op.key)
 			dst = ingest.AppendJSONString(dst, cText(rec, op.n.Offset+op.delta, op.size, nil))
@@ -259,6 +265,7 @@ type argOpKind uint8
 
 const (
 	opLeaf argOpKind = iota // a scalar at n.Offset+delta
+	opShow                  // the display string of a scalar with a format (key NAME#)
 	opText                  // a char array of size bytes at n.Offset+delta
 	opElem                  // a union element: appendElem
 	opNode                  // a flexible array: appendNode
@@ -363,7 +370,10 @@ func (c *argCompiler) elem(name string, n *Node, delta int) bool {
 		}
 		return c.add(argOp{kind: opElem, key: name, n: n, delta: delta})
 	}
-	return c.add(argOp{kind: opLeaf, key: name, n: n, delta: delta})
+	if !c.add(argOp{kind: opLeaf, key: name, n: n, delta: delta}) {
+		return false
+	}
+	return n.Format == nil || c.add(argOp{kind: opShow, key: name + "#", n: n, delta: delta})
 }
 
 // appendKey is key for a name that is a string.
@@ -462,7 +472,12 @@ func (d *Description) appendElem(dst []byte, start int, name []byte, n *Node, re
 		return appendHex(dst, rec, n.Offset+delta, n.Size)
 	}
 	dst = key(dst, start, name)
-	return d.appendScalar(dst, n, rec, delta)
+	dst = d.appendScalar(dst, n, rec, delta)
+	if n.Format != nil { // its display string beside it (docs 2.11)
+		dst = key(dst, start, append(name, '#'))
+		dst = d.appendShowJSON(dst, n, rec, delta)
+	}
+	return dst
 }
 
 // appendScalar appends the value of a scalar (n.Base set) at

@@ -261,7 +261,7 @@ func TestAccessorsNoAlloc(t *testing.T) {
 		t.Fail()
 	}
 	got := string(d.AppendArgs(nil, ev, rec))
-	want := `{"ts":2000000000,"cpu":1,"pid":3,"mq":77,"msg_no":0,"len":0,"prio":0,"msg_kind":3,"head.value":2.5}`
+	want := `{"ts":2000000000,"cpu":1,"pid":3,"mq":77,"msg_no":0,"len":0,"prio":0,"msg_kind":3,"msg_kind#":"value","head.value":2.5}`
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}

@@ -29,6 +29,7 @@ const (
 	maxDim             = 1 << 20 // one array dimension
 	maxSizeof          = 1 << 20 // sizeof of any type or record
 	maxSyncRules       = 64      // <resource> and <message> rules of one <event>
+	maxFormatNames     = 1 << 16 // <value>s of one enum, <bit>s of one flags
 )
 
 // Node is a descriptor of one field in a record's field tree (seed 3.4).
@@ -46,8 +47,9 @@ type Node struct {
 	Dims     []int // nil: not an array; [0]: a flexible array member
 	ElemSize int   // size of one element (of the innermost dimension's element type)
 	Children []*Node
-	Selector *Node // for a union: the simple field before it that selects the member
-	Case     int64 // for a member of a union: its selector value
+	Selector *Node   // for a union: the simple field before it that selects the member
+	Case     int64   // for a member of a union: its selector value
+	Format   *Format // its display format (format=, docs 2.11), or nil; of each element of an array
 	Line     int
 
 	inArray, inUnion bool
@@ -164,6 +166,7 @@ type Description struct {
 	SizeRecord *BaseType
 	Objects    map[string]*BaseType // object-id types by name
 	Resources  map[string]string    // object kind -> ResOwned, ResUnowned, ResQueue (<id resource=>)
+	Formats    map[string]*Format   // the <enum>s and <flags> of <Formats> by Name
 	Events     []*Event             // in document order
 	ByID       map[uint64]*Event
 	ByName     map[string]*Event
@@ -221,6 +224,7 @@ type fieldDecl struct {
 	dims     []int
 	hasCase  bool
 	cas      int64
+	format   *Format // format=, or nil
 }
 
 func (p *parser) errf(line int, format string, args ...any) error {
@@ -359,7 +363,7 @@ func (p *parser) root(r *elem) error {
 	if err := p.checkAttrs(r, "os", "arch", "time_unit"); err != nil {
 		return err
 	}
-	d := &Description{File: p.file, TimeUnit: "ns", Objects: map[string]*BaseType{}, Resources: map[string]string{},
+	d := &Description{File: p.file, TimeUnit: "ns", Objects: map[string]*BaseType{}, Resources: map[string]string{}, Formats: map[string]*Format{},
 		ByID: map[uint64]*Event{}, ByName: map[string]*Event{}}
 	p.d = d
 	var err error
@@ -377,7 +381,7 @@ func (p *parser) root(r *elem) error {
 			return p.errf(r.line, "time_unit ns, us, ms or s expected, found %q", clip(v))
 		}
 	}
-	var abi, desc, objects, common *elem
+	var abi, desc, objects, common, formats *elem
 	var events []*elem
 	for _, k := range r.kids {
 		var slot **elem
@@ -390,6 +394,8 @@ func (p *parser) root(r *elem) error {
 			slot = &objects
 		case "Common":
 			slot = &common
+		case "Formats":
+			slot = &formats
 		case "event":
 			if len(events) >= maxEvents {
 				return p.errf(k.line, "at most %d <event> elements expected, found more", maxEvents)
@@ -397,7 +403,7 @@ func (p *parser) root(r *elem) error {
 			events = append(events, k)
 			continue
 		default:
-			return p.errf(k.line, "<abi>, <descriptor>, <Objects>, <Common> or <event> expected, found <%s>", k.name)
+			return p.errf(k.line, "<abi>, <descriptor>, <Objects>, <Formats>, <Common> or <event> expected, found <%s>", k.name)
 		}
 		if *slot != nil {
 			return p.errf(k.line, "one <%s> expected, found a second one", k.name)
@@ -421,6 +427,11 @@ func (p *parser) root(r *elem) error {
 	}
 	if objects != nil { // 3
 		if err := p.objects(objects); err != nil {
+			return err
+		}
+	}
+	if formats != nil { // 3
+		if err := p.formats(formats); err != nil {
 			return err
 		}
 	}
@@ -600,15 +611,12 @@ func (p *parser) fields(owner *elem, union, event bool) ([]*fieldDecl, []*elem, 
 		if len(out) >= maxFields {
 			return nil, nil, p.errf(e.line, "at most %d fields in <%s> expected, found more", maxFields, owner.name)
 		}
-		allowed := []string{"Name", "type_name", "dim"}
+		allowed := []string{"Name", "type_name", "dim", "format"}
 		if union {
 			allowed = append(allowed, "case")
 		}
 		if err := p.checkAttrs(e, allowed...); err != nil {
 			return nil, nil, err
-		}
-		if len(e.kids) > 0 {
-			return nil, nil, p.errf(e.kids[0].line, "no elements inside <field> expected, found <%s>", e.kids[0].name)
 		}
 		f := &fieldDecl{el: e}
 		var err error
@@ -617,6 +625,13 @@ func (p *parser) fields(owner *elem, union, event bool) ([]*fieldDecl, []*elem, 
 		}
 		if !isIdent(f.name) {
 			return nil, nil, p.errf(e.line, "a C identifier as field Name expected, found %q", clip(f.name))
+		}
+		if v, ok := e.attr("format"); ok {
+			if f.format, err = p.fieldFormat(e, f.name, v); err != nil {
+				return nil, nil, err
+			}
+		} else if len(e.kids) > 0 {
+			return nil, nil, p.errf(e.kids[0].line, "no elements inside <field> expected, found <%s>", e.kids[0].name)
 		}
 		if event && (f.name == "type_record" || f.name == "size_record") || seen[f.name] {
 			return nil, nil, p.errf(e.line, "a field name unique in <%s> expected, found a second %q", owner.name, f.name)
@@ -793,6 +808,9 @@ func (p *parser) layout(t *dtype, chain []string) error {
 		if err != nil {
 			return err
 		}
+		if err := p.checkFormat(f, m); err != nil {
+			return err
+		}
 		if f.dims != nil && f.dims[0] == 0 {
 			return p.errf(f.el.line, "dim: a flexible array (dim=\"0\") only as the last field of an <event> expected, found it in <dt %q>", clip(t.name))
 		}
@@ -858,8 +876,11 @@ func (p *parser) build(fs []*fieldDecl, prefix string, off int, union, inArray, 
 		if err != nil {
 			return 0, 0, err
 		}
+		if err := p.checkFormat(f, m); err != nil {
+			return 0, 0, err
+		}
 		n := &Node{Name: f.name, TypeName: f.typeName, Base: m.base, Dims: f.dims, ElemSize: m.elem,
-			Size: m.size, Align: m.align, Line: f.el.line, inArray: inArray, inUnion: inUnion}
+			Size: m.size, Align: m.align, Format: f.format, Line: f.el.line, inArray: inArray, inUnion: inUnion}
 		n.Path = prefix + f.name
 		if union {
 			n.Offset = off

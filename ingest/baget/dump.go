@@ -113,6 +113,9 @@ func dumpNodes(w io.Writer, ns []*Node, depth int) {
 		if n.Base != nil && n.Base.Kind == KindObject {
 			extra += " object=" + n.Base.ObjKind
 		}
+		if n.Format != nil {
+			extra += " format=" + n.Format.String()
+		}
 		fmt.Fprintf(w, "%s%s %s off=%d size=%d align=%d%s", strings.Repeat("  ", depth), n.Path, t, n.Offset, n.Size, n.Align, extra)
 		fmt.Fprintln(w)
 		if n.Union {

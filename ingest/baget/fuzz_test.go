@@ -12,7 +12,7 @@ import (
 // without panicking, in bounded time.
 func FuzzDescription(f *testing.F) {
 	dbtest.AddSeeds(f, 0, "testdata/*.xml")
-	for _, c := range badCases {
+	for _, c := range append(badCases, formatBadCases...) {
 		f.Add([]byte(c.xml()))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/traceduck/traceduck/ingest"
-	"github.com/traceduck/traceduck/internal/qnxenc"
+	"github.com/traceduck/traceduck/ingest/qnx/kevlayout"
 	"github.com/traceduck/traceduck/schema"
 )
 
@@ -27,7 +27,7 @@ import (
 // (either attribute, whatever its value; neither means little endian).
 // A record is the header word, the timestamp word and two data words
 // (<sys/trace.h> traceevent_t; the bit layout is in
-// internal/qnxenc/classes.go).
+// ingest/qnx/kevlayout).
 //
 // Combine events (CB, CC..., CE records) are reassembled the way
 // traceparser's combine() does and with the properties the QNX
@@ -198,7 +198,7 @@ func readKev(ctx context.Context, src *ingest.Source, w *schema.RunWriter, m eve
 		if p.over {
 			continue
 		}
-		_, _, class, ev := qnxenc.SplitHeader(p.head)
+		_, _, class, ev := kevlayout.SplitHeader(p.head)
 		if err := w.BadOffset(p.off, "combine event (%s) begun here never ends: expected its end (CE) record, found the end of the file", describe(class, ev, p.t)); err != nil {
 			return err
 		}
@@ -344,12 +344,12 @@ func quoteStart(b []byte, n int) string {
 // describe names a record's event for messages, as traceprinter would
 // print its class and name.
 func describe(class, ev int, t uint32) string {
-	p := qnxenc.PrinterOf(class, ev)
+	p := kevlayout.PrinterOf(class, ev)
 	var name string
 	switch {
-	case p.Kind == qnxenc.PrintUnknown:
-		name = qnxenc.Unknown + ":" + qnxenc.UnknownName(class, ev)
-	case p.Kind == qnxenc.PrintUser:
+	case p.Kind == kevlayout.PrintUnknown:
+		name = kevlayout.Unknown + ":" + kevlayout.UnknownName(class, ev)
+	case p.Kind == kevlayout.PrintUser:
 		name = p.Class + ":EVENT:" + strconv.Itoa(ev)
 	case p.Name == "":
 		name = p.Class
@@ -364,14 +364,14 @@ func (r *kevReader) record(off int64, b []byte) error {
 	h := r.order.Uint32(b[0:])
 	t := r.order.Uint32(b[4:])
 	data := b[8:16]
-	st, cpu, class, ev := qnxenc.SplitHeader(h)
+	st, cpu, class, ev := kevlayout.SplitHeader(h)
 	switch st {
-	case qnxenc.StructSimple:
+	case kevlayout.StructSimple:
 		return r.emit(off, h, t, data)
-	case qnxenc.StructBegin:
+	case kevlayout.StructBegin:
 		if len(r.pending) >= kevMaxPending {
 			old := r.pending[0]
-			_, _, oc, oe := qnxenc.SplitHeader(old.head)
+			_, _, oc, oe := kevlayout.SplitHeader(old.head)
 			if err := r.w.BadOffset(old.off, "combine event (%s) begun here has not ended after %d more combine events began: expected its end (CE) record", describe(oc, oe, old.t), kevMaxPending); err != nil {
 				return err
 			}
@@ -391,7 +391,7 @@ func (r *kevReader) record(off int64, b []byte) error {
 	if !p.over {
 		if p.parts >= kevMaxCombine {
 			p.over = true
-			_, _, pc, pe := qnxenc.SplitHeader(p.head)
+			_, _, pc, pe := kevlayout.SplitHeader(p.head)
 			if err := r.w.BadOffset(p.off, "combine event (%s) begun here is longer than %d records", describe(pc, pe, p.t), kevMaxCombine); err != nil {
 				return err
 			}
@@ -400,7 +400,7 @@ func (r *kevReader) record(off int64, b []byte) error {
 			p.data = append(p.data, data...)
 		}
 	}
-	if st != qnxenc.StructEnd {
+	if st != kevlayout.StructEnd {
 		return nil
 	}
 	var err error
@@ -452,8 +452,8 @@ func (r *kevReader) release(i int) {
 
 // emit decodes one event and hands it to the sink.
 func (r *kevReader) emit(off int64, h, t uint32, data []byte) error {
-	_, cpu, class, ev := qnxenc.SplitHeader(h)
-	if class == qnxenc.ClassEmpty && ev == 0 {
+	_, cpu, class, ev := kevlayout.SplitHeader(h)
+	if class == kevlayout.ClassEmpty && ev == 0 {
 		if r.empties == 0 {
 			r.emptyAt = off
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/ingest/qnx/kevlayout"
 	"github.com/traceduck/traceduck/internal/qnxenc"
 	"github.com/traceduck/traceduck/schema"
 )
@@ -184,7 +185,7 @@ func sampleEvents() []qnxenc.Event {
 	add(1, "THREAD", "THCREATE", fl("pid", "1", "tid", "2", "policy", "2"))
 	add(1, "THREAD", "THRUNNING", fl("pid", "1", "tid", "2", "priority", "10", "policy", "2"))
 	add(1, "THREAD", "THRECEIVE", fl("pid", "1", "tid", "2", "priority", "10", "policy", "2", "partition", "0", "sched_flags", "0x00000001"))
-	for s, name := range qnxenc.ThreadStates {
+	for s, name := range kevlayout.ThreadStates {
 		add(s%2, "THREAD", name, fl("pid", strconv.Itoa(100+s), "tid", strconv.Itoa(s+1)))
 		add(s%2, "VTHREAD", name, fl("pid", "-1", "tid", strconv.Itoa(s)))
 	}

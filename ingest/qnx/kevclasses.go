@@ -4,14 +4,14 @@ import (
 	"encoding/binary"
 	"strconv"
 
-	"github.com/traceduck/traceduck/internal/qnxenc"
+	"github.com/traceduck/traceduck/ingest/qnx/kevlayout"
 )
 
 // This file turns the data words of one .kev event (a simple record's two
 // words, or the reassembled words of a combine event) into the event
 // traceprinter prints for it: its class token, name and key:value fields.
 // It follows traceprinter.c 1.02 callback by callback (the tables of what
-// each class/event prints are in internal/qnxenc/classes.go, with their
+// each class/event prints are in ingest/qnx/kevlayout, with their
 // sources), including its quirks, so that the .kev and the traceprinter
 // text of one trace give the same events:
 //
@@ -51,7 +51,7 @@ import (
 //     sequence and num_events.
 //
 // Events traceprinter has no callback for (unknown class or event codes)
-// are not dropped: class UNKNOWN, name qnxenc.UnknownName (e.g.
+// are not dropped: class UNKNOWN, name kevlayout.UnknownName (e.g.
 // "KER_CALL/120"), fields d0, d1, ... = every data word as "0x%08x".
 
 // kevArg is one argument format of traceprinter's notation, prepared.
@@ -63,15 +63,15 @@ type kevArg struct {
 
 // kevEntry is how one internal class/event prints.
 type kevEntry struct {
-	p     qnxenc.Printer
+	p     kevlayout.Printer
 	class []byte
 	name  []byte
 	args  []kevArg
 }
 
 var (
-	kevTable      [qnxenc.NumClasses][qnxenc.MaxEvent + 1]*kevEntry
-	kevUnknown    = []byte(qnxenc.Unknown)
+	kevTable      [kevlayout.NumClasses][kevlayout.MaxEvent + 1]*kevEntry
+	kevUnknown    = []byte(kevlayout.Unknown)
 	kevDataKeys   [2 * kevMaxCombine]([]byte) // "d0", "d1", ...
 	keyRetVal     = []byte("ret_val")
 	keyErrno      = []byte("errno")
@@ -92,10 +92,10 @@ var (
 )
 
 func init() {
-	for c := 0; c < qnxenc.NumClasses; c++ {
-		for ev := 0; ev <= qnxenc.MaxEvent; ev++ {
-			p := qnxenc.PrinterOf(c, ev)
-			if p.Kind == qnxenc.PrintUnknown {
+	for c := 0; c < kevlayout.NumClasses; c++ {
+		for ev := 0; ev <= kevlayout.MaxEvent; ev++ {
+			p := kevlayout.PrinterOf(c, ev)
+			if p.Kind == kevlayout.PrintUnknown {
 				continue
 			}
 			ent := &kevEntry{p: p, class: []byte(p.Class), name: []byte(p.Name)}
@@ -141,7 +141,7 @@ func (d *kevDecoder) decode(e *event, class, ev int, data []byte) {
 	d.val = d.val[:0]
 	d.spans = d.spans[:0]
 	var ent *kevEntry
-	if class < qnxenc.NumClasses {
+	if class < kevlayout.NumClasses {
 		ent = kevTable[class][ev]
 	}
 	if ent == nil {
@@ -149,39 +149,39 @@ func (d *kevDecoder) decode(e *event, class, ev int, data []byte) {
 	} else {
 		e.class, e.name = ent.class, ent.name
 		switch ent.p.Kind {
-		case qnxenc.PrintGeneric:
+		case kevlayout.PrintGeneric:
 			d.generic(ent, data)
-		case qnxenc.PrintKerExit:
+		case kevlayout.PrintKerExit:
 			if d.word(data, 0) == 0xffffffff {
 				d.add(keyRetVal, append(d.val, "-1"...))
 				d.add(keyErrno, strconv.AppendInt(d.val, int64(int32(d.word(data, 4))), 10))
 			} else {
 				d.generic(ent, data)
 			}
-		case qnxenc.PrintKerInterrupted:
-		case qnxenc.PrintBuffer:
+		case kevlayout.PrintKerInterrupted:
+		case kevlayout.PrintBuffer:
 			d.add(keySequence, strconv.AppendInt(d.val, int64(d.word(data, 0)&0x7ff), 10))
 			d.add(keyNumEvents, strconv.AppendInt(d.val, int64(int32(d.word(data, 4))), 10))
-		case qnxenc.PrintIntEntry, qnxenc.PrintIntExit, qnxenc.PrintIntHandlerExit:
+		case kevlayout.PrintIntEntry, kevlayout.PrintIntExit, kevlayout.PrintIntHandlerExit:
 			vec := d.word(data, 0)
 			e.name = d.setName(appendHex8(d.name[:0], vec))
 			d.add(nil, appendParenDec(d.val, vec))
 			switch ent.p.Kind {
-			case qnxenc.PrintIntEntry:
+			case kevlayout.PrintIntEntry:
 				d.add(keyIP, appendHex8(d.val, d.word(data, 4)))
-			case qnxenc.PrintIntExit:
+			case kevlayout.PrintIntExit:
 				d.add(keyInkernel, appendHex8(d.val, d.word(data, 4)))
 			default:
 				d.add(keySigevent, d.sigevent(d.val, data))
 			}
-		case qnxenc.PrintIntHandlerEntry:
+		case kevlayout.PrintIntHandlerEntry:
 			vec := d.word(data, 4)
 			e.name = d.setName(appendHex8(d.name[:0], vec))
 			d.add(nil, appendParenDec(d.val, vec))
 			d.add(keyPID, strconv.AppendInt(d.val, int64(int32(d.word(data, 0))), 10))
 			d.add(keyIP, appendHex8(d.val, d.word(data, 8)))
 			d.add(keyArea, appendHex8(d.val, d.word(data, 12)))
-		case qnxenc.PrintThreadState:
+		case kevlayout.PrintThreadState:
 			l := len(data) / 4
 			d.add(keyPid, strconv.AppendInt(d.val, int64(int32(d.word(data, 0))), 10))
 			d.add(keyTid, strconv.AppendInt(d.val, int64(int32(d.word(data, 4))), 10))
@@ -195,7 +195,7 @@ func (d *kevDecoder) decode(e *event, class, ev int, data []byte) {
 					d.add(keySchedFlags, appendHex8(d.val, d.word(data, 20)))
 				}
 			}
-		case qnxenc.PrintUser:
+		case kevlayout.PrintUser:
 			n := append(d.name[:0], "EVENT:"...)
 			e.name = d.setName(strconv.AppendInt(n, int64(ev), 10))
 			if len(data) <= 8 {
@@ -283,7 +283,7 @@ func (d *kevDecoder) word64(data []byte, off int) uint64 {
 
 func (d *kevDecoder) unknown(e *event, class, ev int, data []byte) {
 	e.class = kevUnknown
-	e.name = d.setName(append(d.name[:0], qnxenc.UnknownName(class, ev)...))
+	e.name = d.setName(append(d.name[:0], kevlayout.UnknownName(class, ev)...))
 	for i := 0; i*4 < len(data) && i < len(kevDataKeys); i++ {
 		d.add(kevDataKeys[i], appendHex8(d.val, d.word(data, 4*i)))
 	}

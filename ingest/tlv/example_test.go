@@ -38,3 +38,19 @@ func TestExample(t *testing.T) {
 	}
 	dbtest.Golden(t, filepath.Join(dir, "tiny.golden"), dbtest.Dump(t, db.SQL()))
 }
+
+// TestLineClass: a line's shape names runs of digits {n} and doubles the
+// line's own braces, so a literal # or {n} in a line cannot read as the
+// placeholder.
+func TestLineClass(t *testing.T) {
+	for in, want := range map[string]string{
+		"#1#slp_tsk()":                "#{n}#slp_tsk()",
+		"[#] ###slp_tsk()":            "[#] ###slp_tsk()",
+		"task 12 took {n} ticks (3)":  "task {n} took {{n}} ticks ({n})",
+		"[1926926] System logging 1.": "[{n}] System logging {n}.",
+	} {
+		if got := lineClass(in); got != want {
+			t.Errorf("lineClass(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -95,8 +97,18 @@ func (g *Ingester) With(params map[string]string) (ingest.Ingester, error) {
 	}
 	res := params["resources"]
 	if res == "" {
-		return nil, fmt.Errorf("format %s needs --resources FILE.res (the resource file that declares the trace's resources)", g.Format().Name)
+		// the resource file beside the log, found when the log is read
+		return &Ingester{kind: g.kind, params: params}, nil
 	}
+	s, err := g.load(res, params)
+	if err != nil {
+		return nil, err
+	}
+	return &Ingester{kind: g.kind, params: params, setup: s}, nil
+}
+
+// load reads the resource file res and the rules and headers it names.
+func (g *Ingester) load(res string, params map[string]string) (*Setup, error) {
 	if LoadSetup == nil {
 		return nil, fmt.Errorf("format %s: no configuration loader", g.Format().Name)
 	}
@@ -107,11 +119,26 @@ func (g *Ingester) With(params map[string]string) (ingest.Ingester, error) {
 	case kindFMP:
 		force = []string{"fmp"}
 	}
-	s, err := LoadSetup(res, splitList(params["rules"]), splitList(params["headers"]), force)
-	if err != nil {
-		return nil, err
+	return LoadSetup(res, splitList(params["rules"]), splitList(params["headers"]), force)
+}
+
+// setupFor is the configuration of a log: the one --resources named, else
+// the resource file beside the log, BASE.res (TLV's own convention: a log
+// and its resource file share their base name); found is that file's path
+// when it was taken from beside the log.
+func (g *Ingester) setupFor(name string) (s *Setup, found string, err error) {
+	if g.setup != nil {
+		return g.setup, "", nil
 	}
-	return &Ingester{kind: g.kind, params: params, setup: s}, nil
+	if name == "-" || name == "" {
+		return nil, "", fmt.Errorf("format %s needs --resources FILE.res (the resource file that declares the trace's resources) for a log on standard input", g.Format().Name)
+	}
+	beside := strings.TrimSuffix(name, filepath.Ext(name)) + ".res"
+	if st, err := os.Stat(beside); err != nil || !st.Mode().IsRegular() {
+		return nil, "", fmt.Errorf("format %s needs --resources FILE.res (the resource file that declares the trace's resources): there is no %s beside the log", g.Format().Name, beside)
+	}
+	s, err = g.load(beside, g.params)
+	return s, beside, err
 }
 
 func splitList(s string) []string {
@@ -127,15 +154,36 @@ func splitList(s string) []string {
 // sniffRe is a standard-format line: [TIME]Name. or [TIME]Name(
 var sniffRe = regexp.MustCompile(`^\s*\[[0-9A-Za-z]+(\.[0-9A-Za-z]*)?\][^\s\[\]().=]+[.(]`)
 
-// Sniff recognizes the standard format: among the first non-blank lines,
-// at least three, and all of them, are standard-format lines. Raw
-// TOPPERS logs are not recognized: name them with --format.
+// rawASPRe and rawFMPRe are the lines of raw TOPPERS logs as the kernel's
+// syslog prints them: [TIME] message, [TIME]:[PRC]: message. topperRe is
+// a message only the TOPPERS kernel's trace log prints, so that some
+// other "[number] text" log is not taken for one.
+var (
+	rawASPRe  = regexp.MustCompile(`^\[[0-9]+\] \S`)
+	rawFMPRe  = regexp.MustCompile(`^\[[0-9]+\]:\[[0-9]+\]: \S`)
+	toppersRe = regexp.MustCompile(`\]:? (dispatch to task [0-9]+\.|enter to [a-z_]+|leave from [a-z_]+|task [0-9]+ becomes [A-Z]+|dispatch from task [0-9]+\.|enter to int handler|leave from int handler)`)
+)
+
+// Sniff recognizes the standard format (tlv), or a raw TOPPERS/ASP or FMP
+// log (toppers-asp, toppers-fmp): among the first non-blank lines, at
+// least three, and all of them, are lines of the format, and for a raw
+// log at least one of them is a message only the TOPPERS kernel prints.
 func (g *Ingester) Sniff(head []byte) bool {
-	if g.kind != kindTLV {
-		return false
+	switch g.kind {
+	case kindASP:
+		return sniffLines(head, rawASPRe, toppersRe)
+	case kindFMP:
+		return sniffLines(head, rawFMPRe, toppersRe)
 	}
+	return sniffLines(head, sniffRe, nil)
+}
+
+// sniffLines tells whether at least three, and all, of the first ten
+// non-blank lines match line (the last line of the head may be cut), and
+// when must is given, one of them matches it.
+func sniffLines(head []byte, re, must *regexp.Regexp) bool {
 	lr := ingest.NewLineReader(bytes.NewReader(head))
-	n := 0
+	n, seen := 0, false
 	for n < 10 {
 		line, ok := lr.Next()
 		if !ok {
@@ -147,25 +195,33 @@ func (g *Ingester) Sniff(head []byte) bool {
 		if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
 			line = line[3:]
 		}
-		if !sniffRe.Match(line) {
+		if !re.Match(line) {
 			// The last line of the head may be cut.
 			if _, more := lr.Next(); !more && n >= 3 {
-				return true
+				return seen || must == nil
 			}
 			return false
 		}
+		if must != nil && must.Match(line) {
+			seen = true
+		}
 		n++
 	}
-	return n >= 3
+	return n >= 3 && (seen || must == nil)
 }
 
 // Ingest reads the log into w.
 func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
-	if g.setup == nil {
-		return fmt.Errorf("format %s needs --resources FILE.res", g.Format().Name)
+	setup, found, err := g.setupFor(src.Name)
+	if err != nil {
+		return err
+	}
+	if found != "" {
+		w.SetMeta("resources", found)
+		w.SetMeta("found_beside", found)
 	}
 	sink := newTableSink(w)
-	rd, err := NewReader(g.setup, sink, sink)
+	rd, err := NewReader(setup, sink, sink)
 	if err != nil {
 		return err
 	}
@@ -183,11 +239,12 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 // be read is an error (with skipBad, it is reported in the notes and
 // skipped); what Ingest records in diagnostics comes back as notes.
 func (g *Ingester) Convert(ctx context.Context, src *ingest.Source, out io.Writer, skipBad bool) (notes []Note, err error) {
-	if g.setup == nil {
-		return nil, fmt.Errorf("format %s needs --resources FILE.res", g.Format().Name)
+	setup, _, err := g.setupFor(src.Name)
+	if err != nil {
+		return nil, err
 	}
 	p := &printSink{w: bufio.NewWriterSize(out, 64<<10), file: src.Name, skipBad: skipBad, keys: map[string]int{}}
-	rd, err := NewReader(g.setup, p, p)
+	rd, err := NewReader(setup, p, p)
 	if err != nil {
 		return nil, err
 	}
@@ -450,8 +507,9 @@ func (r *Reader) problem(p Problem) {
 const maxUnmatchedClasses = 200
 
 // noRule counts a line no rule matches, by its shape: the line with runs
-// of digits as "#" (so "task1 is running (001)." and "task2 is running
-// (002)." count together).
+// of digits as "{n}" (so "task1 is running (001)." and "task2 is running
+// (002)." count together), its own braces doubled, so that no character
+// of the line reads as the placeholder ("#1#slp_tsk()" is "#{n}#slp_tsk()").
 func (r *Reader) noRule(text string, n int64) {
 	if _, err := ParseStdLine(text); err == nil {
 		r.rep.Note(schema.Warning, "stdlike", n, fmt.Sprintf(
@@ -472,13 +530,16 @@ func lineClass(s string) string {
 	for _, c := range strings.TrimSpace(s) {
 		if c >= '0' && c <= '9' {
 			if !digits {
-				b.WriteByte('#')
+				b.WriteString("{n}")
 			}
 			digits = true
 			continue
 		}
 		digits = false
 		b.WriteRune(c)
+		if c == '{' || c == '}' {
+			b.WriteRune(c)
+		}
 		if b.Len() > 80 {
 			b.WriteString("...")
 			break

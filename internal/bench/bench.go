@@ -31,7 +31,26 @@ type Options struct {
 	// ProfileDir, when set, gets a CPU and a heap profile of the BTF
 	// ingest at the largest size: btf-N.cpu.pprof, btf-N.heap.pprof.
 	ProfileDir string
-	Log        io.Writer // progress (nil: none)
+	// Views says on which runs the canned views are timed: "all" (the
+	// default), "btf" (the BTF runs), "largest-btf" or "none".
+	Views string
+	Log   io.Writer // progress (nil: none)
+}
+
+// ViewsChoices are the values of Options.Views.
+var ViewsChoices = []string{"all", "btf", "largest-btf", "none"}
+
+// timesViews tells whether the views are timed on a run.
+func (opt Options) timesViews(format string, largest bool) bool {
+	switch opt.Views {
+	case "", "all":
+		return true
+	case "btf":
+		return format == "btf"
+	case "largest-btf":
+		return format == "btf" && largest
+	}
+	return false
 }
 
 // Result is one ingest measured.
@@ -52,7 +71,8 @@ type Result struct {
 	BaseCPU      float64
 	BasePeakRSS  int64
 	BaseDBBytes  int64
-	Views        map[string]float64 // seconds, on the largest BTF run
+	Views        map[string]float64 // seconds per view (ViewQueries), when timed on this run
+	ViewRows     map[string]int64   // rows of each view's answer
 	ViewsPeakRSS int64
 }
 
@@ -159,14 +179,14 @@ func measure(opt Options, format string, n int, largest bool) (Result, error) {
 		if r.BaseDBBytes, err = fileSize(base); err != nil {
 			return r, err
 		}
-		if largest {
-			opt.logf("tracebench: %s, %d events: views", format, n)
-			res, rss, err := opt.child("views", "--db", filepath.Join(dir, "traceduck.duckdb"))
-			if err != nil {
-				return r, err
-			}
-			r.Views, r.ViewsPeakRSS = res.Queries, rss
+	}
+	if opt.timesViews(format, largest) {
+		opt.logf("tracebench: %s, %d events: views", format, n)
+		res, rss, err := opt.child("views", "--db", filepath.Join(dir, "traceduck.duckdb"))
+		if err != nil {
+			return r, err
 		}
+		r.Views, r.ViewRows, r.ViewsPeakRSS = res.Queries, res.Rows, rss
 	}
 	return r, nil
 }

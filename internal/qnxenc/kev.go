@@ -8,10 +8,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/traceduck/traceduck/ingest/qnx/kevlayout"
 )
 
 // WriteKev writes a trace as the binary .kev file tracelogger writes (the
-// layout is described in ingest/qnx/kev.go and classes.go): the text
+// layout is described in ingest/qnx/kev.go and ingest/qnx/kevlayout): the text
 // header with h's attributes in order, a syspage of TRACE_SYSPAGE_LEN zero
 // bytes when that attribute is present, then every event as 16-byte
 // traceevent_t records, simple or combine as traceprinter's output of the
@@ -146,7 +148,7 @@ func (kw *KevWriter) Write(e *Event) error {
 	}
 	t := uint32(e.Cycles)
 	if len(data) == 8 {
-		kw.win = append(kw.win, kw.record(StructSimple, e.CPU, class, ev, t, data))
+		kw.win = append(kw.win, kw.record(kevlayout.StructSimple, e.CPU, class, ev, t, data))
 		kw.flush()
 		return nil
 	}
@@ -157,29 +159,29 @@ func (kw *KevWriter) Write(e *Event) error {
 	// The leading parts go back over up to Interleave records, but not
 	// before a part of a pending combine event they could be taken for.
 	at := max(0, len(kw.win)-kw.opt.Interleave)
-	key := HeaderWord(0, 0, class, ev)
+	key := kevlayout.HeaderWord(0, 0, class, ev)
 	for i := at; i < len(kw.win); i++ {
 		r := kw.win[i]
-		if r.h>>30 >= StructCont && r.t == t && r.h&0x7fff == key {
+		if r.h>>30 >= kevlayout.StructCont && r.t == t && r.h&0x7fff == key {
 			at = i + 1
 		}
 	}
 	lead := make([]kevRecord, 0, n-1)
 	for i := 0; i < n-1; i++ {
-		st := StructCont
+		st := kevlayout.StructCont
 		if i == 0 {
-			st = StructBegin
+			st = kevlayout.StructBegin
 		}
 		lead = append(lead, kw.record(st, e.CPU, class, ev, t, data[8*i:8*i+8]))
 	}
 	kw.win = append(kw.win[:at], append(lead, kw.win[at:]...)...)
-	kw.win = append(kw.win, kw.record(StructEnd, e.CPU, class, ev, t, data[len(data)-8:]))
+	kw.win = append(kw.win, kw.record(kevlayout.StructEnd, e.CPU, class, ev, t, data[len(data)-8:]))
 	kw.flush()
 	return nil
 }
 
 func (kw *KevWriter) record(st, cpu, class, ev int, t uint32, data []byte) kevRecord {
-	r := kevRecord{h: HeaderWord(st, cpu, class, ev), t: t}
+	r := kevRecord{h: kevlayout.HeaderWord(st, cpu, class, ev), t: t}
 	kw.order.PutUint32(r.b[0:], r.h)
 	kw.order.PutUint32(r.b[4:], t)
 	copy(r.b[8:], data)
@@ -216,10 +218,10 @@ func MultiLine(e *Event) bool {
 	if err != nil {
 		return false
 	}
-	switch p := PrinterOf(class, ev); p.Kind {
-	case PrintGeneric:
+	switch p := kevlayout.PrinterOf(class, ev); p.Kind {
+	case kevlayout.PrintGeneric:
 		return len(data) > 8 || p.ForceWide
-	case PrintKerExit:
+	case kevlayout.PrintKerExit:
 		return len(data) > 8 && binary.LittleEndian.Uint32(data) != 0xffffffff
 	}
 	return false
@@ -228,12 +230,12 @@ func MultiLine(e *Event) bool {
 // encode returns an event's internal class and event and its data words
 // as file bytes: 8 bytes make a simple record, more a combine event.
 func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
-	class, ev, ok := CodeOf(e.Class, e.Name)
+	class, ev, ok := kevlayout.CodeOf(e.Class, e.Name)
 	if !ok {
 		return 0, 0, nil, errors.New("not an event traceprinter prints (class and name)")
 	}
-	p := PrinterOf(class, ev)
-	if e.Class == Unknown && p.Kind != PrintUnknown {
+	p := kevlayout.PrinterOf(class, ev)
+	if e.Class == kevlayout.Unknown && p.Kind != kevlayout.PrintUnknown {
 		return 0, 0, nil, fmt.Errorf("not an event traceprinter prints: it prints %s/%d", p.Class, ev)
 	}
 	wide := false // a combine event even if the data would fit one record
@@ -241,11 +243,11 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 	defer func() { kw.data = enc.buf[:0] }()
 	f := e.Fields
 	switch p.Kind {
-	case PrintUnknown:
-		if e.Class != Unknown {
+	case kevlayout.PrintUnknown:
+		if e.Class != kevlayout.Unknown {
 			return 0, 0, nil, errors.New("not an event traceprinter prints")
 		}
-		if class == ClassEmpty && ev == 0 {
+		if class == kevlayout.ClassEmpty && ev == 0 {
 			return 0, 0, nil, errors.New("class EMPTY event 0 is skipped by readers")
 		}
 		if len(f) != 2 && (len(f) < 4 || len(f)%2 != 0) {
@@ -256,8 +258,8 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 				return 0, 0, nil, err
 			}
 		}
-	case PrintGeneric, PrintKerExit:
-		if p.Kind == PrintKerExit && len(f) == 2 && f[0].Key == "ret_val" && f[0].Value == "-1" && f[1].Key == "errno" {
+	case kevlayout.PrintGeneric, kevlayout.PrintKerExit:
+		if p.Kind == kevlayout.PrintKerExit && len(f) == 2 && f[0].Key == "ret_val" && f[0].Value == "-1" && f[1].Key == "errno" {
 			enc.u32(0xffffffff)
 			if err := enc.field(f, 1, "errno", 'D'); err != nil {
 				return 0, 0, nil, err
@@ -267,14 +269,14 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 		if wide, err = enc.generic(p, f); err != nil {
 			return 0, 0, nil, err
 		}
-		if p.Kind == PrintKerExit && len(enc.buf) >= 4 && enc.order.Uint32(enc.buf) == 0xffffffff {
+		if p.Kind == kevlayout.PrintKerExit && len(enc.buf) >= 4 && enc.order.Uint32(enc.buf) == 0xffffffff {
 			return 0, 0, nil, fmt.Errorf("field %s: -1 as the first word prints as \"ret_val:-1, errno:N\"", f[0].Key)
 		}
-	case PrintKerInterrupted:
+	case kevlayout.PrintKerInterrupted:
 		if len(f) != 0 {
 			return 0, 0, nil, errors.New("INT_CALL events have no fields")
 		}
-	case PrintBuffer:
+	case kevlayout.PrintBuffer:
 		if err := enc.expect(f, "sequence", "num_events"); err != nil {
 			return 0, 0, nil, err
 		}
@@ -286,16 +288,16 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 		if err := enc.field(f, 1, "num_events", 'D'); err != nil {
 			return 0, 0, nil, err
 		}
-	case PrintIntEntry, PrintIntExit, PrintIntHandlerEntry, PrintIntHandlerExit:
+	case kevlayout.PrintIntEntry, kevlayout.PrintIntExit, kevlayout.PrintIntHandlerEntry, kevlayout.PrintIntHandlerExit:
 		vec, err := parseHex8(e.Name)
 		if err != nil {
 			return 0, 0, nil, fmt.Errorf("name (the vector) %q: expected 0x%%08x", e.Name)
 		}
-		keys := map[PrintKind][]string{
-			PrintIntEntry:        {"", "IP"},
-			PrintIntExit:         {"", "inkernel"},
-			PrintIntHandlerEntry: {"", "PID", "IP", "AREA"},
-			PrintIntHandlerExit:  {"", "SIGEVENT"},
+		keys := map[kevlayout.PrintKind][]string{
+			kevlayout.PrintIntEntry:        {"", "IP"},
+			kevlayout.PrintIntExit:         {"", "inkernel"},
+			kevlayout.PrintIntHandlerEntry: {"", "PID", "IP", "AREA"},
+			kevlayout.PrintIntHandlerExit:  {"", "SIGEVENT"},
 		}[p.Kind]
 		if err := enc.expect(f, keys...); err != nil {
 			return 0, 0, nil, err
@@ -304,10 +306,10 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 			return 0, 0, nil, fmt.Errorf("positional field %q: expected %q (the vector in decimal)", f[0].Value, want)
 		}
 		switch p.Kind {
-		case PrintIntEntry, PrintIntExit:
+		case kevlayout.PrintIntEntry, kevlayout.PrintIntExit:
 			enc.u32(vec)
 			err = enc.field(f, 1, keys[1], 'H')
-		case PrintIntHandlerEntry:
+		case kevlayout.PrintIntHandlerEntry:
 			if err = enc.field(f, 1, "PID", 'D'); err == nil {
 				enc.u32(vec)
 				if err = enc.field(f, 2, "IP", 'H'); err == nil {
@@ -334,7 +336,7 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 		if err != nil {
 			return 0, 0, nil, err
 		}
-	case PrintThreadState:
+	case kevlayout.PrintThreadState:
 		keys := []string{"pid", "tid", "priority", "policy", "partition", "sched_flags"}
 		switch len(f) {
 		case 2, 4, 6:
@@ -350,7 +352,7 @@ func (kw *KevWriter) encode(e *Event) (class, ev int, data []byte, err error) {
 				return 0, 0, nil, err
 			}
 		}
-	case PrintUser:
+	case kevlayout.PrintUser:
 		switch {
 		case len(f) == 2:
 			for i := range f {
@@ -481,7 +483,7 @@ func parseArgs(args []string) []arg {
 
 // generic inverts trace_print: the fields of a simple event (its 'f'
 // arguments) if they are that, else those of a combine event (wide).
-func (enc *encoder) generic(p Printer, f []Field) (wide bool, err error) {
+func (enc *encoder) generic(p kevlayout.Printer, f []Field) (wide bool, err error) {
 	args := parseArgs(p.Args)
 	if !p.ForceWide {
 		err := enc.fast(args, f)

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+
+	"github.com/traceduck/traceduck/ingest/qnx/kevlayout"
 )
 
 func fields(kv ...string) []Field {
@@ -182,18 +184,18 @@ func TestWriteKevErrors(t *testing.T) {
 // traceprinter knows.
 func TestPrinterTables(t *testing.T) {
 	n := 0
-	for c := 0; c < NumClasses; c++ {
-		for ev := 0; ev <= MaxEvent; ev++ {
-			p := PrinterOf(c, ev)
-			if p.Kind == PrintUnknown {
-				if gc, ge, ok := ParseUnknownName(UnknownName(c, ev)); !ok || gc != c || ge != ev {
-					t.Errorf("UnknownName(%d, %d) = %q does not parse back", c, ev, UnknownName(c, ev))
+	for c := 0; c < kevlayout.NumClasses; c++ {
+		for ev := 0; ev <= kevlayout.MaxEvent; ev++ {
+			p := kevlayout.PrinterOf(c, ev)
+			if p.Kind == kevlayout.PrintUnknown {
+				if gc, ge, ok := kevlayout.ParseUnknownName(kevlayout.UnknownName(c, ev)); !ok || gc != c || ge != ev {
+					t.Errorf("UnknownName(%d, %d) = %q does not parse back", c, ev, kevlayout.UnknownName(c, ev))
 				}
 				continue
 			}
 			n++
 			if p.Name != "" {
-				if gc, ge, ok := CodeOf(p.Class, p.Name); !ok || gc != c || ge != ev {
+				if gc, ge, ok := kevlayout.CodeOf(p.Class, p.Name); !ok || gc != c || ge != ev {
 					t.Errorf("CodeOf(%q, %q) = %d, %d, %v; want %d, %d", p.Class, p.Name, gc, ge, ok, c, ev)
 				}
 			}
@@ -214,10 +216,10 @@ func TestPrinterTables(t *testing.T) {
 	if want := 101*3 + 21*2 + 4 + 5 + 2 + 4 + 11 + 12 + 1024; n != want {
 		t.Errorf("%d printers, want %d", n, want)
 	}
-	if c, ev, ok := CodeOf("INT_CALL", "KER_NET_SPARE2/99"); !ok || c != ClassKerCall || ev != 99+KerInterrupt {
+	if c, ev, ok := kevlayout.CodeOf("INT_CALL", "KER_NET_SPARE2/99"); !ok || c != kevlayout.ClassKerCall || ev != 99+kevlayout.KerInterrupt {
 		t.Errorf("INT_CALL KER_NET_SPARE2/99: %d %d %v", c, ev, ok)
 	}
-	if c, ev, ok := CodeOf("KER_EXIT", "SYNC_CONDVAR_SIG/83"); !ok || c != ClassKerCall || ev != 83+KerExit {
+	if c, ev, ok := kevlayout.CodeOf("KER_EXIT", "SYNC_CONDVAR_SIG/83"); !ok || c != kevlayout.ClassKerCall || ev != 83+kevlayout.KerExit {
 		t.Errorf("KER_EXIT SYNC_CONDVAR_SIG/83: %d %d %v", c, ev, ok)
 	}
 }

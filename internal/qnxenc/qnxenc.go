@@ -1,9 +1,9 @@
-// Package qnxenc knows how QNX Neutrino traces are written: classes.go
-// holds traceprinter's table of how each class and event prints its data
-// words, which the .kev reader (ingest/qnx) decodes by; text.go and kev.go
-// write the traceprinter text and the binary .kev from one list of events,
-// for tests and the trace generator, so that tests can check that
-// traceduck reads both forms of the same trace into the same tables.
+// Package qnxenc writes QNX Neutrino traces, for tests and the trace
+// generator: text.go and kev.go write the traceprinter text and the binary
+// .kev from one list of events, so that tests can check that traceduck
+// reads both forms of the same trace into the same tables. The tables of
+// the .kev layout and of how traceprinter prints each class and event
+// belong to the reader: ingest/qnx/kevlayout, which the writer inverts.
 // traceduck itself never writes traces.
 package qnxenc
 

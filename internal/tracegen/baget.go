@@ -592,6 +592,24 @@ func (s *bsim) mark(op int, obj BagetObj, th int, ctx bool, no int64) {
 
 func name16(s string) []byte { return []byte(s) }
 
+// bagetThreadOpts are the option bits of thread i (THREAD_CREATE's opts,
+// the description's flags: bit 0 FPU, bit 1 STACK_CHECK, bit 2
+// SUPERVISOR): even threads use the FPU, every third checks its stack,
+// thread 0 runs in supervisor mode.
+func bagetThreadOpts(i int) uint64 {
+	var o uint64
+	if i%2 == 0 {
+		o |= 1
+	}
+	if i%3 == 0 {
+		o |= 2
+	}
+	if i == 0 {
+		o |= 4
+	}
+	return o
+}
+
 func (s *bsim) setup() {
 	nproc := min(1+(s.cfg.Threads-1)/4, 4)
 	for p := 1; p <= nproc; p++ {
@@ -603,8 +621,8 @@ func (s *bsim) setup() {
 		th := &bthr{obj: BagetObj{Kind: "thread", Pid: int64(1 + i%nproc), OID: 0x00100000 + 0x100*uint64(i)},
 			name: fmt.Sprintf("thr%d", i), prio: 10 + i%5, st: bUnk, cpu: -1, holds: -1}
 		s.thr = append(s.thr, th)
-		s.emit(s.rec("THREAD_CREATE", 0).i("pid", th.obj.Pid).u("thread", th.obj.OID).u("prio", uint64(th.prio)).
-			text("name", name16(th.name)), 0, th.obj, s.tr(i, bReady, bUnk))
+		s.emit(s.rec("THREAD_CREATE", 0).i("pid", th.obj.Pid).u("thread", th.obj.OID).u("opts", bagetThreadOpts(i)).
+			u("prio", uint64(th.prio)).text("name", name16(th.name)), 0, th.obj, s.tr(i, bReady, bUnk))
 		s.ready = append(s.ready, i)
 	}
 	for k := 0; k < 2; k++ {

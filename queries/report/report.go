@@ -238,7 +238,7 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	drop, err := materialize(ctx, conn, catalog, ids)
+	drop, err := materialize(ctx, conn, catalog, ids, opt.Window != nil)
 	defer drop()
 	if err != nil {
 		return nil, err
@@ -320,32 +320,63 @@ func runIDList(runs []Run) string {
 // details read: each is computed once, for the selected runs, into a
 // temporary table of the same name, which DuckDB finds before the view
 // (the temp catalog comes first in its search path) — in the queries of
-// the report and in the views that read it, too.
-var materializedViews = []string{"task_instances", "sched_latency", "sched_stats"}
+// the report and in the views that read it, too. task_instances,
+// sched_latency and sched_stats are computed from rows written at ingest
+// (sched.sql), which a window does not clip (applyWindow shadows
+// state_intervals): under a window they are computed from the clipped
+// intervals by their references instead (from). Without one,
+// task_instances and sched_latency are read as they are (plain: not
+// materialized).
+var materializedViews = []struct {
+	name, from string
+	plain      bool
+}{
+	{"task_instances", "task_instances_reference()", true},
+	{"sched_latency", "sched_latency_reference()", true},
+	{"sched_stats", "sched_stats_reference()", false},
+}
 
-// stepViews are computed first, for the views above to read, and dropped
-// once these are made: task_instances and sched_latency both walk
-// sched_neighbours (a window over every scheduling interval), which is
-// then computed once instead of twice (on 100 runs of 100k events, 23 s
-// instead of 38 s, for about the same memory).
+// stepViews are computed first under a window, for the references above
+// to read, and dropped once these are made: task_instances_reference and
+// sched_latency_reference both walk sched_neighbours (a window over every
+// scheduling interval), which is then computed once instead of twice (on
+// 100 runs of 100k events, 23 s instead of 38 s, for about the same
+// memory).
 var stepViews = []string{"sched_neighbours"}
 
 // materialize creates the temporary tables; drop removes them, so that
 // the connection, back in its pool, sees the views again.
-func materialize(ctx context.Context, conn *sql.Conn, catalog, ids string) (drop func(), err error) {
+func materialize(ctx context.Context, conn *sql.Conn, catalog, ids string, window bool) (drop func(), err error) {
+	type step struct{ name, from string }
+	var steps []step
+	all := append([]string(nil), stepViews...)
+	if window {
+		for _, v := range stepViews {
+			steps = append(steps, step{v, v})
+		}
+	}
+	for _, v := range materializedViews {
+		all = append(all, v.name)
+		switch {
+		case window:
+			steps = append(steps, step{v.name, v.from})
+		case !v.plain:
+			steps = append(steps, step{v.name, v.name})
+		}
+	}
 	dropTables := func(names []string) {
 		for _, v := range names {
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.main."+v)
 		}
 	}
-	drop = func() { dropTables(append(append([]string(nil), stepViews...), materializedViews...)) }
+	drop = func() { dropTables(all) }
 	drop() // what an interrupted report left on this connection
-	for _, v := range append(append([]string(nil), stepViews...), materializedViews...) {
-		q := fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s.main.%s WHERE run_id IN %s", v, queries.Ident(catalog), v, ids)
+	for _, v := range steps {
+		q := fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s.main.%s WHERE run_id IN %s", v.name, queries.Ident(catalog), v.from, ids)
 		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return drop, fmt.Errorf("report: %s of the selected runs: %w", v, err)
+			return drop, fmt.Errorf("report: %s of the selected runs: %w", v.name, err)
 		}
-		if v == "sched_latency" {
+		if v.name == "sched_latency" {
 			dropTables(stepViews)
 		}
 	}

@@ -373,6 +373,9 @@ var macroCalls = map[string]string{
 	"lquantize_top":                "SELECT lquantize_top(0, 95, 10)",
 	"pow2_floor":                   "SELECT pow2_floor(1000)",
 	"quantize_bucket":              "SELECT quantize_bucket(1000)",
+	"sched_latency_reference":      "SELECT count(*) FROM sched_latency_reference() WHERE run_id = 1",
+	"sched_neighbours_of":          "SELECT count(*) FROM sched_neighbours_of(true)",
+	"sched_stats_reference":        "SELECT count(*) FROM sched_stats_reference() WHERE run_id = 1",
 	"selected_events":              "SELECT count(*) FROM selected_events(['event=T:start'], ['context=Core_1']) WHERE run_id = 1",
 	"state_at":                     "SELECT count(*) FROM state_at(2500000) WHERE run_id = 1",
 	"tlv_resources":                "SELECT count(*) FROM tlv_resources(['*'], ['Task'], run := 1)",
@@ -392,6 +395,7 @@ var macroCalls = map[string]string{
 	"state_trace_levels_reference": "SELECT count(*) FROM state_trace_levels_reference(0, 1, run := 1, object_kind := 'cpu', unstored := true)",
 	"state_trace_level_rows":       "SELECT count(*) FROM state_trace_level_rows(0, -1, run := 1, t_from := 0, t_to := 10000000)",
 	"system_timeline":              "SELECT count(*) FROM system_timeline('rig')",
+	"task_instances_reference":     "SELECT count(*) FROM task_instances_reference(fallback := true)",
 }
 
 // checkViewsAnswer runs SELECT count(*) over every view and a

@@ -1,4 +1,8 @@
-package qnxenc
+// Package kevlayout is the binary layout of a QNX Neutrino .kev record
+// and traceprinter's table of how each class and event prints its data
+// words: what the .kev reader (ingest/qnx) decodes by, and what the test
+// writer (internal/qnxenc) inverts.
+package kevlayout
 
 import (
 	"strconv"
@@ -7,7 +11,7 @@ import (
 
 // The binary layout of a .kev record and the way traceprinter prints each
 // kind of event. Both the .kev reader (ingest/qnx) and the .kev writer
-// (kev.go) use these tables, so they live here, exported.
+// (internal/qnxenc) use these tables, so they live here, exported.
 //
 // Sources, QNX Neutrino 6.4/6.5 public sources:
 //   - <sys/trace.h>: traceevent_t is a 32-bit header word and data[3]:
