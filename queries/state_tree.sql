@@ -40,31 +40,39 @@ params AS (
            CASE WHEN sort_by::VARCHAR IN ('name', 'total') THEN sort_by::VARCHAR
                 ELSE error('state_stats_tree: sort_by ' || coalesce('"' || sort_by::VARCHAR || '"', 'NULL') || ' is not one of name, total') END AS sort_by
 ),
--- the intervals of every level, with their kind; known is the duration
--- of those not truncated (NULL for the others, which every statistic
--- leaves out). Read twice (the states, the top levels) rather than
--- materialized: a copy of millions of rows costs more than a second scan.
-iv AS (
-    SELECT r.run_id, o.kind, r.object_id, r.level, r.state, CASE WHEN NOT r.truncated THEN r.dur END AS known
-    FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative) r
-    JOIN objects o ON o.run_id = r.run_id AND o.object_id = r.object_id
+-- The statistics of every node are those of its intervals (known: the
+-- duration of those not truncated, NULL for the others, which every
+-- statistic leaves out; the mean is the sum over the count, as avg
+-- computes it), grouped by object, not by kind, where they can be (the
+-- kind and the names joined to the groups after, not to every interval);
+-- the groups an order does not show are not computed (ord folds to a
+-- constant: a WHERE on it removes a whole branch).
+--
+-- the objects with the depth of their kind's levels (their top level)
+objs AS (
+    SELECT o.run_id, o.object_id, o.kind, coalesce(d.depth, 0) AS depth
+    FROM objects o
+    LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
+    WHERE (run IS NULL OR o.run_id = run) AND (object_kind IS NULL OR o.kind = object_kind)
 ),
--- state nodes: per object (kos, and kso's object leaves at level 0), or
--- pooled over the kind (kso); the mean is the sum over the count, as avg
--- computes it
+-- state nodes: per object (kos's, and kso's object leaves at level 0)
+-- and pooled over the kind (kso's)
 state_groups AS MATERIALIZED (
-    SELECT run_id, 'state' AS node, kind, object_id, level, state,
-           count(known) AS count,
-           CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
-           sum(known)::DOUBLE / count(known) AS mean_ns,
-           max(known) AS max_ns,
-           quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
-           count(*) - count(known) AS truncated
-    FROM iv
-    GROUP BY run_id, kind, object_id, level, state
+    SELECT g.run_id, 'state' AS node, o.kind, g.object_id, g.level, g.state, g.count, g.total_ns, g.mean_ns,
+           g.max_ns, g.pct, g.truncated
+    FROM (SELECT run_id, object_id, level, state,
+                 count(known) AS count,
+                 CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
+                 sum(known)::DOUBLE / count(known) AS mean_ns,
+                 max(known) AS max_ns,
+                 quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
+                 count(*) - count(known) AS truncated
+          FROM (SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END AS known
+                FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative))
+          WHERE ord::VARCHAR = 'kos' OR level = 0
+          GROUP BY run_id, object_id, level, state) g
+    JOIN objects o ON o.run_id = g.run_id AND o.object_id = g.object_id
     UNION ALL
-    -- (a second GROUP BY, not GROUPING SETS: DuckDB 1.1 took four times
-    -- as long over both sets at once)
     SELECT run_id, 'pooled', kind, NULL, level, state,
            count(known),
            CAST(coalesce(sum(known), 0) AS BIGINT),
@@ -72,7 +80,10 @@ state_groups AS MATERIALIZED (
            max(known),
            quantile_disc(known, [0.5, 0.9, 0.99]),
            count(*) - count(known)
-    FROM iv
+    FROM (SELECT r.run_id, o.kind, r.level, r.state, CASE WHEN NOT r.truncated THEN r.dur END AS known
+          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative) r
+          JOIN objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
+          WHERE ord::VARCHAR = 'kso')
     GROUP BY run_id, kind, level, state
 ),
 depths AS (
@@ -102,7 +113,8 @@ chains AS MATERIALIZED (
 ),
 -- the nodes and the intervals they sum up: (node, keys) grouped
 grouped AS (
-    -- run, kind and (kos) object nodes: the top-level intervals under them
+    -- run, kind and (kos) object nodes: the top-level intervals under
+    -- them (their states not read)
     SELECT t.run_id, t.node, t.kind, t.object_id, o.name AS object, t.level, t.state, t.count, t.total_ns,
            t.mean_ns, t.max_ns, t.pct, t.truncated
     FROM (SELECT run_id,
@@ -114,8 +126,9 @@ grouped AS (
                  max(known) AS max_ns,
                  quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
                  count(*) - count(known) AS truncated
-          FROM iv i
-          SEMI JOIN depths d ON d.run_id = i.run_id AND d.kind = i.kind AND d.depth = i.level
+          FROM (SELECT r.run_id, o.kind, r.object_id, CASE WHEN NOT r.truncated THEN r.dur END AS known
+                FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative) r
+                JOIN objs o ON o.run_id = r.run_id AND o.object_id = r.object_id AND o.depth = r.level)
           GROUP BY GROUPING SETS ((run_id), (run_id, kind), (run_id, kind, object_id))) t
     LEFT JOIN objects o ON o.run_id = t.run_id AND o.object_id = t.object_id
     UNION ALL
