@@ -624,10 +624,11 @@ func Columns(name string) []string {
 }
 
 // DerivedTables lists the tables whose rows an ingest computes from the
-// state intervals it writes (sched.go), rather than from the trace: the
-// rows of views that have a SQL reference.
+// state intervals it writes (sched.go, levels.go), rather than from the
+// trace: the rows of views that have a SQL reference.
 func DerivedTables() []string {
-	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback}
+	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback,
+		TableStateLevelIntervals, TableStateLevelObjects}
 }
 
 // TableNames lists the tables in the order they are created.
