@@ -70,6 +70,10 @@ type levelMerger struct {
 	objs    []*lvObject // by ObjectID
 	kindOf  []Sym       // by ObjectID: the kind its intervals closed under (NoSym: none yet, mixedKinds: several)
 	heldAll int         // intervals held in all kinds (park)
+	// the first object id that had intervals before it was registered
+	// (or may have: 0, none): that object and those after it are left to
+	// the reference
+	unregFrom ObjectID
 	// statistics for tests and benchmarks
 	rows int64
 	off  bool // benchmarks: merge nothing
@@ -211,6 +215,19 @@ func (m *levelMerger) interval(obj ObjectID, x *lvPart, state Sym) error {
 		return nil
 	}
 	w := m.w
+	if obj < 1 {
+		return nil // no object: in no view
+	}
+	if int(obj) > len(w.objects) {
+		// an object id the run has not registered (yet): its kind is
+		// unknown, so the levels of the objects registered from now on
+		// (it may be one of them) are left to the reference; nothing is
+		// allocated for the id
+		if from := ObjectID(len(w.objects) + 1); m.unregFrom == 0 || from < m.unregFrom {
+			m.unregFrom = from
+		}
+		return nil
+	}
 	o := &w.objects[obj-1]
 	for int(obj) >= len(m.kindOf) {
 		m.kindOf = append(m.kindOf, NoSym)
@@ -872,6 +889,9 @@ func (m *levelMerger) finish() error {
 // are its merged intervals, and if so whether each of its instances is a
 // sequence of its own.
 func (m *levelMerger) materialized(obj ObjectID, kn string, bad map[string]bool) (mat, perInstance bool) {
+	if m.unregFrom > 0 && obj >= m.unregFrom {
+		return false, false
+	}
 	if int(obj) >= len(m.kindOf) || m.kindOf[obj] == NoSym {
 		return true, false // no interval
 	}
