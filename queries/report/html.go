@@ -214,8 +214,14 @@ func (r *Report) htmlPage() *htmlPage {
 			p.Hists = append(p.Hists, *f)
 		}
 	}
+	byRun := map[int32][]Value{} // the values of the runs not compared
+	for _, v := range r.Values {
+		if run := runs[v.RunID]; !run.Baseline && !run.Compared {
+			byRun[v.RunID] = append(byRun[v.RunID], v)
+		}
+	}
 	for i, d := range r.Details {
-		p.Details = append(p.Details, r.htmlDetail(d, p.Runs[i]))
+		p.Details = append(p.Details, r.htmlDetail(d, p.Runs[i], byRun[d.RunID]))
 	}
 	return p
 }
@@ -492,10 +498,10 @@ func (r *Report) histFigure(h Hist) *htmlFigure {
 	return fig
 }
 
-func (r *Report) htmlDetail(d RunDetails, run htmlRun) htmlDetail {
+func (r *Report) htmlDetail(d RunDetails, run htmlRun, values []Value) htmlDetail {
 	hd := htmlDetail{Run: run, Diags: d.Diagnostics}
 	if !run.Baseline && !run.Compared {
-		hd.Values = r.pivot(run.ID)
+		hd.Values = r.pivot(run.ID, values)
 	}
 	if d.CPULoad != nil {
 		plot := &linePlot{Width: 900, Height: 200, YMin: 0, YMax: 1,
@@ -544,17 +550,17 @@ func (r *Report) htmlDetail(d RunDetails, run htmlRun) htmlDetail {
 	return hd
 }
 
-// pivot tabulates a run's values: keys in order, the metrics that have a
-// value in the run.
-func (r *Report) pivot(run int32) *htmlPivot {
+// pivot tabulates a run's values (values: those of the run): keys in
+// order, the metrics that have a value in the run.
+func (r *Report) pivot(run int32, values []Value) *htmlPivot {
 	var metrics []*Metric
 	var keys []string
 	firstMetric := map[string]int{} // keys of one kind (objects, CPUs) together
 	for i := range r.Metrics {
 		m := &r.Metrics[i]
 		has := false
-		for _, v := range r.Values {
-			if v.Metric == m.Name && v.RunID == run {
+		for _, v := range values {
+			if v.Metric == m.Name {
 				has = true
 				if _, seen := firstMetric[v.Key]; !seen {
 					firstMetric[v.Key] = i
