@@ -62,13 +62,27 @@ type htmlRun struct {
 	Crossings int
 }
 
-type legendItem struct{ Name, Color string }
+type legendItem struct{ Name, Color, Dash string }
 
 type htmlFigure struct {
 	Title  string
 	Note   string
 	Plot   template.HTML
 	Legend []legendItem
+	plot   *linePlot // drawn into Plot once every figure's series are known
+}
+
+// render draws the figure's plot, its series in their styles (by their
+// names, each series' own when not there).
+func (f *htmlFigure) render(styles map[string]seriesStyle) {
+	for i := range f.plot.Series {
+		s := &f.plot.Series[i]
+		if st, ok := styles[s.Name]; ok {
+			s.Color, s.Dash = st.Color, st.Dash
+		}
+		f.Legend = append(f.Legend, legendItem{s.Name, s.Color, s.Dash})
+	}
+	f.Plot = template.HTML(f.plot.svg())
 }
 
 type htmlMetric struct {
@@ -223,7 +237,57 @@ func (r *Report) htmlPage() *htmlPage {
 	for i, d := range r.Details {
 		p.Details = append(p.Details, r.htmlDetail(d, p.Runs[i], byRun[d.RunID]))
 	}
+	p.render()
 	return p
+}
+
+// render gives every key one style in all the plots that draw keys (the
+// trends, the CPU load plots), and every run one in all the histograms,
+// then draws the plots.
+func (p *htmlPage) render() {
+	var keyFigs, runFigs []*htmlFigure
+	for i := range p.Metrics {
+		if f := p.Metrics[i].Figure; f != nil {
+			keyFigs = append(keyFigs, f)
+		}
+	}
+	for i := range p.Details {
+		if f := p.Details[i].Load; f != nil {
+			keyFigs = append(keyFigs, f)
+		}
+	}
+	for i := range p.Hists {
+		runFigs = append(runFigs, &p.Hists[i])
+	}
+	names := func(figs []*htmlFigure) (plots [][]string, all []string) {
+		for _, f := range figs {
+			var plot []string
+			for _, s := range f.plot.Series {
+				if s.Color == "" { // a series of its own colour (a baseline) takes none
+					plot = append(plot, s.Name)
+				}
+			}
+			plots = append(plots, plot)
+			all = append(all, plot...)
+		}
+		return plots, all
+	}
+	// Keys in order of name; runs in the report's order.
+	plots, keys := names(keyFigs)
+	sort.Strings(keys)
+	keyStyles := assignStyles(keys, plots, true)
+	plots, _ = names(runFigs)
+	var runs []string
+	for _, run := range p.Runs {
+		runs = append(runs, run.Label)
+	}
+	runStyles := assignStyles(runs, plots, false)
+	for _, f := range keyFigs {
+		f.render(keyStyles)
+	}
+	for _, f := range runFigs {
+		f.render(runStyles)
+	}
 }
 
 // htmlMetric is a metric's section: its trend plot and its table.
@@ -374,7 +438,7 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 		if drawn == htmlMaxTrendLines {
 			break
 		}
-		s := plotSeries{Name: keyLabel(x.key), Color: palette[drawn%len(palette)]}
+		s := plotSeries{Name: keyLabel(x.key)}
 		finite := 0
 		for i, run := range runs {
 			pt := plotPoint{X: float64(i), Y: math.NaN()}
@@ -402,7 +466,6 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 			continue
 		}
 		plot.Series = append(plot.Series, s)
-		fig.Legend = append(fig.Legend, legendItem{s.Name, s.Color})
 		drawn++
 	}
 	if drawn == 0 {
@@ -411,7 +474,7 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 	if n := len(keys) - drawn; n > 0 {
 		fig.Note = fmt.Sprintf("%d of %d keys drawn (crossed thresholds first, then the largest changes); the table has all.", drawn, len(keys))
 	}
-	fig.Plot = template.HTML(plot.svg())
+	fig.plot = plot
 	return fig
 }
 
@@ -463,7 +526,7 @@ func (r *Report) histFigure(h Hist) *htmlFigure {
 		e *= 2
 	}
 	pos := map[int64]int{}
-	plot := &linePlot{Width: 900, Height: 260, Markers: true, YMin: 0, XAxis: "duration (bucket from its value to twice it)"}
+	plot := &linePlot{Width: 900, Height: 260, Bars: true, YMin: 0, XAxis: "duration (bucket from its value to twice it)"}
 	for i, e := range all {
 		pos[e] = i
 		plot.XLabels = append(plot.XLabels, fmtDuration(float64(e)))
@@ -475,10 +538,10 @@ func (r *Report) histFigure(h Hist) *htmlFigure {
 	}
 	plot.Title = "Histogram of " + what + " per run"
 	fig := &htmlFigure{Title: plot.Title}
-	for i, hr := range runs {
-		s := plotSeries{Name: names[hr.RunID], Color: palette[i%len(palette)]}
+	for _, hr := range runs {
+		s := plotSeries{Name: names[hr.RunID], Kind: "run"}
 		if hr.RunID == base.ID {
-			s.Color, s.Width = "#333333", 2.5
+			s.Color = baselineColor
 		}
 		ys := make([]float64, len(all))
 		for _, b := range hr.Buckets {
@@ -489,12 +552,11 @@ func (r *Report) histFigure(h Hist) *htmlFigure {
 				Tip: fmt.Sprintf("%s: %s of %d values in [%s, %s)", s.Name, fmtValue(UnitRatio, y), hr.Total, fmtDuration(float64(all[j])), fmtDuration(float64(2*max(all[j], 1))))})
 		}
 		plot.Series = append(plot.Series, s)
-		fig.Legend = append(fig.Legend, legendItem{s.Name, s.Color})
 	}
 	if len(runs) < len(h.Runs) {
 		fig.Note = fmt.Sprintf("The baseline and the last runs drawn (%d of %d); the JSON has every run.", len(runs), len(h.Runs))
 	}
-	fig.Plot = template.HTML(plot.svg())
+	fig.plot = plot
 	return fig
 }
 
@@ -509,8 +571,8 @@ func (r *Report) htmlDetail(d RunDetails, run htmlRun, values []Value) htmlDetai
 			Title: "CPU load of " + run.Label + " per " + fmtDuration(float64(d.CPULoad.WindowNS)) + " window",
 			XAxis: "time from the first event"}
 		fig := &htmlFigure{Title: plot.Title}
-		for i, c := range d.CPULoad.CPUs {
-			s := plotSeries{Name: c.CPU, Color: palette[i%len(palette)], Width: 1.2}
+		for _, c := range d.CPULoad.CPUs {
+			s := plotSeries{Name: c.CPU, Width: 1.2}
 			// A window without a known state breaks the line.
 			prev := math.Inf(-1)
 			for _, pt := range c.Points {
@@ -521,9 +583,8 @@ func (r *Report) htmlDetail(d RunDetails, run htmlRun, values []Value) htmlDetai
 				prev = pt[0]
 			}
 			plot.Series = append(plot.Series, s)
-			fig.Legend = append(fig.Legend, legendItem{c.CPU, s.Color})
 		}
-		fig.Plot = template.HTML(plot.svg())
+		fig.plot = plot
 		hd.Load = fig
 	}
 	opt := func(v *int64) string {
