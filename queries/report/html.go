@@ -37,6 +37,8 @@ type htmlPage struct {
 	Hists      []htmlFigure
 	Details    []htmlDetail
 	Thresholds []htmlThreshold
+	// ShadingRule says when a change is shaded red or green.
+	ShadingRule string
 	// NotCompared counts the runs of another format than the baseline's.
 	NotCompared int
 }
@@ -160,7 +162,7 @@ func (r *Report) PlotCount() int {
 
 func (r *Report) htmlPage() *htmlPage {
 	base := r.baselineRun()
-	p := &htmlPage{R: r, Base: base, BaseLabel: base.label(), WindowNote: windowNote}
+	p := &htmlPage{R: r, Base: base, BaseLabel: base.label(), WindowNote: windowNote, ShadingRule: shadingRule()}
 	runs := map[int32]htmlRun{}
 	crossedBy := map[int32]int{}
 	for _, c := range r.Crossings {
@@ -354,19 +356,37 @@ func (r *Report) htmlMetric(m *Metric, runs []htmlRun) htmlMetric {
 	return hm
 }
 
-// changeClass colours a change: worse or better beyond 1%, by the
-// metric's direction.
+// shadePct is the smallest change, in percent of the baseline's value,
+// that the tables shade (either way).
+const shadePct = 1.0
+
+// changeClass colours a change: worse or better from shadePct on, by the
+// metric's direction; shadingRule says so on the page.
 func changeClass(m *Metric, v Value) string {
 	if v.Change == nil || *v.Change == 0 {
 		return "same"
 	}
-	if v.ChangePct != nil && math.Abs(*v.ChangePct) < 1 {
+	if v.ChangePct != nil && math.Abs(*v.ChangePct) < shadePct {
 		return "same"
 	}
 	if (*v.Change > 0) == (m.Better == "lower") {
 		return "worse"
 	}
 	return "better"
+}
+
+// shadingRule is changeClass in words, with the numbers in effect, for
+// the page (next to the thresholds, since it is not one).
+func shadingRule() string {
+	pct := sig(shadePct, 3) + "%"
+	return fmt.Sprintf("A value in the metrics' tables is shaded when its change from the baseline "+
+		"is at least %[1]s of the baseline's value, either way (the percentage before it is rounded for display): "+
+		"red when it is worse (a rise, for a metric where lower is better; a fall where higher is better), "+
+		"green when it is better; a change under %[1]s is left white (so %[2]s is shaded, %[3]s is not), "+
+		"and any change from a baseline of 0 is shaded. "+
+		"This shading is not a threshold and fails nothing: "+
+		"a value beyond a --fail-on threshold is red whichever way it changed, with a red edge.",
+		pct, fmtPct(1.46*shadePct), fmtPct(0.606*shadePct))
 }
 
 // trendFigure plots a metric over the runs: shares as they are (0-100%),

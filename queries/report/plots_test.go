@@ -249,3 +249,34 @@ func TestHTMLHistogramBars(t *testing.T) {
 		}
 	}
 }
+
+// The page says when a change is shaded, next to the thresholds, and the
+// tables shade by that rule: +1.46% (Task_2ms_4's median response in v3)
+// is, +0.606% (Task_1ms_1's) is not.
+func TestHTMLShadingRule(t *testing.T) {
+	page := pageOf(t, regressionReport(t))
+	const rule = `<p class="rule" id="shading"><strong>Red and green:</strong> ` +
+		`A value in the metrics&#39; tables is shaded when its change from the baseline is at least 1% of the baseline&#39;s value, either way ` +
+		`(the percentage before it is rounded for display): red when it is worse (a rise, for a metric where lower is better; a fall where higher is better), ` +
+		`green when it is better; a change under 1% is left white (so &#43;1.46% is shaded, &#43;0.606% is not), and any change from a baseline of 0 is shaded. ` +
+		`This shading is not a threshold and fails nothing: a value beyond a --fail-on threshold is red whichever way it changed, with a red edge.</p>`
+	th := strings.Index(page, `<h2 id="thresholds">`)
+	at := strings.Index(page, rule)
+	if th < 0 || at < th || at > strings.Index(page, `<h2 id="metrics">`) {
+		t.Errorf("the Thresholds section lacks the rule %s", rule)
+	}
+	for _, c := range []struct{ metric, key, change, class string }{
+		{"response_p50", "Task_2ms_4", "&#43;1.46%", "worse"},
+		{"response_p50", "Task_1ms_1", "&#43;0.606%", "same"},
+		{"response_p99", "Task_2ms_4", "-1.16%", "better"},
+		{"running_share", "Task_10ms_3", "-0.147%", "same"},
+	} {
+		sec := page[strings.Index(page, `<h3 id="metric-`+c.metric+`">`):]
+		sec = sec[:strings.Index(sec, "</table>")]
+		row := regexp.MustCompile(`<tr><td>` + c.key + `</td>.*`).FindString(sec)
+		cell := regexp.MustCompile(`<td class="n ([a-z]*)"[^>]*>[^<]*<span class="chg">` + regexp.QuoteMeta(c.change) + `</span>`).FindStringSubmatch(row)
+		if cell == nil || cell[1] != c.class {
+			t.Errorf("%s of %s, %s: %v, want class %s in %s", c.metric, c.key, c.change, cell, c.class, row)
+		}
+	}
+}
