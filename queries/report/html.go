@@ -13,7 +13,16 @@ import (
 //go:embed report.html.tmpl
 var htmlTemplateText string
 
-var htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"changeTable": func(p *htmlPage, cols []htmlRun, rows []htmlChangeRow) changeTable { return changeTable{p, cols, rows} },
+}).Parse(htmlTemplateText))
+
+// changeTable is a table of the largest changes, for the template.
+type changeTable struct {
+	Page *htmlPage
+	Cols []htmlRun
+	Rows []htmlChangeRow
+}
 
 // Limits of the HTML page, so that it stays readable with many runs.
 const (
@@ -37,6 +46,9 @@ type htmlPage struct {
 	Hists      []htmlFigure
 	Details    []htmlDetail
 	Thresholds []htmlThreshold
+	// Changes are the largest changes from the baseline, and apart from
+	// them the values that dropped to 0 or are gone (as in the Markdown).
+	Changes *htmlChanges
 	// ShadingRule says when a change is shaded red or green.
 	ShadingRule string
 	// NotCompared counts the runs of another format than the baseline's.
@@ -47,6 +59,20 @@ type htmlThreshold struct {
 	Spec    string
 	Mode    string
 	Crossed int
+}
+
+type htmlChanges struct {
+	Cols        []htmlRun // the last compared runs
+	HiddenCols  int
+	Rows        []htmlChangeRow
+	Dropped     []htmlChangeRow
+	MoreDropped int
+	DroppedNote string
+}
+
+type htmlChangeRow struct {
+	Metric, Key, Baseline string
+	Cells                 []htmlCell
 }
 
 type htmlCrossing struct {
@@ -222,6 +248,7 @@ func (r *Report) htmlPage() *htmlPage {
 		}
 	}
 	p.NotCompared = len(p.Runs) - len(compared)
+	p.Changes = r.htmlChanges(p.Runs)
 	for i := range r.Metrics {
 		p.Metrics = append(p.Metrics, r.htmlMetric(&r.Metrics[i], compared))
 	}
@@ -292,10 +319,79 @@ func (p *htmlPage) render() {
 	}
 }
 
+// htmlChanges is the page's list of the largest changes (largestChanges,
+// as the Markdown has it), over the last compared runs.
+func (r *Report) htmlChanges(runs []htmlRun) *htmlChanges {
+	changes, dropped, more := r.largestChanges(mdMaxChanges)
+	if len(changes)+len(dropped) == 0 {
+		return nil
+	}
+	hc := &htmlChanges{MoreDropped: more, DroppedNote: droppedNote}
+	for _, run := range runs {
+		if run.Compared {
+			hc.Cols = append(hc.Cols, run)
+		}
+	}
+	if len(hc.Cols) > mdMaxRuns {
+		hc.HiddenCols = len(hc.Cols) - mdMaxRuns
+		hc.Cols = hc.Cols[hc.HiddenCols:]
+	}
+	base := r.baselineRun()
+	rows := func(cs []change) []htmlChangeRow {
+		var out []htmlChangeRow
+		for _, c := range cs {
+			m := r.metric(c.metric)
+			bv, _ := r.Value(c.metric, c.key, base.ID)
+			row := htmlChangeRow{Metric: c.metric, Key: keyLabel(c.key), Baseline: fmtValue(m.Unit, bv.Value)}
+			for _, col := range hc.Cols {
+				row.Cells = append(row.Cells, r.htmlCell(m, c.key, col.ID))
+			}
+			out = append(out, row)
+		}
+		return out
+	}
+	hc.Rows, hc.Dropped = rows(changes), rows(dropped)
+	return hc
+}
+
+// htmlCell is a metric table's cell: the run's value of a key and its
+// change from the baseline, shaded by changeClass, or crossed.
+func (r *Report) htmlCell(m *Metric, key string, run int32) htmlCell {
+	base := r.baselineRun()
+	v, ok := r.Value(m.Name, key, run)
+	if !ok {
+		c := htmlCell{Class: "missing", Title: "no value in this run"}
+		if _, inBase := r.Value(m.Name, key, base.ID); inBase && run != base.ID {
+			c.Value, c.Title = noSamples, noSamples+" in this run: the metric found nothing to measure for "+keyLabel(key)+", which "+base.label()+" has"
+		}
+		return c
+	}
+	c := htmlCell{Value: fmtValue(m.Unit, v.Value)}
+	if v.Change != nil {
+		c.Change = changeText(m.Unit, v.Change, v.ChangePct)
+		if v.ChangePct != nil {
+			c.Change = fmtPct(*v.ChangePct)
+		}
+		c.Class = changeClass(m, v)
+		c.Title = fmt.Sprintf("%s against %s in %s: %s", c.Value, fmtValue(m.Unit, *v.Baseline), base.label(), changeText(m.Unit, v.Change, v.ChangePct))
+		if droppedToZero(v) {
+			c.Title += ": dropped to 0"
+		}
+	}
+	if cs := r.crossingsOf(m.Name, key, run); len(cs) > 0 {
+		c.Class = "crossed"
+		var specs []string
+		for _, x := range cs {
+			specs = append(specs, x.Threshold)
+		}
+		c.Title = "beyond " + strings.Join(specs, ", ") + ". " + c.Title
+	}
+	return c
+}
+
 // htmlMetric is a metric's section: its trend plot and its table.
 func (r *Report) htmlMetric(m *Metric, runs []htmlRun) htmlMetric {
 	hm := htmlMetric{Metric: m}
-	base := r.baselineRun()
 	shown := map[int32]bool{}
 	for _, run := range runs {
 		shown[run.ID] = true
@@ -326,29 +422,7 @@ func (r *Report) htmlMetric(m *Metric, runs []htmlRun) htmlMetric {
 	for _, k := range keys {
 		row := htmlMetricRow{Key: keyLabel(k)}
 		for _, col := range hm.Cols {
-			v, ok := r.Value(m.Name, k, col.ID)
-			if !ok {
-				row.Cells = append(row.Cells, htmlCell{Class: "missing"})
-				continue
-			}
-			c := htmlCell{Value: fmtValue(m.Unit, v.Value)}
-			if v.Change != nil {
-				c.Change = changeText(m.Unit, v.Change, v.ChangePct)
-				if v.ChangePct != nil {
-					c.Change = fmtPct(*v.ChangePct)
-				}
-				c.Class = changeClass(m, v)
-				c.Title = fmt.Sprintf("%s against %s in %s: %s", c.Value, fmtValue(m.Unit, *v.Baseline), base.label(), changeText(m.Unit, v.Change, v.ChangePct))
-			}
-			if cs := r.crossingsOf(m.Name, k, col.ID); len(cs) > 0 {
-				c.Class = "crossed"
-				var specs []string
-				for _, x := range cs {
-					specs = append(specs, x.Threshold)
-				}
-				c.Title = "beyond " + strings.Join(specs, ", ") + ". " + c.Title
-			}
-			row.Cells = append(row.Cells, c)
+			row.Cells = append(row.Cells, r.htmlCell(m, k, col.ID))
 		}
 		hm.Rows = append(hm.Rows, row)
 	}
@@ -412,8 +486,8 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 			if !ok {
 				continue
 			}
-			if v.ChangePct != nil {
-				x.score = math.Max(x.score, math.Abs(*v.ChangePct))
+			if pct, ok := rankedPct(v); ok {
+				x.score = math.Max(x.score, pct)
 			}
 			x.crossed = x.crossed || len(r.crossingsOf(m.Name, k, run.ID)) > 0
 		}
@@ -492,7 +566,7 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 		return nil
 	}
 	if n := len(keys) - drawn; n > 0 {
-		fig.Note = fmt.Sprintf("%d of %d keys drawn (crossed thresholds first, then the largest changes); the table has all.", drawn, len(keys))
+		fig.Note = fmt.Sprintf("%d of %d keys drawn (crossed thresholds first, then the largest changes, a drop to 0 not counted); the table has all.", drawn, len(keys))
 	}
 	fig.plot = plot
 	return fig
