@@ -1,5 +1,7 @@
 package report
 
+import "slices"
+
 // One colour per name across every plot of a page: a key (an object's,
 // a CPU's name, as the plots label it) is drawn in the same colour in
 // every trend and CPU load plot, and so is a run in every histogram.
@@ -26,11 +28,14 @@ func styleOf(i int, dashes bool) seriesStyle {
 //  1. a style that the fewest names drawn with it in a plot have taken
 //     (none, while there are styles: 10 colours, 30 with dashes);
 //  2. solid rather than dashed, dashed rather than dotted;
-//  3. the style the fewest names have taken, on the whole page;
-//  4. the palette's order.
+//  3. one of the palette's first strongColors colours rather than its
+//     light grey or its red (which is also the red of the thresholds);
+//  4. the style the fewest names have taken, on the whole page;
+//  5. the palette's order.
 //
-// So the first 10 names have 10 colours, names drawn together differ, and
-// a colour is taken twice only by names never drawn together.
+// So the first 8 names have 8 colours, names drawn together differ, and a
+// colour is taken twice only by names never drawn together (the tasks of
+// the trends and the CPUs of the CPU load plots, say).
 func assignStyles(order []string, plots [][]string, dashes bool) map[string]seriesStyle {
 	n := len(palette)
 	if dashes {
@@ -61,10 +66,16 @@ func assignStyles(order []string, plots [][]string, dashes bool) map[string]seri
 				taken[i]++
 			}
 		}
+		rank := func(i int) [4]int {
+			weak := 0
+			if i%len(palette) >= strongColors {
+				weak = 1
+			}
+			return [4]int{taken[i], i / len(palette), weak, used[i]}
+		}
 		best := 0
 		for i := 1; i < n; i++ {
-			a, b := [3]int{taken[i], i / len(palette), used[i]}, [3]int{taken[best], best / len(palette), used[best]}
-			if a[0] < b[0] || a[0] == b[0] && (a[1] < b[1] || a[1] == b[1] && a[2] < b[2]) {
+			if a, b := rank(i), rank(best); slices.Compare(a[:], b[:]) < 0 {
 				best = i
 			}
 		}
@@ -77,6 +88,10 @@ func assignStyles(order []string, plots [][]string, dashes bool) map[string]seri
 	}
 	return out
 }
+
+// strongColors is how many of the palette's colours come before its light
+// grey and its red, which keys take last.
+const strongColors = 8
 
 // baselineColor draws the baseline where runs are series (a histogram's).
 const baselineColor = "#57606a"

@@ -36,20 +36,45 @@ func TestAssignStyles(t *testing.T) {
 		return st
 	}
 
-	// 10 names, in two plots: 10 colours, solid, in the names' order.
+	// 10 names drawn together: the 10 colours, solid, in the names' order.
 	ten := names("k", 10)
-	st := styles(ten, [][]string{ten[:6], ten[4:]}, true)
+	st := styles(ten, [][]string{ten}, true)
 	for i, n := range ten {
 		if st[n] != (seriesStyle{palette[i], "solid"}) {
 			t.Errorf("%s: %v, want %s solid", n, st[n], palette[i])
 		}
 	}
 
-	// 14 names in plots of at most 8: the 4 beyond the palette take the
-	// colours of names they are never drawn with, solid.
+	// 6 tasks drawn together, 2 CPUs drawn together: the CPUs take the
+	// next colours; 8 tasks: the CPUs take the first colours again rather
+	// than the light grey and the red.
+	for _, c := range []struct{ tasks, first int }{{6, 6}, {8, 0}} {
+		tasks, cpus := names("task", c.tasks), names("cpu", 2)
+		st = styles(append(tasks, cpus...), [][]string{tasks, cpus, tasks[:3]}, true)
+		for i, n := range tasks {
+			if want := (seriesStyle{palette[i], "solid"}); st[n] != want {
+				t.Errorf("%d tasks: %s: %v, want %v", c.tasks, n, st[n], want)
+			}
+		}
+		for i, n := range cpus {
+			if want := (seriesStyle{palette[c.first+i], "solid"}); st[n] != want {
+				t.Errorf("%d tasks: %s: %v, want %v", c.tasks, n, st[n], want)
+			}
+		}
+	}
+
+	// 14 names in plots of at most 8: the first 8 take 8 colours; those
+	// beyond take colours of names they are never drawn with, solid.
 	many := names("k", 14)
 	st = styles(many, [][]string{many[:8], many[8:]}, true)
-	for _, n := range many[10:] {
+	seen := map[seriesStyle]bool{}
+	for _, n := range many[:8] {
+		seen[st[n]] = true
+	}
+	if len(seen) != 8 {
+		t.Errorf("the first 8 names share colours: %v", st)
+	}
+	for _, n := range many[8:] {
 		if st[n].Dash != "solid" {
 			t.Errorf("%s: %v, want a solid line", n, st[n])
 		}

@@ -108,7 +108,11 @@ func (f *htmlFigure) render(styles map[string]seriesStyle) {
 		if st, ok := styles[s.Name]; ok {
 			s.Color, s.Dash = st.Color, st.Dash
 		}
-		f.Legend = append(f.Legend, legendItem{s.Name, s.Color, s.Dash})
+		dash := s.Dash
+		if dash == "" {
+			dash = lineDashes[0].Name
+		}
+		f.Legend = append(f.Legend, legendItem{s.Name, s.Color, dash})
 	}
 	f.Plot = template.HTML(f.plot.svg())
 }
@@ -119,6 +123,7 @@ type htmlMetric struct {
 	Cols   []htmlRun
 	Hidden int // run columns left out
 	Rows   []htmlMetricRow
+	Span   int // the table's columns: the key's and the runs'
 }
 
 type htmlMetricRow struct {
@@ -301,9 +306,11 @@ func (p *htmlPage) render() {
 		}
 		return plots, all
 	}
-	// Keys in order of name; runs in the report's order.
+	// Keys in order of first appearance in the plots, each plot's in its
+	// order (crossed thresholds, then the largest changes), so that the
+	// keys a reader looks for first take the first colours; runs in the
+	// report's order.
 	plots, keys := names(keyFigs)
-	sort.Strings(keys)
 	keyStyles := assignStyles(keys, plots, true)
 	plots, _ = names(runFigs)
 	var runs []string
@@ -419,6 +426,7 @@ func (r *Report) htmlMetric(m *Metric, runs []htmlRun) htmlMetric {
 		others = others[hm.Hidden:]
 	}
 	hm.Cols = append([]htmlRun{baseCol}, others...)
+	hm.Span = 1 + len(hm.Cols)
 	for _, k := range keys {
 		row := htmlMetricRow{Key: keyLabel(k)}
 		for _, col := range hm.Cols {
