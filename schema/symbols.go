@@ -3,6 +3,7 @@ package schema
 import (
 	"database/sql"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -133,6 +134,11 @@ func (t *symtab) str(s Sym) string {
 type runSymbols struct {
 	ids  []int32 // run symbol -> database symbol
 	next int64   // the database's next free id; -1 until read
+	// late: the run's keys of lateSymbol columns -> the database symbol
+	// each was given (a fresh id, its name written at the end, see
+	// putLateSymbols)
+	late []int32
+	temp bool // the temporary table of new names is made
 }
 
 // newSymbolsTable is the temporary table that holds a batch of a run's
@@ -151,14 +157,14 @@ func (s *duckSink) putSymbols(rec arrow.Record) error {
 		return nil
 	}
 	fail := func(err error) error { return fmt.Errorf("load %s: %w", TableSymbols, err) }
-	if s.syms.next < 0 {
-		if err := s.conn.QueryRowContext(s.ctx, "SELECT coalesce(max(sym) + 1, 0) FROM "+TableSymbols).Scan(&s.syms.next); err != nil {
-			return fail(err)
-		}
+	if err := s.readNextSymbol(); err != nil {
+		return fail(err)
+	}
+	if !s.syms.temp {
 		if _, err := s.conn.ExecContext(s.ctx, "CREATE OR REPLACE TEMP TABLE "+newSymbolsTable+" (sym INTEGER, name VARCHAR, id INTEGER)"); err != nil {
-			s.syms.next = -1
 			return fail(err)
 		}
+		s.syms.temp = true
 	}
 	ids := rec.Column(0).(*array.Int32)
 	first := int64(len(s.syms.ids))
@@ -223,6 +229,64 @@ func (s *duckSink) putSymbols(rec arrow.Record) error {
 	return nil
 }
 
+// readNextSymbol reads the database's next free symbol id, once per run.
+func (s *duckSink) readNextSymbol() error {
+	if s.syms.next >= 0 {
+		return nil
+	}
+	var next int64
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT coalesce(max(sym) + 1, 0) FROM "+TableSymbols).Scan(&next); err != nil {
+		return err
+	}
+	s.syms.next = next
+	return nil
+}
+
+// reserveLate gives the run's late keys up to key a database symbol id
+// each, the next free ones.
+func (s *duckSink) reserveLate(key int32) error {
+	if err := s.readNextSymbol(); err != nil {
+		return err
+	}
+	for int(key) >= len(s.syms.late) {
+		if s.syms.next > math.MaxInt32 {
+			return fmt.Errorf("more than %d symbols", math.MaxInt32)
+		}
+		s.syms.late = append(s.syms.late, int32(s.syms.next))
+		s.syms.next++
+	}
+	return nil
+}
+
+// putLateSymbols writes the names of the run's late keys (key, name) into
+// symbols, each under the id its key was given; a key no batch used has
+// none, and is left out.
+func (s *duckSink) putLateSymbols(rec arrow.Record) error {
+	keys := rec.Column(0).(*array.Int32)
+	names := rec.Column(1).(*array.String)
+	b := newBatch(memory.DefaultAllocator, TableSymbols, nil)
+	defer b.release()
+	for i := 0; i < keys.Len(); i++ {
+		k := keys.Value(i)
+		if k < 0 || int(k) >= len(s.syms.late) {
+			continue
+		}
+		b.i32(0).Append(s.syms.late[k])
+		if names.IsNull(i) {
+			b.str(1).AppendNull()
+		} else {
+			b.str(1).add(names.Value(i))
+		}
+		b.rows++
+	}
+	if b.rows == 0 {
+		return nil
+	}
+	out := b.record()
+	defer out.Release()
+	return s.insert(TableSymbols, out)
+}
+
 // withNullColumn returns rec with one more column, an Int32 of NULLs.
 func withNullColumn(rec arrow.Record) arrow.Record {
 	b := array.NewInt32Builder(memory.DefaultAllocator)
@@ -237,13 +301,31 @@ func withNullColumn(rec arrow.Record) arrow.Record {
 // translate turns the run's symbol ids of a batch of events or
 // state_intervals into the database's, in place (the batch is the sink's
 // until Put returns).
-func (m *runSymbols) translate(table string, rec arrow.Record) error {
+func (s *duckSink) translate(table string, rec arrow.Record) error {
+	m := &s.syms
 	for i, c := range lookupTable(table).storedColumns() {
 		if !c.isSymbol() {
 			continue
 		}
 		col := rec.Column(i).(*array.Int32)
 		vals := col.Int32Values()
+		if c.isLateSymbol() {
+			for j, v := range vals {
+				if col.IsNull(j) {
+					continue
+				}
+				if v < 0 {
+					return fmt.Errorf("%s is key %d", c.storedName(), v)
+				}
+				if int(v) >= len(m.late) {
+					if err := s.reserveLate(v); err != nil {
+						return err
+					}
+				}
+				vals[j] = m.late[v]
+			}
+			continue
+		}
 		for j, v := range vals {
 			if v < 0 || int(v) >= len(m.ids) {
 				if col.IsNull(j) {
