@@ -308,6 +308,9 @@ func ingestSummary(res ingest.Result, path string) string {
 	if c.FoundBeside != "" {
 		fmt.Fprintf(&b, "; read with %s, found beside it", cellText(c.FoundBeside))
 	}
+	if c.FoundBundled != "" {
+		fmt.Fprintf(&b, "; read with the bundled %s", cellText(c.FoundBundled))
+	}
 	if c.Errors+c.Warnings > 0 {
 		var parts []string
 		if c.Errors > 0 {
