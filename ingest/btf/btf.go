@@ -27,7 +27,12 @@ import (
 func init() { ingest.Register(10, Ingester{}) }
 
 // Ingester reads BTF.
-type Ingester struct{}
+type Ingester struct {
+	// chunk is the size of the chunks a file is read in (chunks.go): 0
+	// for chunkBytes; negative to read it line by line, as a stream is
+	// (tests compare the two).
+	chunk int
+}
 
 // Format describes BTF.
 func (Ingester) Format() ingest.Format {
@@ -83,9 +88,16 @@ func (Ingester) Sniff(head []byte) bool {
 }
 
 // Ingest reads a BTF trace into w.
-func (Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
+func (ing Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
 	p := newParser(w)
-	return p.run(ctx, ingest.NewLineReader(src))
+	if src.Size < 0 || ing.chunk < 0 {
+		return p.run(ctx, ingest.NewLineReader(src))
+	}
+	size := ing.chunk
+	if size == 0 {
+		size = chunkBytes
+	}
+	return p.runChunks(ctx, src, size)
 }
 
 type onceKey struct {
@@ -317,33 +329,93 @@ func (p *parser) headerBound(n int64, format string, args ...any) error {
 
 // data parses one event line and applies it.
 func (p *parser) data(line []byte, n int64) error {
-	// 1. Split: seven fields, and the note after a seventh comma (it may
-	// hold commas itself).
-	var f [7][]byte
+	var t dataTok
+	tokenize(line, 0, &t)
+	return p.apply(line, &t, n)
+}
+
+// dataTok is an event line split and its numbers parsed: what tokenize
+// finds without the parser's state, so that a chunk's lines can be
+// tokenized beside the parser (chunks.go). Fields are offsets into the
+// bytes the line was tokenized in.
+type dataTok struct {
+	nf     uint8 // fields found, up to 7
+	rawOK  bool
+	srcOK  bool
+	tgtOK  bool
+	act    action
+	typ    entType // of the target type field as written (before an entity table)
+	f      [7][2]int32
+	note   [2]int32 // note[0] < 0: no note
+	raw    uint64
+	srcIns int64
+	tgtIns int64
+}
+
+// tokenize splits an event line, line = data[base:...], into t: seven
+// fields, and the note after a seventh comma (it may hold commas itself).
+func tokenize(line []byte, base int32, t *dataTok) {
 	rest := line
+	off := base
 	nf := 0
+	t.note[0] = -1
 	for nf < 7 {
 		i := bytes.IndexByte(rest, ',')
 		if i < 0 {
-			f[nf] = trim(rest)
+			t.f[nf] = trimBounds(rest, off)
 			nf++
 			rest = nil
 			break
 		}
-		f[nf] = trim(rest[:i])
+		t.f[nf] = trimBounds(rest[:i], off)
 		nf++
 		rest = rest[i+1:]
+		off += int32(i) + 1
 	}
+	t.nf = uint8(nf)
 	if nf < 7 {
-		return p.w.BadLine(n, "expected 7 or 8 comma-separated fields (time,source,sourceInstance,targetType,target,targetInstance,action[,note]), found %d", nf)
+		return
+	}
+	if rest != nil {
+		t.note = trimBounds(rest, off)
+	}
+	field := func(k int) []byte { return line[t.f[k][0]-base : t.f[k][1]-base] }
+	t.raw, t.rawOK = ingest.ParseUint(field(0))
+	t.srcIns, t.srcOK = parseInstance(field(2))
+	t.tgtIns, t.tgtOK = parseInstance(field(5))
+	t.typ = parseType(field(3))
+	t.act = parseAction(field(6))
+}
+
+// trimBounds is trim's result as offsets: b starts at off.
+func trimBounds(b []byte, off int32) [2]int32 {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t') {
+		j--
+	}
+	return [2]int32{off + int32(i), off + int32(j)}
+}
+
+// apply checks a tokenized event line, data[...] holding its bytes, and
+// applies it.
+func (p *parser) apply(data []byte, t *dataTok, n int64) error {
+	if t.nf < 7 {
+		return p.w.BadLine(n, "expected 7 or 8 comma-separated fields (time,source,sourceInstance,targetType,target,targetInstance,action[,note]), found %d", t.nf)
+	}
+	var f [7][]byte
+	for k := range f {
+		f[k] = data[t.f[k][0]:t.f[k][1]:t.f[k][1]]
 	}
 	var note []byte // nil: no note; empty: an empty note
-	if rest != nil {
-		note = trim(rest)
+	if t.note[0] >= 0 {
+		note = data[t.note[0]:t.note[1]:t.note[1]]
 	}
 
 	// 2. Fields.
-	raw, ok := ingest.ParseUint(f[0])
+	raw, ok := t.raw, t.rawOK
 	if !ok {
 		return p.w.BadLine(n, "time: expected a non-negative integer, found %q", f[0])
 	}
@@ -357,7 +429,7 @@ func (p *parser) data(line []byte, n int64) error {
 	if len(f[1]) == 0 {
 		return p.w.BadLine(n, "source: expected an entity name, found nothing")
 	}
-	srcInst, ok := parseInstance(f[2])
+	srcInst, ok := t.srcIns, t.srcOK
 	if !ok {
 		return p.w.BadLine(n, "source instance: expected an integer, found %q", f[2])
 	}
@@ -367,7 +439,7 @@ func (p *parser) data(line []byte, n int64) error {
 	if len(f[4]) == 0 {
 		return p.w.BadLine(n, "target: expected an entity name, found nothing")
 	}
-	tgtInst, ok := parseInstance(f[5])
+	tgtInst, ok := t.tgtIns, t.tgtOK
 	if !ok {
 		return p.w.BadLine(n, "target instance: expected an integer, found %q", f[5])
 	}
@@ -377,8 +449,11 @@ func (p *parser) data(line []byte, n int64) error {
 
 	// 3. Entities. BTF 1.x traces may write ids from the entity tables.
 	srcName, typName, tgtName := p.resolve(f[1], p.entityNames), p.resolve(f[3], p.entityTypes), p.resolve(f[4], p.entityNames)
-	typ := parseType(typName)
-	act := parseAction(f[6])
+	typ := t.typ
+	if len(p.entityTypes) > 0 {
+		typ = parseType(typName)
+	}
+	act := t.act
 	class := p.classSym[typ]
 	if typ == tOther {
 		class = p.w.SymBytes(typName)
