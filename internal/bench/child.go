@@ -255,6 +255,7 @@ var ViewQueries = []struct{ Name, SQL string }{
 	{"hist_quantize running", `SELECT * FROM hist_quantize('SELECT key, value FROM durations_in_state(''running'')')`},
 	{"resource_holds", `SELECT resource, holder, count(*), sum(dur), max(dur) FROM resource_holds WHERE NOT truncated GROUP BY ALL`},
 	{"resource_waits", `SELECT resource, waiter, count(*), sum(dur), max(dur) FROM resource_waits WHERE NOT truncated GROUP BY ALL`},
+	{"lock_stats", `SELECT * FROM lock_stats()`},
 	{"message_round_trips", `SELECT client, server, count(*), quantile_disc(total_ns, 0.99) FROM message_round_trips WHERE NOT truncated AND NOT one_way GROUP BY ALL`},
 }
 

@@ -375,6 +375,7 @@ var macroCalls = map[string]string{
 	"quantize_bucket":          "SELECT quantize_bucket(1000)",
 	"sched_latency_reference":  "SELECT count(*) FROM sched_latency_reference() WHERE run_id = 1",
 	"sched_neighbours_of":      "SELECT count(*) FROM sched_neighbours_of(true)",
+	"sched_stats_reference":    "SELECT count(*) FROM sched_stats_reference() WHERE run_id = 1",
 	"selected_events":          "SELECT count(*) FROM selected_events(['event=T:start'], ['context=Core_1']) WHERE run_id = 1",
 	"state_at":                 "SELECT count(*) FROM state_at(2500000) WHERE run_id = 1",
 	"tlv_resources":            "SELECT count(*) FROM tlv_resources(['*'], ['Task'], run := 1)",
