@@ -35,9 +35,12 @@ type collect struct {
 	skip   bool
 }
 
-func (c *collect) Std(text string, src int64) error { c.lines = append(c.lines, text); return nil }
-func (c *collect) TimeOutOfBounds(int64) string     { return "" }
-func (c *collect) Event(e *Event) error             { c.events++; return nil }
+func (c *collect) Std(text string, src int64) error {
+	c.lines = append(c.lines, strings.Clone(text))
+	return nil
+}
+func (c *collect) TimeOutOfBounds(int64) string { return "" }
+func (c *collect) Event(e *Event) error         { c.events++; return nil }
 func (c *collect) Bad(src int64, format string, args ...any) error {
 	msg := fmt.Sprintf("line %d: %s", src, fmt.Sprintf(format, args...))
 	if c.skip {

@@ -1,13 +1,16 @@
 package tlv
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dlclark/regexp2"
 	"github.com/traceduck/traceduck/ingest"
@@ -98,11 +101,20 @@ type Converter struct {
 	// groups are expanded, but few distinct ones recur on every line
 	// (Task(id==3), RUNNING==WAITING): they are parsed once and kept, up
 	// to maxParsed of each (then the cache starts afresh).
-	refs  map[string]parsedRef
+	refs  [2]map[string]parsedRef // by text; [1]: $ATTR's (with ".attr")
 	conds map[string]parsedCond
 	buf   []byte // the condition being expanded
 	arg   []byte // the macro argument being expanded
 	out   []byte // the output line being expanded
+
+	memo []macroMemo // by the macro's memo number in its rule
+	gen  uint64      // counts the applications of rules (macroMemo)
+
+	lits     *litFilter // the rules' literals (litfilter.go)
+	found    []uint64   // those the line holds
+	litRules [][]uint64 // by literal: the rules (a set of rule numbers) that need it
+	always   []uint64   // the rules without a literal
+	cand     []uint64   // the rules to try on the line
 
 	line      string // the line the patterns see
 	ascii     bool   // line is ASCII: rune i is line[i]
@@ -164,8 +176,10 @@ type crule struct {
 	ngroups int     // 1 + the highest group number
 	outs    []cout
 	index   int
-	prc     int    // the number of the group "prc" (the processor), -1 when none
-	lit     string // text every match contains (requiredLiteral): lines without it are not tried
+	prc     int            // the number of the group "prc" (the processor), -1 when none
+	lit     string         // text every match contains (requiredLiteral): lines without it are not tried
+	litID   int            // its number in the converter's litFilter, -1 when none
+	memoIDs map[string]int // its macros' memo numbers, by kind and argument
 
 	// Regex time (DefaultLineBudget): on all lines, on the current one;
 	// the lines tried with regexp2; the lines on which it took most of
@@ -231,6 +245,25 @@ type part struct {
 	macro macroKind
 	arg   *template
 	pos   int // byte offset in the rule's template of the part (of "$" for a group or a macro); a literal's text is the template's from there on
+
+	// A macro whose argument holds no group: the argument, and what it
+	// parses to, known when the rules are compiled.
+	static  *parsedRef
+	argText []byte
+	// memo numbers the macro among its rule's: those of the same kind
+	// and argument (as written) have the same number (macroMemo).
+	memo int
+}
+
+// macroMemo is the value of a macro of a rule for one match of a line,
+// while the state does not change: the TOPPERS rules read the same
+// $ATTR{Task(id==${id}).state} in every condition of a block.
+type macroMemo struct {
+	gen uint64 // Converter.gen of the rule's application
+	at  int    // the match (its offset)
+	ver uint64 // State.ver when it was read
+	val []byte
+	why string
 }
 
 type template struct {
@@ -269,7 +302,7 @@ func Compile(sets []RuleSet, st *State, budget time.Duration) (*Converter, error
 	if budget <= 0 {
 		budget = DefaultLineBudget
 	}
-	c := &Converter{st: st, budget: budget, now: time.Now, refs: map[string]parsedRef{}, conds: map[string]parsedCond{}}
+	c := &Converter{st: st, budget: budget, now: time.Now, refs: [2]map[string]parsedRef{{}, {}}, conds: map[string]parsedCond{}}
 	for _, set := range sets {
 		for i := range set.Rules {
 			r := &set.Rules[i]
@@ -279,6 +312,37 @@ func Compile(sets []RuleSet, st *State, budget time.Duration) (*Converter, error
 			}
 			cr.index = len(c.rules)
 			c.rules = append(c.rules, cr)
+		}
+	}
+	ids := map[string]int{}
+	var lits []string
+	for _, r := range c.rules {
+		r.litID = -1
+		if r.lit == "" {
+			continue
+		}
+		id, ok := ids[r.lit]
+		if !ok {
+			id = len(lits)
+			ids[r.lit] = id
+			lits = append(lits, r.lit)
+		}
+		r.litID = id
+	}
+	if c.lits = newLitFilter(lits); c.lits != nil {
+		c.found = make([]uint64, c.lits.words)
+		words := (len(c.rules) + 63) / 64
+		c.always = make([]uint64, words)
+		c.litRules = make([][]uint64, len(lits))
+		for i := range c.litRules {
+			c.litRules[i] = make([]uint64, words)
+		}
+		for i, r := range c.rules {
+			if r.litID < 0 {
+				c.always[i/64] |= 1 << (i % 64)
+			} else {
+				c.litRules[r.litID][i/64] |= 1 << (i % 64)
+			}
 		}
 	}
 	return c, nil
@@ -348,6 +412,41 @@ func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool)
 	t, _, err := c.parseTemplate(cr, src, 0, false, fail)
 	if err != nil {
 		return nil, err
+	}
+	for i := range t.parts {
+		p := &t.parts[i]
+		if p.kind != pMacro {
+			continue
+		}
+		sig := []byte{byte(p.macro)}
+		for _, a := range p.arg.parts {
+			sig = append(sig, 0, byte(a.kind))
+			sig = strconv.AppendInt(sig, int64(a.group), 10)
+			sig = append(sig, 0)
+			sig = append(sig, a.text...)
+		}
+		id, ok := cr.memoIDs[string(sig)]
+		if !ok {
+			if cr.memoIDs == nil {
+				cr.memoIDs = map[string]int{}
+			}
+			id = len(cr.memoIDs)
+			cr.memoIDs[string(sig)] = id
+		}
+		p.memo = id
+		if len(c.memo) <= id {
+			c.memo = append(c.memo, make([]macroMemo, id+1-len(c.memo))...)
+		}
+		static := true
+		var text []byte
+		for _, a := range p.arg.parts {
+			static = static && a.kind == pLit
+			text = append(text, a.text...)
+		}
+		if static { // parsed once (the same text's parse shared: its selection memo too)
+			pr := c.parseRefCached(text, p.macro)
+			p.static, p.argText = &pr, text
+		}
 	}
 	// Check what can be checked now: the expansion with placeholders for
 	// the groups must be a standard-format line (or a condition), and the
@@ -737,7 +836,8 @@ func (c *Converter) checkSelect(typ string, cond *Expr) error {
 
 // Emit receives each standard-format line a rule produced, and the
 // processor the rule's group "prc" names (-1 when none); the consumer
-// applies it to the state before returning (see Reader).
+// applies it to the state before returning (see Reader). The text is
+// valid only during the call.
 type Emit func(text string, r *crule, cpu int) error
 
 // Problem is a finding of the conversion that skips one output (a macro
@@ -765,37 +865,66 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 	}
 	c.lineRules = c.lineRules[:0]
 	fast := c.ascii && strings.IndexByte(line, '\n') < 0
-	for _, r := range c.rules {
-		if r.lit != "" && !strings.Contains(line, r.lit) {
-			continue
-		}
-		if r.off != nil {
-			if r.off.notTried++; r.off.notTried == 1 {
-				r.off.first = n
+	if c.lits == nil {
+		for _, r := range c.rules {
+			if r.litID >= 0 && !strings.Contains(line, r.lit) {
+				continue
 			}
-			continue
-		}
-		ms, err := c.matches(r, fast, n)
-		if err != nil {
-			return matched, err
-		}
-		if len(ms) == 0 {
-			continue
-		}
-		matched = true
-		cpu := -1
-		if r.prc >= 0 {
-			if g, ok := c.group(ms[0], r.prc); ok {
-				if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
-					cpu = int(v)
-				}
+			if err := c.apply(r, fast, n, &matched, emit, problem); err != nil {
+				return matched, err
 			}
 		}
-		if err := c.outputs(r, r.outs, ms, cpu, emit, problem); err != nil {
-			return matched, err
+		return matched, nil
+	}
+	// The rules to try: those without a literal, and those whose literal
+	// the line holds, in rule order.
+	c.lits.scan(line, c.found)
+	cand := append(c.cand[:0], c.always...)
+	for w, x := range c.found {
+		for x != 0 {
+			l := w*64 + bits.TrailingZeros64(x)
+			x &= x - 1
+			for i, y := range c.litRules[l] {
+				cand[i] |= y
+			}
+		}
+	}
+	c.cand = cand
+	for w, x := range cand {
+		for x != 0 {
+			r := c.rules[w*64+bits.TrailingZeros64(x)]
+			x &= x - 1
+			if err := c.apply(r, fast, n, &matched, emit, problem); err != nil {
+				return matched, err
+			}
 		}
 	}
 	return matched, nil
+}
+
+// apply tries rule r on the line and applies its outputs when it matches.
+func (c *Converter) apply(r *crule, fast bool, n int64, matched *bool, emit Emit, problem func(Problem)) error {
+	if r.off != nil {
+		if r.off.notTried++; r.off.notTried == 1 {
+			r.off.first = n
+		}
+		return nil
+	}
+	ms, err := c.matches(r, fast, n)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	*matched = true
+	cpu := -1
+	if r.prc >= 0 {
+		if g, ok := c.group(ms[0], r.prc); ok {
+			if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
+				cpu = int(v)
+			}
+		}
+	}
+	c.gen++
+	return c.outputs(r, r.outs, ms, cpu, emit, problem)
 }
 
 // TimeoutError is a line whose regular expressions took longer than the
@@ -810,7 +939,13 @@ func (e *TimeoutError) Error() string {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes at a time
+		if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return false
 		}
@@ -1041,7 +1176,7 @@ func (c *Converter) expand(t *template, ms []match) (string, string) {
 	if c.out, why = c.expandTo(c.out[:0], t, ms); why != "" {
 		return "", why
 	}
-	return string(c.out), ""
+	return unsafe.String(unsafe.SliceData(c.out), len(c.out)), "" // valid until the next expand (Emit)
 }
 
 // expandTo is expand appending to dst.
@@ -1074,7 +1209,8 @@ func (c *Converter) appendText(dst []byte, i, j int) []byte {
 }
 
 func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string) {
-	for _, p := range t.parts {
+	for i := range t.parts {
+		p := &t.parts[i]
 		switch p.kind {
 		case pLit:
 			dst = append(dst, p.text...)
@@ -1083,10 +1219,31 @@ func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string)
 				dst = c.appendText(dst, i, m.loc[2*p.group+1])
 			}
 		case pMacro:
-			// Arguments hold no macros (they do not nest): c.arg is free.
-			c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+			mm := &c.memo[p.memo]
+			if mm.gen == c.gen && mm.at == m.index() && mm.ver == c.st.ver {
+				if mm.why != "" {
+					return dst, mm.why
+				}
+				dst = append(dst, mm.val...)
+				continue
+			}
 			var why string
-			if dst, why = c.macro(dst, p.macro, c.arg); why != "" {
+			var pr parsedRef
+			start := len(dst)
+			if p.static != nil {
+				pr = *p.static
+				dst, why = c.macro(dst, p.macro, p.argText, pr)
+			} else {
+				// Arguments hold no macros (they do not nest): c.arg is free.
+				c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+				pr = c.parseRefCached(c.arg, p.macro)
+				dst, why = c.macro(dst, p.macro, c.arg, pr)
+			}
+			if !pr.r.hasTime { // [TIME] reads count history misses: each read is made
+				mm.gen, mm.at, mm.ver, mm.why = c.gen, m.index(), c.st.ver, why
+				mm.val = append(mm.val[:0], dst[start:]...)
+			}
+			if why != "" {
 				return dst, why
 			}
 		}
@@ -1094,17 +1251,28 @@ func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string)
 	return dst, ""
 }
 
-// macro appends the value of a macro with its argument expanded.
-func (c *Converter) macro(dst []byte, k macroKind, argb []byte) ([]byte, string) {
-	pr, ok := c.refs[string(argb)]
+// parseRefCached parses a macro's argument, once for each text (and
+// whether it is $ATTR's, which ends in an attribute).
+func (c *Converter) parseRefCached(argb []byte, k macroKind) parsedRef {
+	refs := c.refs[0]
+	if k == mAttr {
+		refs = c.refs[1]
+	}
+	pr, ok := refs[string(argb)]
 	if !ok {
 		arg := string(argb)
 		pr.r, pr.err = parseRef(arg, k == mAttr)
-		if len(c.refs) >= maxParsed {
-			clear(c.refs)
+		if len(refs) >= maxParsed {
+			clear(refs)
 		}
-		c.refs[arg] = pr
+		refs[arg] = pr
 	}
+	return pr
+}
+
+// macro appends the value of a macro with its argument expanded (argb;
+// pr what it parses to).
+func (c *Converter) macro(dst []byte, k macroKind, argb []byte, pr parsedRef) ([]byte, string) {
 	r, err := pr.r, pr.err
 	if err != nil {
 		return dst, fmt.Sprintf("$%s{%s}: %v", macroName(k), argb, err)

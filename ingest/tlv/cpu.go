@@ -144,10 +144,11 @@ type pendingStop struct {
 
 // cpuModel is the CPU model of one run.
 type cpuModel struct {
-	s     *tableSink
-	t     *schema.CPUTracker
-	st    *State
-	specs map[*typeInfo]*cpuSpec
+	s        *tableSink
+	t        *schema.CPUTracker
+	st       *State
+	specs    []*cpuSpec // by type index
+	haveSpec []bool
 
 	// multi: the run has several processors (per-processor Context
 	// resources, a rule group prc, FMP lines, or a processor attribute),
@@ -184,7 +185,7 @@ type ctxRes struct {
 }
 
 func newCPUModel(s *tableSink, rd *Reader, fmp bool) *cpuModel {
-	m := &cpuModel{s: s, t: s.w.CPUs(), st: rd.St, specs: map[*typeInfo]*cpuSpec{}, stacks: map[schema.CPU][]int{}, multi: fmp, now: math.MinInt64}
+	m := &cpuModel{s: s, t: s.w.CPUs(), st: rd.St, stacks: map[schema.CPU][]int{}, multi: fmp, now: math.MinInt64}
 	m.t.SetWords(schema.CPUWords{Tasks: "tasks", Interrupts: "handlers"})
 	res := rd.St.Resources()
 	m.running = make([]bool, len(res))
@@ -220,12 +221,13 @@ func newCPUModel(s *tableSink, rd *Reader, fmp bool) *cpuModel {
 }
 
 func (m *cpuModel) spec(t *typeInfo) *cpuSpec {
-	sp, ok := m.specs[t]
-	if !ok {
-		sp = newCPUSpec(t)
-		m.specs[t] = sp
+	for len(m.specs) <= t.index {
+		m.specs, m.haveSpec = append(m.specs, nil), append(m.haveSpec, false)
 	}
-	return sp
+	if !m.haveSpec[t.index] {
+		m.specs[t.index], m.haveSpec[t.index] = newCPUSpec(t), true
+	}
+	return m.specs[t.index]
 }
 
 // attrCPU is the processor an attribute of r numbers, now (initial: as

@@ -44,6 +44,7 @@ type Expr struct {
 	checkedT *typeInfo
 	kT       *typeInfo
 	k        int // attribute number; kName, kType for _name, _type
+	sel      selMemo
 }
 
 const (
@@ -438,4 +439,6 @@ general:
 	return f, err == nil
 }
 
-func isBoolWord(s string) bool { return strings.EqualFold(s, "true") || strings.EqualFold(s, "false") }
+func isBoolWord(s string) bool {
+	return (len(s) == 4 || len(s) == 5) && (strings.EqualFold(s, "true") || strings.EqualFold(s, "false"))
+}

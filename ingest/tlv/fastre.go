@@ -36,11 +36,34 @@ type fastRE struct {
 	re     *regexp.Regexp
 	groups []int // per .NET group number: the Go group number, -1 when none
 	looks  []fastLook
+	vm     *vmProg // the machine of vm.go, nil when it cannot do the pattern
+	st     vmState
+
+	// The matches of the rest of a line after the machine's deterministic
+	// beginning (vmProg.prefixEnd), by that rest: TOPPERS lines differ in
+	// their times, and their rests ("enter to wai_sem semid=1.") recur.
+	det  int
+	memo map[string]*vmMemo
 }
+
+// vmMemo is how the rest of a line matches: the captures it set, as
+// offsets from where the rest begins, memoUnset for those it left as the
+// beginning set them.
+type vmMemo struct {
+	matched bool
+	caps    []int32
+}
+
+const (
+	memoUnset   = -2
+	maxMemo     = 4096 // rests remembered per rule (then forgotten, all)
+	maxMemoRest = 256  // longer rests are not remembered
+)
 
 type fastLook struct {
 	group  int // the marker's Go group number
 	re     *regexp.Regexp
+	tree   *syntax.Regexp
 	negate bool
 }
 
@@ -113,6 +136,20 @@ func compileFast(pattern string, re2 *regexp2.Regexp) *fastRE {
 	if 1+unnamed+named != len(nums) {
 		return nil
 	}
+	looks := make([]*syntax.Regexp, len(t.looks))
+	negate := make([]bool, len(t.looks))
+	for k, l := range t.looks {
+		if l.tree == nil || emptyLoop(l.tree) {
+			return f
+		}
+		looks[k], negate[k] = l.tree, l.negate
+	}
+	f.vm = compileVM(tree, re.NumSubexp(), looks, negate)
+	if f.vm != nil {
+		if f.det = f.vm.prefixEnd(); f.det > 0 {
+			f.memo = map[string]*vmMemo{}
+		}
+	}
 	return f
 }
 
@@ -155,8 +192,14 @@ type translator struct {
 func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 	var b strings.Builder
 	s := t.src
+	// atom: what was just written can take a quantifier. "{n}" after
+	// nothing, "^", "$", "|" or a quantifier is not translated: .NET
+	// repeats the anchor (^{0} matches), Go takes the braces as text.
+	atom := false
 	for t.i < len(s) {
 		c := s[t.i]
+		wasAtom := atom
+		atom = true
 		switch {
 		case c >= 0x80 || c < 0x20:
 			return "", false
@@ -205,11 +248,16 @@ func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 				if err != nil {
 					return "", false
 				}
+				lookTree, err := syntax.Parse(`^(?:`+inner+`)`, syntax.Perl)
+				if err != nil {
+					lookTree = nil
+				}
 				b.WriteString("(?P<" + lookPrefix + strconv.Itoa(len(t.looks)) + ">)")
-				t.looks = append(t.looks, fastLook{re: re, negate: look == 2})
+				t.looks = append(t.looks, fastLook{re: re, tree: lookTree, negate: look == 2})
 				if t.i < len(s) && strings.IndexByte("*+?{", s[t.i]) >= 0 {
 					return "", false // a quantified look-ahead: rare, not worth it
 				}
+				atom = false
 				continue
 			}
 			b.WriteString(head + inner + ")")
@@ -238,6 +286,10 @@ func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 				return "", false
 			}
 		case c == '{':
+			if !wasAtom {
+				return "", false
+			}
+			atom = false
 			j := t.i + 1
 			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ',') {
 				j++
@@ -249,6 +301,7 @@ func (t *translator) translate(depth int, inGroup bool) (string, bool) {
 			b.WriteString(s[t.i : j+1])
 			t.i = j + 1
 		default: // letters, digits, . ^ $ | * + ? and other punctuation mean the same
+			atom = strings.IndexByte("^$|*+?", c) < 0
 			if c == ']' || c == '}' {
 				b.WriteString(`\` + string(c))
 			} else {
@@ -343,9 +396,9 @@ func goodGroupName(n string) bool {
 // goodRepeat accepts n, n, and n,m (numbers below 1000, as Go wants).
 func goodRepeat(q string) bool {
 	lo, hi, comma := strings.Cut(q, ",")
-	small := func(x string) bool {
+	small := func(x string) bool { // Go takes "{01}" as text: no leading zeros
 		n, err := strconv.Atoi(x)
-		return err == nil && n < 1000 && x[0] != '+'
+		return err == nil && n < 1000 && x[0] != '+' && (x[0] != '0' || len(x) == 1)
 	}
 	if !small(lo) {
 		return false
@@ -415,6 +468,60 @@ func hasCaptureOrAnchor(re *syntax.Regexp) bool {
 // offsets (nil: no match); ok false when the look-aheads send the line
 // to regexp2.
 func (f *fastRE) match(line string) (loc []int, ok bool) {
+	if f.vm == nil {
+		return f.goMatch(line)
+	}
+	if f.det > 0 {
+		pos, ok := f.vm.prefix(&f.st, line, f.det)
+		if !ok {
+			return nil, true
+		}
+		if rest := line[pos:]; len(rest) <= maxMemoRest {
+			m := f.memo[rest]
+			if m == nil {
+				// The rest alone, from where the beginning left off.
+				var st vmState
+				matched, _, ok := f.vm.exec(&st, rest, f.det, memoUnset, 0, vmBudget(len(line)))
+				if !ok {
+					return f.goMatch(line)
+				}
+				m = &vmMemo{matched: matched}
+				if matched {
+					m.caps = make([]int32, len(st.caps))
+					for i, c := range st.caps {
+						m.caps[i] = int32(c)
+					}
+				}
+				if len(f.memo) >= maxMemo {
+					clear(f.memo)
+				}
+				f.memo[strings.Clone(rest)] = m
+			}
+			if !m.matched {
+				return nil, true
+			}
+			caps := f.st.caps
+			for i, c := range m.caps {
+				if c != memoUnset {
+					caps[i] = pos + int(c)
+				}
+			}
+			caps[0], caps[1] = 0, pos+int(m.caps[1])
+			return caps, true
+		}
+	}
+	if m, ok := f.vm.run(&f.st, line, vmBudget(len(line))); ok {
+		if !m {
+			return nil, true
+		}
+		return f.st.caps, true
+	}
+	return f.goMatch(line)
+}
+
+// goMatch is match by Go's regexp (and regexp2 when a look-ahead does
+// not hold where Go's match put it).
+func (f *fastRE) goMatch(line string) (loc []int, ok bool) {
 	loc = f.re.FindStringSubmatchIndex(line)
 	if loc == nil {
 		return nil, true

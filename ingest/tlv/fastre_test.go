@@ -3,6 +3,7 @@ package tlv
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,23 @@ func checkFastRE(t testing.TB, pattern string, re2 *regexp2.Regexp, f *fastRE, l
 	loc, ok := f.match(line)
 	if !ok {
 		return false
+	}
+	loc = slices.Clone(loc)
+	// Again: the rest of the line is remembered now (fastRE.memo).
+	if again, ok2 := f.match(line); !ok2 || !slices.Equal(again, loc) {
+		t.Fatalf("%s on %q: %v, then %v", pattern, line, loc, again)
+	}
+	// The machine of vm.go (match's first try) and Go's regexp agree
+	// where both answer.
+	if gloc, gok := f.goMatch(line); gok {
+		if (gloc == nil) != (loc == nil) {
+			t.Fatalf("%s on %q: match %v, Go's regexp %v", pattern, line, loc != nil, gloc != nil)
+		}
+		for n, gi := range f.groups {
+			if gi >= 0 && loc != nil && (loc[2*gi] != gloc[2*gi] || loc[2*gi+1] != gloc[2*gi+1]) {
+				t.Fatalf("%s on %q: group %d at %v, Go's regexp %v", pattern, line, n, loc[2*gi:2*gi+2], gloc[2*gi:2*gi+2])
+			}
+		}
 	}
 	m, err := re2.FindStringMatch(line)
 	if err != nil {
@@ -75,8 +93,10 @@ func TestFastMatchesRegexp2(t *testing.T) {
 		if !strings.HasPrefix(p, "^") {
 			continue
 		}
-		if compileFast(p, regexp2.MustCompile(p, regexp2.None)) == nil {
+		if f := compileFast(p, regexp2.MustCompile(p, regexp2.None)); f == nil {
 			t.Errorf("rule %s has no fast form", p)
+		} else if f.vm == nil {
+			t.Errorf("rule %s has no machine (vm.go)", p)
 		}
 	}
 	patterns = append(patterns, fastPatterns...)

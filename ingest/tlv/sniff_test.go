@@ -107,3 +107,18 @@ func TestNeedsResources(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFMPPrefix: fmpPrefix reads the prefix of an FMP line as the
+// regular expression fmpLine does.
+func FuzzFMPPrefix(f *testing.F) {
+	for _, s := range []string{"[12]:[1]: dispatch to task 2.", " \t[1f]:[2:7]: x", "[1]:[]: x", "[1]:[2:]]: x", "[1]:[2]", "[1]:[2]:", "\v[1]:[2]:", "[a]:[0:x:y]:z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tm, prc, ok := fmpPrefix(s)
+		m := fmpLine.FindStringSubmatch(s)
+		if ok != (m != nil) || ok && (tm != m[1] || prc != m[2]) {
+			t.Fatalf("%q: fmpPrefix %q %q %v, fmpLine %q", s, tm, prc, ok, m)
+		}
+	})
+}

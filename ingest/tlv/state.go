@@ -2,6 +2,7 @@ package tlv
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -25,6 +26,10 @@ type State struct {
 	// HistoryMisses counts queries for a time older than the history kept.
 	HistoryMisses int64
 
+	// ver counts the changes of the state (values set, attributes
+	// declared): what a macro read is still so while it did not move.
+	ver uint64
+
 	base timeBase // how [TIME] in conditions is read
 }
 
@@ -35,10 +40,15 @@ const historyLen = 16
 
 // typeInfo is a resource type with its attributes numbered.
 type typeInfo struct {
+	index    int // among the state's types (their per-type tables elsewhere)
 	def      *ResourceType
 	attrs    []*attrInfo // declared first, in header order; then undeclared ones as the trace sets them
 	attrIdx  map[string]int
 	behavior map[string]*BehaviorDef
+	// ver counts the changes of each attribute, on any resource of the
+	// type: a selection that read attributes whose counts did not move
+	// since is still the same (Select).
+	ver []uint64
 }
 
 type attrInfo struct {
@@ -80,7 +90,7 @@ func NewState(res *ResourceFile, types []*ResourceType) (*State, error) {
 		if _, dup := s.types[t.Name]; dup {
 			continue // the first header that declares a type wins
 		}
-		ti := &typeInfo{def: t, attrIdx: map[string]int{}, behavior: map[string]*BehaviorDef{}}
+		ti := &typeInfo{index: len(s.types), def: t, attrIdx: map[string]int{}, behavior: map[string]*BehaviorDef{}}
 		for i := range t.Attributes {
 			a := &t.Attributes[i]
 			ti.attrIdx[a.Name] = len(ti.attrs)
@@ -88,6 +98,7 @@ func NewState(res *ResourceFile, types []*ResourceType) (*State, error) {
 				static:  strings.EqualFold(a.AllocationType, "Static"),
 				numeric: strings.EqualFold(a.VariableType, "Number")})
 		}
+		ti.ver = make([]uint64, len(ti.attrs))
 		for i := range t.Behaviors {
 			ti.behavior[t.Behaviors[i].Name] = &t.Behaviors[i]
 		}
@@ -147,6 +158,7 @@ func posString(p Pos, file string) string {
 func (t *typeInfo) addAttr(name string) int {
 	t.attrIdx[name] = len(t.attrs)
 	t.attrs = append(t.attrs, &attrInfo{name: name})
+	t.ver = append(t.ver, 0)
 	return len(t.attrs) - 1
 }
 
@@ -183,6 +195,7 @@ func (s *State) IsType(name string) bool { return s.types[name] != nil }
 func (s *State) Attr(r *Res, name string) (k int, declared bool) {
 	k, ok := r.Type.attrIdx[name]
 	if !ok {
+		s.ver++
 		k = r.Type.addAttr(name)
 		for _, x := range s.byType[r.Type.def.Name] {
 			x.grow()
@@ -246,6 +259,8 @@ func (s *State) Set(r *Res, k int, ns int64, value string) {
 	v.cur, v.set = value, true
 	v.hist[v.n%historyLen] = change{ns, value}
 	v.n++
+	r.Type.ver[k]++
+	s.ver++
 }
 
 // AttrValue returns an attribute by name: the special names _name and
@@ -297,10 +312,66 @@ func (s *State) Select(buf []*Res, name string, cond *Expr, ns int64, at bool) (
 		}
 		cond.checkedT = t
 	}
+	if !at && cond.sel.valid(t) {
+		return append(buf, cond.sel.res...), nil
+	}
 	for _, r := range s.byType[name] {
 		if cond.evalRes(s, r, ns, at) {
 			buf = append(buf, r)
 		}
 	}
+	if !at {
+		cond.sel.keep(cond, t, buf)
+	}
 	return buf, nil
+}
+
+// selMemo is the last selection of the resources of a type that satisfy
+// a condition now (not at a time): still the same while none of the
+// attributes the condition reads changed on a resource of the type.
+// Type(id==3) reads a Static attribute: it is selected once;
+// Task(state==RUNNING) again after each change of a task's state.
+type selMemo struct {
+	t    *typeInfo
+	deps []int    // the attributes read
+	ver  []uint64 // their change counts then
+	res  []*Res
+}
+
+func (m *selMemo) valid(t *typeInfo) bool {
+	if m.t != t {
+		return false
+	}
+	for i, k := range m.deps {
+		if t.ver[k] != m.ver[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *selMemo) keep(cond *Expr, t *typeInfo, res []*Res) {
+	if m.t != t {
+		m.t, m.deps = t, m.deps[:0]
+		var walk func(*Expr)
+		walk = func(e *Expr) {
+			switch e.kind {
+			case exCmp:
+				if k := e.attrIndex(t); k >= 0 && !slices.Contains(m.deps, k) {
+					m.deps = append(m.deps, k)
+				}
+			case exNot:
+				walk(e.x)
+			case exAnd, exOr:
+				walk(e.x)
+				walk(e.y)
+			}
+		}
+		walk(cond)
+		m.ver = make([]uint64, len(m.deps))
+	}
+	for i, k := range m.deps {
+		m.ver[i] = t.ver[k]
+	}
+	m.res = append(m.res[:0], res...)
 }

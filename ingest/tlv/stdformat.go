@@ -53,6 +53,14 @@ func isNameChar(r rune) bool {
 	return r > ' ' && r != 0x7f && !strings.ContainsRune(reserved, r)
 }
 
+// nameByte is isNameChar of the ASCII characters.
+var nameByte = func() (t [0x80]bool) {
+	for c := range t {
+		t[c] = isNameChar(rune(c))
+	}
+	return t
+}()
+
 // found describes the text at s[i:] for an error message.
 func found(s string, i int) string {
 	if i >= len(s) {
@@ -88,6 +96,13 @@ func skipSpace(s string, i int) int {
 // scanName returns the end of the name starting at i.
 func scanName(s string, i int) int {
 	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !nameByte[c] {
+				break
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !isNameChar(r) {
 			break

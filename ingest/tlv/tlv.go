@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/schema"
@@ -312,7 +313,8 @@ func (p *printSink) Count(sev schema.Severity, src int64, msg string, n int64) {
 // Sink receives what a Reader reads.
 type Sink interface {
 	// Std gets each standard-format line (read, or produced by a rule),
-	// as TLV writes it (StdLine.Canonical), before it is applied.
+	// as TLV writes it (StdLine.Canonical), before it is applied. The
+	// text is valid only during the call.
 	Std(text string, src int64) error
 	// Event gets each event a line makes: one per resource it selects.
 	Event(e *Event) error
@@ -364,6 +366,14 @@ type Reader struct {
 	src     int64
 	cpu     schema.CPU
 	rawLine string
+
+	// the parses of the parts of lines after their times (parse)
+	rests map[string]*StdLine
+
+	// the last time parsed, and its text
+	lastTime     Time
+	lastTimeText []byte
+	haveTime     bool
 
 	unmatched     map[string]bool
 	unmatchedMore int64
@@ -466,18 +476,21 @@ func (r *Reader) readAll(ctx context.Context, src *ingest.Source, file string, f
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 			first = false
 		}
-		return r.Line(string(line), n, schema.NoCPU)
+		// Line keeps nothing of the text (its parses and notes copy what
+		// they keep): no copy of each line.
+		return r.Line(unsafe.String(unsafe.SliceData(line), len(line)), n, schema.NoCPU)
 	})
 }
 
-// Line reads one line of the log (n is its number, cpu its processor).
+// Line reads one line of the log (n is its number, cpu its processor);
+// it keeps nothing of the text after it returns.
 func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 	r.src, r.cpu, r.rawLine = n, cpu, text
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
 	if r.text++; r.text == 1 {
-		r.firstN, r.firstLine = n, strings.TrimSpace(text)
+		r.firstN, r.firstLine = n, strings.Clone(strings.TrimSpace(text))
 	}
 	if r.Conv == nil {
 		return r.std(text, nil, -1)
@@ -551,7 +564,7 @@ func lineClass(s string) string {
 // std applies one standard-format line; rule is the rule that produced
 // it (nil when the log is in the standard format).
 func (r *Reader) std(text string, rule *crule, prc int) error {
-	l, err := ParseStdLine(text)
+	l, err := r.parse(text)
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q, not a standard-format line: column %v", rule.Name(), text, err)
@@ -561,7 +574,13 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	if err := r.sink.Std(l.Canonical(text), r.src); err != nil {
 		return err
 	}
-	t, err := ParseTime(l.Time, r.Radix, r.Unit)
+	// The lines a rule makes of one raw line share its time.
+	t, err := r.lastTime, error(nil)
+	if l.Time != string(r.lastTimeText) || !r.haveTime {
+		if t, err = ParseTime(l.Time, r.Radix, r.Unit); err == nil {
+			r.lastTime, r.lastTimeText, r.haveTime = t, append(r.lastTimeText[:0], l.Time...), true
+		}
+	}
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q: %v", rule.Name(), text, err)
@@ -611,6 +630,55 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	return nil
 }
 
+// parse parses a standard-format line (ParseStdLine) that may not outlive
+// the call (a rule's output, a line of the log): the strings of the line
+// it returns do, but for its Time. The part after the time recurs
+// ("TASK1.state=RUNNING"): its parse is kept by that text, at most
+// maxRests of them, so that a line whose rest was seen is not parsed
+// again (nor copied).
+func (r *Reader) parse(text string) (StdLine, error) {
+	j := 0
+	if len(text) > 0 && text[0] == '[' {
+		j = 1
+		for j < len(text) && isAlnum(text[j]) {
+			j++
+		}
+		if j > 1 && j < len(text) && text[j] == '.' {
+			j++
+			for j < len(text) && isAlnum(text[j]) {
+				j++
+			}
+		}
+		if j == 1 || j >= len(text) || text[j] != ']' {
+			j = 0
+		}
+	}
+	if j > 0 {
+		if e, ok := r.rests[text[j+1:]]; ok {
+			l := *e
+			l.Time = text[1:j]
+			return l, nil
+		}
+	}
+	owned := strings.Clone(text)
+	l, err := ParseStdLine(owned)
+	if err != nil || j == 0 || len(text)-j-1 > maxRestLen {
+		return l, err
+	}
+	if r.rests == nil || len(r.rests) >= maxRests {
+		r.rests = map[string]*StdLine{}
+	}
+	e := l
+	e.Time = ""
+	r.rests[owned[j+1:]] = &e
+	return l, nil
+}
+
+const (
+	maxRests   = 4096
+	maxRestLen = 256
+)
+
 // Finish reports what the reader counted.
 func (r *Reader) Finish() {
 	if r.Conv != nil {
@@ -627,13 +695,59 @@ func (r *Reader) Finish() {
 // [TIME]:[PRC:TID]:
 var fmpLine = regexp.MustCompile(`^\s*\[([0-9A-Za-z]+)\]:\[(\d+)(?::[^\]]*)?\]:`)
 
+// fmpPrefix is fmpLine.FindStringSubmatch without the regexp: the time's
+// and the processor's texts, ok false when the line does not begin so.
+func fmpPrefix(s string) (tm, prc string, ok bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	if i >= len(s) || s[i] != '[' {
+		return "", "", false
+	}
+	i++
+	j := i
+	for j < len(s) && isAlnum(s[j]) {
+		j++
+	}
+	if j == i || len(s)-j < 3 || s[j:j+3] != "]:[" {
+		return "", "", false
+	}
+	tm = s[i:j]
+	i = j + 3
+	j = i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return "", "", false
+	}
+	prc = s[i:j]
+	if j < len(s) && s[j] == ':' {
+		for j < len(s) && s[j] != ']' {
+			j++
+		}
+	}
+	if len(s)-j < 2 || s[j:j+2] != "]:" {
+		return "", "", false
+	}
+	return tm, prc, true
+}
+
 // reorder orders FMP lines by time within a window: each processor's
 // lines are in order, but the processors' buffers are interleaved, so a
-// line can be earlier than the one before it. Lines wait in a heap of at
-// most reorderWindow lines; a line older than one already passed on (it
-// came more than the window late) goes on as it is, counted.
+// line can be earlier than the one before it. At most reorderWindow lines
+// wait; the earliest (time, then line number) goes on when there are more.
+// A line older than one already passed on (it came more than the window
+// late) goes on as it is, counted. The lines that wait are in two places:
+// a queue of those that came in order (not earlier than the queue's
+// last), and a heap of the others; the earliest is at the head of one of
+// them. Most lines come in order: a heap of all of them cost a sift
+// through 14 levels a line.
 type reorder struct {
 	r        *Reader
+	emit     func(text string, n int64, cpu schema.CPU) error // r.Line
+	q        lineQueue
 	h        lineHeap
 	seen     int64
 	maxNS    int64
@@ -653,16 +767,49 @@ type pending struct {
 	n    int64
 	cpu  schema.CPU
 	text string
+	time Time // the time parsed, when has
+	has  bool
+}
+
+func (p *pending) less(q *pending) bool {
+	if p.ns != q.ns {
+		return p.ns < q.ns
+	}
+	return p.n < q.n
+}
+
+// lineQueue is a ring of pending lines.
+type lineQueue struct {
+	buf        []pending
+	head, size int
+}
+
+func (q *lineQueue) push(p pending) {
+	if q.size == len(q.buf) {
+		nb := make([]pending, max(64, 2*len(q.buf)))
+		for i := 0; i < q.size; i++ {
+			nb[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.size)%len(q.buf)] = p
+	q.size++
+}
+
+func (q *lineQueue) front() *pending { return &q.buf[q.head] }
+func (q *lineQueue) back() *pending  { return &q.buf[(q.head+q.size-1)%len(q.buf)] }
+
+func (q *lineQueue) pop() pending {
+	p := q.buf[q.head]
+	q.buf[q.head] = pending{}
+	q.head = (q.head + 1) % len(q.buf)
+	q.size--
+	return p
 }
 
 type lineHeap []pending
 
-func (h lineHeap) less(i, j int) bool {
-	if h[i].ns != h[j].ns {
-		return h[i].ns < h[j].ns
-	}
-	return h[i].n < h[j].n
-}
+func (h lineHeap) less(i, j int) bool { return h[i].less(&h[j]) }
 
 func (h *lineHeap) push(p pending) {
 	*h = append(*h, p)
@@ -703,17 +850,17 @@ func (h *lineHeap) pop() pending {
 	return top
 }
 
-func newReorder(r *Reader) *reorder { return &reorder{r: r} }
+func newReorder(r *Reader) *reorder { return &reorder{r: r, emit: r.Line} }
 
 func (o *reorder) push(text string, n int64) error {
 	if n == 1 {
 		text = strings.TrimPrefix(text, "\xef\xbb\xbf")
 	}
 	p := pending{n: n, cpu: schema.NoCPU, text: text}
-	if m := fmpLine.FindStringSubmatch(text); m != nil {
-		if t, err := ParseTime(m[1], o.r.Radix, o.r.Unit); err == nil {
-			p.ns = t.NS
-			if c, err := strconv.ParseInt(m[2], 10, 32); err == nil {
+	if tm, prc, ok := fmpPrefix(text); ok {
+		if t, err := ParseTime(tm, o.r.Radix, o.r.Unit); err == nil {
+			p.ns, p.time, p.has = t.NS, t, true
+			if c, err := strconv.ParseInt(prc, 10, 32); err == nil {
 				p.cpu = schema.CPU(c)
 			}
 			if o.haveMax && p.ns < o.maxNS {
@@ -731,15 +878,24 @@ func (o *reorder) push(text string, n int64) error {
 	} else {
 		p.ns = o.maxNS // a line without a time stays where it is
 	}
-	o.h.push(p)
-	if len(o.h) > reorderWindow {
+	if o.q.size == 0 || !p.less(o.q.back()) {
+		o.q.push(p)
+	} else {
+		o.h.push(p)
+	}
+	if o.q.size+len(o.h) > reorderWindow {
 		return o.out()
 	}
 	return nil
 }
 
 func (o *reorder) out() error {
-	p := o.h.pop()
+	var p pending
+	if len(o.h) == 0 || o.q.size > 0 && o.q.front().less(&o.h[0]) {
+		p = o.q.pop()
+	} else {
+		p = o.h.pop()
+	}
 	if o.haveOut && p.ns < o.lastOut {
 		if o.tooLate == 0 {
 			o.firstToo = p.n
@@ -748,11 +904,16 @@ func (o *reorder) out() error {
 	} else {
 		o.lastOut, o.haveOut = p.ns, true
 	}
-	return o.r.Line(p.text, p.n, p.cpu)
+	if p.has {
+		// The rules' lines have the line's time: parsed already.
+		tm, _, _ := fmpPrefix(p.text)
+		o.r.lastTime, o.r.lastTimeText, o.r.haveTime = p.time, append(o.r.lastTimeText[:0], tm...), true
+	}
+	return o.emit(p.text, p.n, p.cpu)
 }
 
 func (o *reorder) flush() error {
-	for len(o.h) > 0 {
+	for o.q.size+len(o.h) > 0 {
 		if err := o.out(); err != nil {
 			return err
 		}
@@ -773,8 +934,8 @@ func (o *reorder) flush() error {
 type tableSink struct {
 	w       *schema.RunWriter
 	objs    []schema.ObjectID // by resource index
-	classes map[*typeInfo]schema.Sym
-	attrEv  map[*typeInfo][]schema.Sym
+	classes []schema.Sym      // by type index, -1 when not made yet
+	attrEv  [][]schema.Sym    // by type index
 	cpus    *cpuModel
 	waits   *waitModel
 	started bool
@@ -783,11 +944,11 @@ type tableSink struct {
 	notes   map[string]schema.DiagID
 	sev     schema.Event
 	prevTS  int64 // latest event time, for events that go back
+	states  map[stateKey]schema.Sym
 }
 
 func newTableSink(w *schema.RunWriter) *tableSink {
-	return &tableSink{w: w, classes: map[*typeInfo]schema.Sym{}, attrEv: map[*typeInfo][]schema.Sym{},
-		notes: map[string]schema.DiagID{}}
+	return &tableSink{w: w, notes: map[string]schema.DiagID{}, states: map[stateKey]schema.Sym{}}
 }
 
 func (s *tableSink) Bad(src int64, format string, args ...any) error {
@@ -908,19 +1069,53 @@ func (s *tableSink) TimeOutOfBounds(ns int64) string { return s.w.TimeOutOfBound
 func attrInstance(k int) int64 { return int64(k) + 1 }
 
 func (s *tableSink) attrSym(t *typeInfo, k int) schema.Sym {
-	syms := s.attrEv[t]
+	for len(s.attrEv) <= t.index {
+		s.attrEv = append(s.attrEv, nil)
+	}
+	syms := s.attrEv[t.index]
+	if k < len(syms) {
+		return syms[k]
+	}
 	for len(syms) <= k {
 		syms = append(syms, s.w.Sym(t.attrs[len(syms)].name+"="))
 	}
-	s.attrEv[t] = syms
+	s.attrEv[t.index] = syms
 	return syms[k]
 }
 
+// stateSym is the symbol of the state "attr=value" of r's attribute k.
+func (s *tableSink) stateSym(r *Res, k int, v string) schema.Sym {
+	key := stateKey{r.Type, k, v}
+	if sym, ok := s.states[key]; ok {
+		return sym
+	}
+	sym := s.w.Sym(r.AttrName(k) + "=" + v)
+	if len(s.states) < maxStateSyms {
+		key.v = strings.Clone(v)
+		s.states[key] = sym
+	}
+	return sym
+}
+
+// stateKey is a value of an attribute of a type (stateSym).
+type stateKey struct {
+	t *typeInfo
+	k int
+	v string
+}
+
+// maxStateSyms bounds the states whose symbols stateSym keeps: values can
+// be made up by the log (an attribute per line).
+const maxStateSyms = 1 << 16
+
 func (s *tableSink) class(t *typeInfo) schema.Sym {
-	c, ok := s.classes[t]
-	if !ok {
+	for len(s.classes) <= t.index {
+		s.classes = append(s.classes, -1)
+	}
+	c := s.classes[t.index]
+	if c < 0 {
 		c = s.w.Sym(t.def.Name)
-		s.classes[t] = c
+		s.classes[t.index] = c
 	}
 	return c
 }
@@ -984,13 +1179,15 @@ func (s *tableSink) Event(e *Event) error {
 	}
 	ev.Event = s.attrSym(e.Res.Type, e.Attr)
 	ev.TargetInstance = attrInstance(e.Attr)
-	ev.Value = []byte(e.Value)
+	ev.Value = unsafe.Slice(unsafe.StringData(e.Value), len(e.Value)) // copied by Event
+	if ev.Value == nil {
+		ev.Value = []byte{} // "" is a value, nil NULL
+	}
 	seq, err := s.w.Event(ev)
 	if err != nil {
 		return err
 	}
-	name := e.Res.AttrName(e.Attr)
-	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.w.Sym(name+"="+e.Value), seq, e.CPU); err != nil {
+	if err := s.w.Transition(obj, attrInstance(e.Attr), e.Time.NS, s.stateSym(e.Res, e.Attr, e.Value), seq, e.CPU); err != nil {
 		return err
 	}
 	if err := s.priority(e.Res, e.Attr, e.Value, obj, e.Time.NS, seq, e.Src); err != nil {
@@ -1050,19 +1247,32 @@ func appendArgs(b []byte, def *BehaviorDef, args []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var name string
 		if def != nil && i < len(def.Arguments) {
-			name = def.Arguments[i].Name
+			b = appendJSONString(b, def.Arguments[i].Name)
 		} else {
-			name = "arg" + strconv.Itoa(i+1)
+			b = append(b, `"arg`...)
+			b = strconv.AppendInt(b, int64(i+1), 10)
+			b = append(b, '"')
 		}
-		k, _ := json.Marshal(name)
-		v, _ := json.Marshal(a)
-		b = append(b, k...)
 		b = append(b, ':')
-		b = append(b, v...)
+		b = appendJSONString(b, a)
 	}
 	return append(b, '}')
+}
+
+// appendJSONString appends s as json.Marshal writes it: quoted as it is
+// when it is printable ASCII without what json.Marshal escapes (" \ < >
+// &), else by json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			v, _ := json.Marshal(s)
+			return append(b, v...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 func (s *tableSink) finish(rd *Reader) error {

@@ -27,11 +27,12 @@ import (
 // A wait whose call began before the log, or whose call's arguments name
 // no object, is not known: no row (an info diagnostic for the second).
 type waitModel struct {
-	s     *tableSink
-	res   *schema.ResourceTracker
-	types map[*typeInfo]*waitType
-	objs  map[string]schema.ObjectID // "KIND N" -> object
-	calls map[*Res]*waitCall         // the call each resource is in
+	s        *tableSink
+	res      *schema.ResourceTracker
+	types    []*waitType // by type index
+	haveType []bool
+	objs     map[string]schema.ObjectID // "KIND N" -> object
+	calls    map[*Res]*waitCall         // the call each resource is in
 }
 
 type waitType struct {
@@ -54,14 +55,17 @@ type waitCall struct {
 const maxWaitObjects = 1 << 16
 
 func newWaitModel(s *tableSink) *waitModel {
-	return &waitModel{s: s, types: map[*typeInfo]*waitType{}, objs: map[string]schema.ObjectID{}, calls: map[*Res]*waitCall{}}
+	return &waitModel{s: s, objs: map[string]schema.ObjectID{}, calls: map[*Res]*waitCall{}}
 }
 
 func (m *waitModel) typ(t *typeInfo) *waitType {
-	wt, ok := m.types[t]
-	if ok {
-		return wt
+	for len(m.types) <= t.index {
+		m.types, m.haveType = append(m.types, nil), append(m.haveType, false)
 	}
+	if m.haveType[t.index] {
+		return m.types[t.index]
+	}
+	var wt *waitType
 	if d := t.def.Waits; d != nil {
 		wt = &waitType{def: d, attr: -1, blocked: map[string]bool{}, calls: map[string]*WaitCall{}}
 		attr := d.Attribute
@@ -78,7 +82,7 @@ func (m *waitModel) typ(t *typeInfo) *waitType {
 			wt.calls[d.Calls[i].Name] = &d.Calls[i]
 		}
 	}
-	m.types[t] = wt
+	m.types[t.index], m.haveType[t.index] = wt, true
 	return wt
 }
 
