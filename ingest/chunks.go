@@ -106,16 +106,12 @@ func (c *ChunkReader) Next(buf []byte) (chunk Chunk, ok bool) {
 // end says nothing follows; 0 when buf holds no line end.
 func lastCut(buf []byte, end bool) int {
 	cut := bytes.LastIndexByte(buf, '\n') + 1
-	if end {
-		if r := bytes.LastIndexByte(buf, '\r') + 1; r > cut {
-			cut = r
-		}
-		return cut
+	tail := buf[cut:] // a lone CR can only be after the last LF
+	if !end && len(tail) > 0 {
+		tail = tail[:len(tail)-1]
 	}
-	if len(buf) > 1 {
-		if r := bytes.LastIndexByte(buf[:len(buf)-1], '\r') + 1; r > cut {
-			cut = r
-		}
+	if r := bytes.LastIndexByte(tail, '\r'); r >= 0 {
+		cut += r + 1
 	}
 	return cut
 }

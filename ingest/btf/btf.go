@@ -355,36 +355,42 @@ type dataTok struct {
 // tokenize splits an event line, line = data[base:...], into t: seven
 // fields, and the note after a seventh comma (it may hold commas itself).
 func tokenize(line []byte, base int32, t *dataTok) {
+	var f [7][]byte
 	rest := line
-	off := base
 	nf := 0
-	t.note[0] = -1
 	for nf < 7 {
 		i := bytes.IndexByte(rest, ',')
 		if i < 0 {
-			t.f[nf] = trimBounds(rest, off)
+			f[nf] = trim(rest)
 			nf++
 			rest = nil
 			break
 		}
-		t.f[nf] = trimBounds(rest[:i], off)
+		f[nf] = trim(rest[:i])
 		nf++
 		rest = rest[i+1:]
-		off += int32(i) + 1
 	}
 	t.nf = uint8(nf)
+	t.note[0] = -1
 	if nf < 7 {
 		return
 	}
-	if rest != nil {
-		t.note = trimBounds(rest, off)
+	// f[k] is line[x:y] (trim slices without a cap): x is where the
+	// capacities differ
+	for k := range f {
+		start := base + int32(cap(line)-cap(f[k]))
+		t.f[k] = [2]int32{start, start + int32(len(f[k]))}
 	}
-	field := func(k int) []byte { return line[t.f[k][0]-base : t.f[k][1]-base] }
-	t.raw, t.rawOK = ingest.ParseUint(field(0))
-	t.srcIns, t.srcOK = parseInstance(field(2))
-	t.tgtIns, t.tgtOK = parseInstance(field(5))
-	t.typ = parseType(field(3))
-	t.act = parseAction(field(6))
+	if rest != nil {
+		note := trim(rest)
+		start := base + int32(cap(line)-cap(note))
+		t.note = [2]int32{start, start + int32(len(note))}
+	}
+	t.raw, t.rawOK = ingest.ParseUint(f[0])
+	t.srcIns, t.srcOK = parseInstance(f[2])
+	t.tgtIns, t.tgtOK = parseInstance(f[5])
+	t.typ = parseType(f[3])
+	t.act = parseAction(f[6])
 }
 
 // trimBounds is trim's result as offsets: b starts at off.
@@ -405,19 +411,20 @@ func (p *parser) apply(data []byte, t *dataTok, n int64) error {
 	if t.nf < 7 {
 		return p.w.BadLine(n, "expected 7 or 8 comma-separated fields (time,source,sourceInstance,targetType,target,targetInstance,action[,note]), found %d", t.nf)
 	}
-	var f [7][]byte
-	for k := range f {
-		f[k] = data[t.f[k][0]:t.f[k][1]:t.f[k][1]]
+	field := func(k int) []byte { return data[t.f[k][0]:t.f[k][1]] } // for messages
+	var f [7][]byte                                                  // the fields used on every line
+	for _, k := range [...]int{1, 3, 4, 6} {
+		f[k] = data[t.f[k][0]:t.f[k][1]]
 	}
 	var note []byte // nil: no note; empty: an empty note
 	if t.note[0] >= 0 {
-		note = data[t.note[0]:t.note[1]:t.note[1]]
+		note = data[t.note[0]:t.note[1]]
 	}
 
 	// 2. Fields.
 	raw, ok := t.raw, t.rawOK
 	if !ok {
-		return p.w.BadLine(n, "time: expected a non-negative integer, found %q", f[0])
+		return p.w.BadLine(n, "time: expected a non-negative integer, found %q", field(0))
 	}
 	ts, ok := p.toNS(raw)
 	if !ok {
@@ -431,7 +438,7 @@ func (p *parser) apply(data []byte, t *dataTok, n int64) error {
 	}
 	srcInst, ok := t.srcIns, t.srcOK
 	if !ok {
-		return p.w.BadLine(n, "source instance: expected an integer, found %q", f[2])
+		return p.w.BadLine(n, "source instance: expected an integer, found %q", field(2))
 	}
 	if len(f[3]) == 0 {
 		return p.w.BadLine(n, "target type: expected an entity type (T, I, R, SEM, ...), found nothing")
@@ -441,7 +448,7 @@ func (p *parser) apply(data []byte, t *dataTok, n int64) error {
 	}
 	tgtInst, ok := t.tgtIns, t.tgtOK
 	if !ok {
-		return p.w.BadLine(n, "target instance: expected an integer, found %q", f[5])
+		return p.w.BadLine(n, "target instance: expected an integer, found %q", field(5))
 	}
 	if len(f[6]) == 0 {
 		return p.w.BadLine(n, "action: expected an action, found nothing")
