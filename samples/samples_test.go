@@ -30,8 +30,9 @@ func TestListedSamplesExist(t *testing.T) {
 	}
 }
 
-// TestTLVSampleIsTheDocumentedExample: the demo's TLV sample is the example
-// README.md walks through (ingest/tlv/testdata/example).
+// TestTLVSampleIsTheDocumentedExample: the demo's TLV sample, which
+// README.md walks through, is the example ingest/tlv's tests read
+// (ingest/tlv/testdata/example).
 func TestTLVSampleIsTheDocumentedExample(t *testing.T) {
 	for _, name := range []string{"tiny.log", "tiny.res", "tiny.cnv", "tiny.resh"} {
 		have, err := FS.ReadFile("tlv/" + name)
