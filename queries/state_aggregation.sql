@@ -98,32 +98,17 @@ WHERE (run IS NULL OR s.run_id = run)
   AND (w.lo IS NULL OR s.end_ts > w.lo OR s.start_ts = s.end_ts AND s.start_ts >= w.lo)
   AND (w.hi IS NULL OR s.start_ts < w.hi);
 
--- state_trace_levels: (state_trace_levels(lo, hi, run := NULL,
--- object_kind := NULL, object_name := NULL, t_from := NULL, t_to :=
--- NULL, relative := false)) the state traces of every
--- object at each level lo..hi (levels as above: negative from the top,
--- clamped to each kind's 0..depth); run, object_kind and object_name, when
--- given, keep one run, the objects of one kind, of one name (filtering
--- here, before the merge, is much faster on a large run than a WHERE on
--- the result, which DuckDB cannot push below the merge's window). Columns:
--- run_id, kind, object_id, object (name), instance (NULL when the merged
--- intervals came from several), level, state (the state at that level),
--- start_ts, end_ts, dur, cpu (NULL when the merged intervals ran on
--- several CPUs), start_seq (event that opened the first part), end_seq
--- (event that closed the last; NULL when cut by the end of the trace),
--- parts (how many state_intervals rows it is made of), truncated (some
--- part was cut by the start or the end of the trace, so the true length
--- is unknown).
---
--- t_from and t_to (ns on the trace's time base, NULL: no bound; with
--- relative := true, ns from each run's first event) keep the window
--- [t_from, t_to): intervals that cross a bound are clipped to it
--- before anything else and count the part inside; start_seq (end_seq) is
--- NULL where the window cut the interval. A clipped interval is truncated
--- only if the trace cut it on a side the window does not: an interval cut
--- by the end of the trace (its true end unknown) is known inside a window
--- that ends before it. (Merging clipped intervals at the levels above is
--- clipping the merged ones: clipping keeps which intervals meet.)
+-- state_trace_levels_reference: (state_trace_levels_reference(lo, hi,
+-- run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL,
+-- t_to := NULL, relative := false, unstored := false)) the definition of
+-- state_trace_levels in SQL, same parameters and columns: it merges the
+-- intervals at every query. state_trace_levels reads the merged intervals
+-- that the ingest wrote (state_level_intervals) instead, and this macro
+-- only for the objects that state_level_objects does not mark
+-- materialized (unstored := true keeps only those objects, whose kind has
+-- levels): the objects of a run written by a traceduck before that table,
+-- and those whose intervals the ingest could not merge as they came
+-- (schema/levels.go). Tests compare the two, format by format.
 --
 -- Level 0 is state_intervals as the format recorded them, one row each.
 -- At every level above, the intervals are mapped up and merged:
@@ -150,15 +135,18 @@ WHERE (run IS NULL OR s.run_id = run)
 -- more than the sum of the counts of the states below it at L - 1), and
 -- its total is the sum of the durations of the intervals mapped to it.
 -- Example: SELECT level, state, start_ts, dur, parts FROM
--- state_trace_levels(0, -1) WHERE object = 'Core_0' ORDER BY level, start_ts.
-CREATE OR REPLACE MACRO state_trace_levels(lo, hi, run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+-- state_trace_levels_reference(0, -1) WHERE object = 'Core_0' ORDER BY level, start_ts.
+CREATE OR REPLACE MACRO state_trace_levels_reference(lo, hi, run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false, unstored := false) AS TABLE
 WITH sti_objects AS (
     SELECT o.run_id, o.object_id, o.kind, o.name, d.depth
     FROM objects o
     LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
     WHERE (run IS NULL OR o.run_id = run)
       AND (object_kind IS NULL OR o.kind = object_kind)
-      AND (object_name IS NULL OR o.name = object_name)),
+      AND (object_name IS NULL OR o.name = object_name)
+      AND (NOT unstored OR d.depth >= 1 AND NOT EXISTS (
+          SELECT 1 FROM state_level_objects m
+          WHERE m.run_id = o.run_id AND m.object_id = o.object_id AND m.materialized))),
 sti_levels AS (
     SELECT run_id, object_id, kind,
            unnest(range(state_level_at(lo, depth), state_level_at(hi, depth) + 1)) AS level
@@ -225,6 +213,163 @@ SELECT t.run_id, o.kind, t.object_id, o.name AS object, t.instance, t.level, t.s
        t.start_ts, t.end_ts, t.dur, t.cpu, t.start_seq, t.end_seq, t.parts, t.truncated
 FROM sti_traces t
 JOIN sti_objects o ON o.run_id = t.run_id AND o.object_id = t.object_id;
+
+-- state_trace_level_rows: (state_trace_level_rows(lo, hi, run := NULL,
+-- object_kind := NULL, object_name := NULL, t_from := NULL, t_to :=
+-- NULL, relative := false)) the rows of state_trace_levels (below),
+-- without the object's kind and name: run_id, object_id, instance, level,
+-- state, start_ts, end_ts, dur, cpu, start_seq, end_seq, parts,
+-- truncated. Level 0 is state_intervals; the levels above are read from
+-- state_level_intervals, where the ingest wrote them merged, for the
+-- objects that state_level_objects marks materialized, and merged by
+-- state_trace_levels_reference for the others. In a window, a merged
+-- interval that crosses a bound is clipped to it, and its parts,
+-- instance, cpu, seqs and truncated are those of its parts inside (what
+-- merging the clipped intervals gives). state_stats_of aggregates these
+-- rows and names the objects after, on far fewer rows.
+-- Example: SELECT level, count(*) FROM state_trace_level_rows(0, -1, run := 1) GROUP BY level.
+CREATE OR REPLACE MACRO state_trace_level_rows(lo, hi, run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+WITH stl_objects AS (
+    SELECT o.run_id, o.object_id,
+           state_level_at(lo, d.depth) AS lv_lo, state_level_at(hi, d.depth) AS lv_hi,
+           coalesce(m.materialized, false) AS stored
+    FROM objects o
+    LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
+    LEFT JOIN state_level_objects m ON m.run_id = o.run_id AND m.object_id = o.object_id
+    WHERE (run IS NULL OR o.run_id = run)
+      AND (object_kind IS NULL OR o.kind = object_kind)
+      AND (object_name IS NULL OR o.name = object_name)),
+stl_bounds AS (
+    SELECT run_id, t_from + CASE WHEN relative THEN first_ts ELSE 0 END AS w_lo,
+           t_to + CASE WHEN relative THEN first_ts ELSE 0 END AS w_hi
+    FROM runs WHERE run IS NULL OR run_id = run),
+-- Level 0. Without a window, kind or name, and with every object's level
+-- 0 asked (lo = 0, hi < 0: the whole stack), the intervals as they are:
+-- no join per row.
+stl_level0 AS (
+    SELECT s.run_id, s.object_id, s.instance, 0::BIGINT AS level, s.state, s.start_ts, s.end_ts, s.dur, s.cpu,
+           s.start_seq, s.end_seq, 1::BIGINT AS parts, s.truncated
+    FROM state_intervals s
+    WHERE (lo = 0 AND hi < 0 AND object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
+      AND (run IS NULL OR s.run_id = run)
+    UNION ALL
+    SELECT s.run_id, s.object_id, s.instance, 0::BIGINT AS level, s.state, s.start_ts, s.end_ts, s.dur, s.cpu,
+           s.start_seq, s.end_seq, 1::BIGINT AS parts, s.truncated
+    FROM state_intervals_window(t_from, t_to, run := run, relative := relative) s
+    -- (the level test apart from the join, which it would make a nested loop)
+    SEMI JOIN (SELECT run_id, object_id FROM stl_objects WHERE lv_lo <= 0 AND lv_hi >= 0) o
+           ON o.run_id = s.run_id AND o.object_id = s.object_id
+    WHERE (lo = 0 AND hi < 0 AND object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE),
+-- The levels above 0: state_level_intervals holds the merged intervals of
+-- the materialized objects only (the ingest pruned the others). Every
+-- stored row when every level above 0 of every object is asked (lo 0 or
+-- 1, hi -1, no kind or name); else the levels asked of each object, one
+-- row each (hash joins on equal columns: a range in a join makes DuckDB
+-- loop).
+stl_stored_levels AS (
+    SELECT run_id, object_id, unnest(range(greatest(lv_lo, 1), lv_hi + 1))::INTEGER AS level
+    FROM stl_objects WHERE stored),
+stl_stored AS (
+    SELECT r.run_id, r.object_id, r.instance, r.level::BIGINT AS level, r.state, r.start_ts, r.end_ts,
+           r.cpu, r.start_seq, r.end_seq, r.parts, r.truncated
+    FROM state_level_intervals r
+    WHERE (lo BETWEEN 0 AND 1 AND hi = -1 AND object_kind IS NULL AND object_name IS NULL) IS TRUE
+      AND (run IS NULL OR r.run_id = run)
+    UNION ALL
+    SELECT r.run_id, r.object_id, r.instance, r.level::BIGINT AS level, r.state, r.start_ts, r.end_ts,
+           r.cpu, r.start_seq, r.end_seq, r.parts, r.truncated
+    FROM state_level_intervals r
+    SEMI JOIN stl_stored_levels o ON o.run_id = r.run_id AND o.object_id = r.object_id AND o.level = r.level
+    WHERE (lo BETWEEN 0 AND 1 AND hi = -1 AND object_kind IS NULL AND object_name IS NULL) IS NOT TRUE
+      AND (run IS NULL OR r.run_id = run)),
+-- without a window, every stored row as it is
+stl_whole AS (
+    SELECT run_id, object_id, instance, level, state, start_ts, end_ts, end_ts - start_ts AS dur, cpu,
+           start_seq, end_seq, parts, truncated
+    FROM stl_stored
+    WHERE t_from IS NULL AND t_to IS NULL),
+-- in a window: the rows inside as they are, those across a bound made
+-- again of their parts inside
+stl_in AS (
+    SELECT r.*, (w.w_lo IS NULL OR r.start_ts >= w.w_lo) AND (w.w_hi IS NULL OR r.end_ts <= w.w_hi) AS inside
+    FROM stl_stored r JOIN stl_bounds w ON w.run_id = r.run_id
+    WHERE (t_from IS NOT NULL OR t_to IS NOT NULL)
+      AND (w.w_lo IS NULL OR r.end_ts > w.w_lo) AND (w.w_hi IS NULL OR r.start_ts < w.w_hi)),
+stl_cut AS (
+    SELECT c.run_id, c.object_id,
+           CASE WHEN min(s.instance) = max(s.instance) THEN min(s.instance) END AS instance,
+           c.level, c.state, min(s.start_ts) AS start_ts, max(s.end_ts) AS end_ts,
+           max(s.end_ts) - min(s.start_ts) AS dur,
+           CASE WHEN min(s.cpu) = max(s.cpu) AND count(s.cpu) = count(*) THEN min(s.cpu) END AS cpu,
+           arg_min_null(s.start_seq, s.start_ts) AS start_seq,
+           arg_max_null(s.end_seq, s.end_ts) AS end_seq,
+           count(*) AS parts,
+           bool_or(s.truncated) AS truncated
+    FROM (SELECT * FROM stl_in WHERE NOT inside) c
+    JOIN state_intervals_window(t_from, t_to, run := run, relative := relative) s
+      ON s.run_id = c.run_id AND s.object_id = c.object_id
+     AND s.start_ts >= c.start_ts AND s.end_ts <= c.end_ts AND s.end_ts > s.start_ts
+     AND (c.instance IS NULL OR s.instance = c.instance)
+    GROUP BY c.run_id, c.object_id, c.instance, c.level, c.state, c.start_ts),
+stl_rows AS (
+    SELECT * FROM stl_level0
+    UNION ALL
+    SELECT * FROM stl_whole
+    UNION ALL
+    SELECT run_id, object_id, instance, level, state, start_ts, end_ts, end_ts - start_ts AS dur, cpu,
+           start_seq, end_seq, parts, truncated
+    FROM stl_in WHERE inside
+    UNION ALL
+    SELECT * FROM stl_cut
+    UNION ALL
+    SELECT run_id, object_id, instance, level, state, start_ts, end_ts, dur, cpu, start_seq, end_seq, parts, truncated
+    FROM state_trace_levels_reference(lo, hi, run := run, object_kind := object_kind, object_name := object_name,
+                                      t_from := t_from, t_to := t_to, relative := relative, unstored := true)
+    WHERE level > 0)
+SELECT * FROM stl_rows;
+
+-- state_trace_levels: (state_trace_levels(lo, hi, run := NULL,
+-- object_kind := NULL, object_name := NULL, t_from := NULL, t_to :=
+-- NULL, relative := false)) the state traces of every
+-- object at each level lo..hi (levels as above: negative from the top,
+-- clamped to each kind's 0..depth); run, object_kind and object_name, when
+-- given, keep one run, the objects of one kind, of one name (filtering
+-- here, before the merge, is much faster on a large run than a WHERE on
+-- the result, which DuckDB cannot push below the merge's window). Columns:
+-- run_id, kind, object_id, object (name), instance (NULL when the merged
+-- intervals came from several), level, state (the state at that level),
+-- start_ts, end_ts, dur, cpu (NULL when the merged intervals ran on
+-- several CPUs), start_seq (event that opened the first part), end_seq
+-- (event that closed the last; NULL when cut by the end of the trace),
+-- parts (how many state_intervals rows it is made of), truncated (some
+-- part was cut by the start or the end of the trace, so the true length
+-- is unknown).
+--
+-- t_from and t_to (ns on the trace's time base, NULL: no bound; with
+-- relative := true, ns from each run's first event) keep the window
+-- [t_from, t_to): intervals that cross a bound are clipped to it
+-- before anything else and count the part inside; start_seq (end_seq) is
+-- NULL where the window cut the interval. A clipped interval is truncated
+-- only if the trace cut it on a side the window does not: an interval cut
+-- by the end of the trace (its true end unknown) is known inside a window
+-- that ends before it. (Merging clipped intervals at the levels above is
+-- clipping the merged ones: clipping keeps which intervals meet.)
+--
+-- Level 0 is state_intervals as the format recorded them, one row each;
+-- every level above is the intervals mapped up the levels and merged as
+-- state_trace_levels_reference (above) defines it, which the ingest did
+-- (state_trace_level_rows says where each row comes from).
+-- So at level L a state's count is how often the object entered it (no
+-- more than the sum of the counts of the states below it at L - 1), and
+-- its total is the sum of the durations of the intervals mapped to it.
+-- Example: SELECT level, state, start_ts, dur, parts FROM
+-- state_trace_levels(0, -1) WHERE object = 'Core_0' ORDER BY level, start_ts.
+CREATE OR REPLACE MACRO state_trace_levels(lo, hi, run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+SELECT t.run_id, o.kind, t.object_id, o.name AS object, t.instance, t.level, t.state,
+       t.start_ts, t.end_ts, t.dur, t.cpu, t.start_seq, t.end_seq, t.parts, t.truncated
+FROM state_trace_level_rows(lo, hi, run := run, object_kind := object_kind, object_name := object_name,
+                            t_from := t_from, t_to := t_to, relative := relative) t
+JOIN objects o ON o.run_id = t.run_id AND o.object_id = t.object_id;
 
 -- state_trace: (state_trace(level, run := NULL, object_kind := NULL,
 -- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))

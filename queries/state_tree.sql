@@ -40,13 +40,55 @@ params AS (
            CASE WHEN sort_by::VARCHAR IN ('name', 'total') THEN sort_by::VARCHAR
                 ELSE error('state_stats_tree: sort_by ' || coalesce('"' || sort_by::VARCHAR || '"', 'NULL') || ' is not one of name, total') END AS sort_by
 ),
-iv AS MATERIALIZED (
-    SELECT run_id, kind, object_id, object, level, state, dur, truncated
-    FROM state_trace_levels(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative)
+-- The statistics of every node are those of its intervals (known: the
+-- duration of those not truncated, NULL for the others, which every
+-- statistic leaves out; the mean is the sum over the count, as avg
+-- computes it), grouped by object, not by kind, where they can be (the
+-- kind and the names joined to the groups after, not to every interval);
+-- the groups an order does not show are not computed (ord folds to a
+-- constant: a WHERE on it removes a whole branch).
+--
+-- the objects with the depth of their kind's levels (their top level)
+objs AS (
+    SELECT o.run_id, o.object_id, o.kind, coalesce(d.depth, 0) AS depth
+    FROM objects o
+    LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
+    WHERE (run IS NULL OR o.run_id = run) AND (object_kind IS NULL OR o.kind = object_kind)
+),
+-- state nodes: per object (kos's, and kso's object leaves at level 0)
+-- and pooled over the kind (kso's)
+state_groups AS MATERIALIZED (
+    SELECT g.run_id, 'state' AS node, o.kind, g.object_id, g.level, g.state, g.count, g.total_ns, g.mean_ns,
+           g.max_ns, g.pct, g.truncated
+    FROM (SELECT run_id, object_id, level, state,
+                 count(known) AS count,
+                 CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
+                 sum(known)::DOUBLE / count(known) AS mean_ns,
+                 max(known) AS max_ns,
+                 quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
+                 count(*) - count(known) AS truncated
+          FROM (SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END AS known
+                FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative))
+          WHERE ord::VARCHAR = 'kos' OR level = 0
+          GROUP BY run_id, object_id, level, state) g
+    JOIN objects o ON o.run_id = g.run_id AND o.object_id = g.object_id
+    UNION ALL
+    SELECT run_id, 'pooled', kind, NULL, level, state,
+           count(known),
+           CAST(coalesce(sum(known), 0) AS BIGINT),
+           sum(known)::DOUBLE / count(known),
+           max(known),
+           quantile_disc(known, [0.5, 0.9, 0.99]),
+           count(*) - count(known)
+    FROM (SELECT r.run_id, o.kind, r.level, r.state, CASE WHEN NOT r.truncated THEN r.dur END AS known
+          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative) r
+          JOIN objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
+          WHERE ord::VARCHAR = 'kso')
+    GROUP BY run_id, kind, level, state
 ),
 depths AS (
     SELECT k.run_id, k.kind, coalesce(d.depth, 0) AS depth
-    FROM (SELECT DISTINCT run_id, kind FROM iv) k
+    FROM (SELECT DISTINCT run_id, kind FROM state_groups) k
     LEFT JOIN state_level_depth d ON d.run_id = k.run_id AND d.kind = k.kind
 ),
 -- per run and kind, the map 'level:state' -> the state at level + 1
@@ -65,40 +107,35 @@ chains AS MATERIALIZED (
            list_transform(range(d.depth, s.level - 1, -1),
                l -> list_reduce(list_concat([s.state], list_transform(range(s.level, l), x -> CAST(x AS VARCHAR))),
                                 (acc, x) -> coalesce(map_extract(u.up, x || ':' || acc)[1], acc))) AS chain
-    FROM (SELECT DISTINCT run_id, kind, level, state FROM iv) s
+    FROM (SELECT DISTINCT run_id, kind, level, state FROM state_groups) s
     JOIN depths d ON d.run_id = s.run_id AND d.kind = s.kind
     LEFT JOIN ups u ON u.run_id = s.run_id AND u.kind = s.kind
 ),
-top AS (
-    SELECT i.* FROM iv i JOIN depths d ON d.run_id = i.run_id AND d.kind = i.kind WHERE i.level = d.depth
-),
 -- the nodes and the intervals they sum up: (node, keys) grouped
 grouped AS (
-    -- run, kind and (kos) object nodes: the top-level intervals under them
-    SELECT run_id,
-           CASE WHEN GROUPING(kind) = 1 THEN 'run' WHEN GROUPING(object_id) = 1 THEN 'kind' ELSE 'object' END AS node,
-           kind, object_id, any_value(object) AS object, NULL::INTEGER AS level, NULL::VARCHAR AS state,
-           count(*) FILTER (WHERE NOT truncated) AS count,
-           CAST(coalesce(sum(dur) FILTER (WHERE NOT truncated), 0) AS BIGINT) AS total_ns,
-           avg(dur) FILTER (WHERE NOT truncated) AS mean_ns,
-           max(dur) FILTER (WHERE NOT truncated) AS max_ns,
-           quantile_disc(dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT truncated) AS pct,
-           count(*) FILTER (WHERE truncated) AS truncated
-    FROM top
-    GROUP BY GROUPING SETS ((run_id), (run_id, kind), (run_id, kind, object_id))
+    -- run, kind and (kos) object nodes: the top-level intervals under
+    -- them (their states not read)
+    SELECT t.run_id, t.node, t.kind, t.object_id, o.name AS object, t.level, t.state, t.count, t.total_ns,
+           t.mean_ns, t.max_ns, t.pct, t.truncated
+    FROM (SELECT run_id,
+                 CASE WHEN GROUPING(kind) = 1 THEN 'run' WHEN GROUPING(object_id) = 1 THEN 'kind' ELSE 'object' END AS node,
+                 kind, object_id, NULL::INTEGER AS level, NULL::VARCHAR AS state,
+                 count(known) AS count,
+                 CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
+                 sum(known)::DOUBLE / count(known) AS mean_ns,
+                 max(known) AS max_ns,
+                 quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
+                 count(*) - count(known) AS truncated
+          FROM (SELECT r.run_id, o.kind, r.object_id, CASE WHEN NOT r.truncated THEN r.dur END AS known
+                FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to, relative := relative) r
+                JOIN objs o ON o.run_id = r.run_id AND o.object_id = r.object_id AND o.depth = r.level)
+          GROUP BY GROUPING SETS ((run_id), (run_id, kind), (run_id, kind, object_id))) t
+    LEFT JOIN objects o ON o.run_id = t.run_id AND o.object_id = t.object_id
     UNION ALL
-    -- state nodes: per object (kos, and kso's object leaves at level 0),
-    -- or pooled over the kind (kso)
-    SELECT run_id, CASE WHEN GROUPING(object_id) = 1 THEN 'pooled' ELSE 'state' END,
-           kind, object_id, any_value(object), level, state,
-           count(*) FILTER (WHERE NOT truncated),
-           CAST(coalesce(sum(dur) FILTER (WHERE NOT truncated), 0) AS BIGINT),
-           avg(dur) FILTER (WHERE NOT truncated),
-           max(dur) FILTER (WHERE NOT truncated),
-           quantile_disc(dur, [0.5, 0.9, 0.99]) FILTER (WHERE NOT truncated),
-           count(*) FILTER (WHERE truncated)
-    FROM iv
-    GROUP BY GROUPING SETS ((run_id, kind, object_id, level, state), (run_id, kind, level, state))
+    SELECT g.run_id, g.node, g.kind, g.object_id, o.name, g.level, g.state, g.count, g.total_ns, g.mean_ns,
+           g.max_ns, g.pct, g.truncated
+    FROM state_groups g
+    LEFT JOIN objects o ON o.run_id = g.run_id AND o.object_id = g.object_id
 ),
 -- each node's place: its key (label and id per depth from 1), and what it
 -- is in the chosen order (kso's object leaves are the object's level-0

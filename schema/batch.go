@@ -172,6 +172,15 @@ func (c *strCol) add(v string) {
 
 type boolCol struct{ *array.BooleanBuilder }
 
+// put appends v, or NULL.
+func (c *boolCol) put(v, null bool) {
+	if null {
+		c.AppendNull()
+		return
+	}
+	c.Append(v)
+}
+
 func (c *boolCol) reserve(n int)         { c.Reserve(n) }
 func (c *boolCol) newArray() arrow.Array { return c.NewArray() }
 func (c *boolCol) release()              { c.Release() }

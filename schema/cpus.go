@@ -591,6 +591,51 @@ func (t *CPUTracker) finish() error {
 	return nil
 }
 
+// isObject tells whether obj is a processor's object (its intervals are
+// the CPU model's).
+func (t *CPUTracker) isObject(obj ObjectID) bool {
+	for _, c := range t.list {
+		if c.obj == obj {
+			return true
+		}
+	}
+	return false
+}
+
+// levelTokens is what an interval of a processor showing state (holder
+// inst, 0 when nothing runs) is at levels 1, 2 and 3 as far as the model
+// knows when it closes, before finish names the levels: the merged
+// intervals of those levels are made under these keys (levels.go) and
+// named at the end, where finish's levels must give every state of a key
+// one name, and two keys never the same one. Level 1: the idle group (an
+// idle holder, or nothing), the holder's process object (a task of a
+// process), else the state itself; level 2: the group; level 3: busy or
+// idle.
+func (t *CPUTracker) levelTokens(inst int64, state Sym) []string {
+	h := ObjectID(inst)
+	w := t.words
+	if inst <= 0 || int(h) >= len(t.holders) || t.holders[h].order == 0 || t.isIdle(h, &t.holders[h]) {
+		return []string{"g" + w.IdleGroup, "g" + w.IdleGroup, "tidle"}
+	}
+	r := &t.holders[h]
+	group := r.spec.Group
+	if group == "" {
+		switch r.spec.Role {
+		case RoleInterrupt:
+			group = w.Interrupts
+		case RoleKernel:
+			group = w.Kernel
+		default:
+			group = w.Tasks
+		}
+	}
+	l1 := "s" + strconv.Itoa(int(state))
+	if r.spec.Role == RoleTask && r.spec.Process > 0 {
+		l1 = "p" + strconv.Itoa(int(r.spec.Process))
+	}
+	return []string{l1, "g" + group, "tbusy"}
+}
+
 // processLabels names the processes of the holders at level 1: the
 // process's name, with [native_id] (else #object_id) when two processes
 // share it.

@@ -377,11 +377,38 @@ func (s *duckSink) Put(table string, rec arrow.Record) error {
 	if table == TableSymbols {
 		return s.putSymbols(rec)
 	}
-	if err := s.syms.translate(table, rec); err != nil {
+	if table == TableLateSymbols {
+		if err := s.putLateSymbols(rec); err != nil {
+			return fmt.Errorf("load %s: %w", TableSymbols, err)
+		}
+		return nil
+	}
+	if table == TablePruneLevels {
+		if err := s.pruneLevels(rec); err != nil {
+			return fmt.Errorf("prune %s: %w", TableStateLevelIntervals, err)
+		}
+		return nil
+	}
+	if err := s.translate(table, rec); err != nil {
 		return fmt.Errorf("load %s: %w", table, err)
 	}
 	if err := s.insert(stored(table), rec); err != nil {
 		return fmt.Errorf("load %s: %w", table, err)
+	}
+	return nil
+}
+
+// pruneLevels deletes the rows of state_level_intervals of the runs of
+// rec that are not their objects' merged intervals (TablePruneLevels),
+// given their state_level_objects rows.
+func (s *duckSink) pruneLevels(rec arrow.Record) error {
+	runs := rec.Column(0).(*array.Int32)
+	for i := 0; i < runs.Len(); i++ {
+		if _, err := s.conn.ExecContext(s.ctx, `DELETE FROM `+stored(TableStateLevelIntervals)+` r USING `+TableStateLevelObjects+` m
+			WHERE r.run_id = $1 AND m.run_id = $1 AND m.object_id = r.object_id
+			  AND (NOT m.materialized OR r.per_instance IS NOT NULL AND r.per_instance <> m.per_instance)`, runs.Value(i)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -416,7 +443,7 @@ func (s *duckSink) close() {
 	for v := range s.views {
 		s.conn.ExecContext(context.Background(), "DROP VIEW IF EXISTS "+v)
 	}
-	if s.syms.next >= 0 {
+	if s.syms.temp {
 		s.conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+newSymbolsTable)
 	}
 }

@@ -168,6 +168,10 @@ func (t *stateTracker) emit(obj ObjectID, inst int64, o openInterval, end int64,
 	b.i64(8).put(int64(endSeq), endSeq < 0)
 	b.boolc(9).Append(o.cutStart || cutEnd)
 	b.rows++
+	part := lvPart{inst: inst, start: o.start, end: end, cpu: o.cpu, startSeq: o.startSeq, endSeq: endSeq, trunc: o.cutStart || cutEnd}
+	if err := w.lv.interval(obj, &part, o.state); err != nil {
+		return err
+	}
 	if b.rows >= w.batchRows {
 		return t.flush()
 	}

@@ -3,6 +3,7 @@ package schema
 import (
 	"database/sql"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -140,6 +141,13 @@ type runSymbols struct {
 	names     map[string]int32
 	pending   []newSymbol
 	maxCached int
+	count     int64 // the database's names when next was read
+	ready     bool  // names read or the temporary table made (putSymbols)
+	temp      bool  // the temporary table of new names is made
+	// late: the run's keys of lateSymbol columns -> the database symbol
+	// each was given (a fresh id, its name written at the end, see
+	// putLateSymbols)
+	late []int32
 }
 
 type newSymbol struct {
@@ -183,20 +191,18 @@ func (s *duckSink) putSymbols(rec arrow.Record) error {
 		return nil
 	}
 	fail := func(err error) error { return fmt.Errorf("load %s: %w", TableSymbols, err) }
-	if s.syms.next < 0 {
-		var count int64
-		if err := s.conn.QueryRowContext(s.ctx, "SELECT coalesce(max(sym) + 1, 0), count(*) FROM "+TableSymbols).Scan(&s.syms.next, &count); err != nil {
-			return fail(err)
-		}
-		if count <= int64(s.syms.maxCached) {
+	if err := s.readNextSymbol(); err != nil {
+		return fail(err)
+	}
+	if !s.syms.ready {
+		if s.syms.count <= int64(s.syms.maxCached) {
 			if err := s.readSymbols(); err != nil {
-				s.syms.next = -1
 				return fail(err)
 			}
 		} else if err := s.useSymbolsTable(); err != nil {
-			s.syms.next = -1
 			return fail(err)
 		}
+		s.syms.ready = true
 	}
 	ids := rec.Column(0).(*array.Int32)
 	first := int64(len(s.syms.ids))
@@ -317,8 +323,11 @@ func (s *duckSink) readSymbols() error {
 // useSymbolsTable makes the temporary table the names are looked up
 // through in SQL.
 func (s *duckSink) useSymbolsTable() error {
-	_, err := s.conn.ExecContext(s.ctx, "CREATE OR REPLACE TEMP TABLE "+newSymbolsTable+" (sym INTEGER, name VARCHAR, id INTEGER)")
-	return err
+	if _, err := s.conn.ExecContext(s.ctx, "CREATE OR REPLACE TEMP TABLE "+newSymbolsTable+" (sym INTEGER, name VARCHAR, id INTEGER)"); err != nil {
+		return err
+	}
+	s.syms.temp = true
+	return nil
 }
 
 // flushSymbols inserts the run's new names that are not yet in the
@@ -344,6 +353,65 @@ func (s *duckSink) flushSymbols() error {
 	return nil
 }
 
+// readNextSymbol reads the database's next free symbol id and how many
+// names it holds, once per run.
+func (s *duckSink) readNextSymbol() error {
+	if s.syms.next >= 0 {
+		return nil
+	}
+	var next, count int64
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT coalesce(max(sym) + 1, 0), count(*) FROM "+TableSymbols).Scan(&next, &count); err != nil {
+		return err
+	}
+	s.syms.next, s.syms.count = next, count
+	return nil
+}
+
+// reserveLate gives the run's late keys up to key a database symbol id
+// each, the next free ones.
+func (s *duckSink) reserveLate(key int32) error {
+	if err := s.readNextSymbol(); err != nil {
+		return err
+	}
+	for int(key) >= len(s.syms.late) {
+		if s.syms.next > math.MaxInt32 {
+			return fmt.Errorf("more than %d symbols", math.MaxInt32)
+		}
+		s.syms.late = append(s.syms.late, int32(s.syms.next))
+		s.syms.next++
+	}
+	return nil
+}
+
+// putLateSymbols writes the names of the run's late keys (key, name) into
+// symbols, each under the id its key was given; a key no batch used has
+// none, and is left out.
+func (s *duckSink) putLateSymbols(rec arrow.Record) error {
+	keys := rec.Column(0).(*array.Int32)
+	names := rec.Column(1).(*array.String)
+	b := newBatch(memory.DefaultAllocator, TableSymbols, nil)
+	defer b.release()
+	for i := 0; i < keys.Len(); i++ {
+		k := keys.Value(i)
+		if k < 0 || int(k) >= len(s.syms.late) {
+			continue
+		}
+		b.i32(0).Append(s.syms.late[k])
+		if names.IsNull(i) {
+			b.str(1).AppendNull()
+		} else {
+			b.str(1).add(names.Value(i))
+		}
+		b.rows++
+	}
+	if b.rows == 0 {
+		return nil
+	}
+	out := b.record()
+	defer out.Release()
+	return s.insert(TableSymbols, out)
+}
+
 // withNullColumn returns rec with one more column, an Int32 of NULLs.
 func withNullColumn(rec arrow.Record) arrow.Record {
 	b := array.NewInt32Builder(memory.DefaultAllocator)
@@ -358,13 +426,31 @@ func withNullColumn(rec arrow.Record) arrow.Record {
 // translate turns the run's symbol ids of a batch of events or
 // state_intervals into the database's, in place (the batch is the sink's
 // until Put returns).
-func (m *runSymbols) translate(table string, rec arrow.Record) error {
+func (s *duckSink) translate(table string, rec arrow.Record) error {
+	m := &s.syms
 	for i, c := range lookupTable(table).storedColumns() {
 		if !c.isSymbol() {
 			continue
 		}
 		col := rec.Column(i).(*array.Int32)
 		vals := col.Int32Values()
+		if c.isLateSymbol() {
+			for j, v := range vals {
+				if col.IsNull(j) {
+					continue
+				}
+				if v < 0 {
+					return fmt.Errorf("%s is key %d", c.storedName(), v)
+				}
+				if int(v) >= len(m.late) {
+					if err := s.reserveLate(v); err != nil {
+						return err
+					}
+				}
+				vals[j] = m.late[v]
+			}
+			continue
+		}
 		for j, v := range vals {
 			if v < 0 || int(v) >= len(m.ids) {
 				if col.IsNull(j) {

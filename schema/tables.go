@@ -28,6 +28,12 @@ const (
 	// TableClocks holds each run's clock alignment to its system's
 	// reference run (clocks.go); the view system_events reads it.
 	TableClocks = "clocks"
+	// TableStateLevelIntervals holds the state traces of the aggregation
+	// levels above 0, merged while the run is written (levels.go); the
+	// macro state_trace_levels reads it for the objects that
+	// TableStateLevelObjects marks materialized.
+	TableStateLevelIntervals = "state_level_intervals"
+	TableStateLevelObjects   = "state_level_objects"
 	// TableSchedInstances and TableSchedWaits hold the rows of the views
 	// task_instances and sched_latency, written at ingest (sched.go), and
 	// TableSchedDurations what sched_stats summarizes; TableSchedRuns says
@@ -57,6 +63,29 @@ var symbolsTable = table{name: TableSymbols, doc: "the strings of the symbol col
 	{"sym", "INTEGER NOT NULL", i32, "dense from 0, in order of first use"},
 	{"name", "VARCHAR", str, ""},
 }, extra: "PRIMARY KEY (sym)"}
+
+// TableLateSymbols is not a table of the database: the batch, sent last
+// by a run, that names the keys of its lateSymbol columns; the sink
+// writes each into symbols under the id it gave the key.
+const TableLateSymbols = "traceduck_late_symbols"
+
+var lateSymbolsTable = table{name: TableLateSymbols, doc: "the names of a run's late symbols (not a table of the database)", columns: []column{
+	{"key", "INTEGER NOT NULL", i32, "the run's key"},
+	{"name", "VARCHAR", str, ""},
+}}
+
+// TablePruneLevels is not a table of the database either: the batch a
+// run sends after its state_level_objects rows when some of the rows it
+// wrote to state_level_intervals are not its merged intervals (those of
+// an object left to the reference; those made for a sequence the object
+// turned out not to be: see per_instance). The sink deletes them, so that
+// the views read state_level_intervals without joining it to
+// state_level_objects.
+const TablePruneLevels = "traceduck_prune_levels"
+
+var pruneLevelsTable = table{name: TablePruneLevels, doc: "a run whose state_level_intervals rows must be pruned (not a table of the database)", columns: []column{
+	{"run_id", "INTEGER NOT NULL", i32, ""},
+}}
 
 // column is one column of a table: its SQL type and the Arrow type the
 // run writer builds it as. The Arrow schema of a table lists exactly the
@@ -90,10 +119,22 @@ var (
 	// symbol marks a column that a view reads from a symbol id (a VARCHAR
 	// of the contract stored as INTEGER): its batches carry the id, int32.
 	symbol arrow.DataType = &symbolType{}
-	tstmp                 = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	// lateSymbol marks a symbol column whose names are known only at the
+	// end of the run (levels.go: the name of a CPU's process at level 1
+	// is decided by CPUTracker.finish). The batches carry the run's own
+	// key numbers (dense from 0); the sink gives each key a symbol id of
+	// its own when it first meets it, and writes the names into symbols
+	// when the run sends them, last (TableLateSymbols). Such a symbol's
+	// name may be one that another symbol has too: the views read names
+	// by id, and a run looking a name up takes the smallest id.
+	lateSymbol arrow.DataType = &symbolType{late: true}
+	tstmp                     = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 )
 
-type symbolType struct{ arrow.Int32Type }
+type symbolType struct {
+	arrow.Int32Type
+	late bool
+}
 
 // derivedType marks a column of a view that is computed from the others
 // of its row rather than stored: expr, over the base table's columns
@@ -127,10 +168,16 @@ func (t *table) storedColumns() []column {
 }
 
 // isSymbol tells a symbol column (by type: pointers to zero-size values
-// may compare equal).
+// may compare equal), late or not.
 func (c column) isSymbol() bool {
 	_, ok := c.arrow.(*symbolType)
 	return ok
+}
+
+// isLateSymbol tells a column of lateSymbol.
+func (c column) isLateSymbol() bool {
+	t, ok := c.arrow.(*symbolType)
+	return ok && t.late
 }
 
 // tables is the table contract of DESIGN.md. Times are BIGINT nanoseconds
@@ -326,6 +373,43 @@ var tables = []table{
 		{"received", "BIGINT", i64, "messages it received from them"},
 		{"note", "VARCHAR", str, "what the estimate rests on, in words (one-sided bound, inconsistent messages, ...)"},
 	}},
+	// The state traces of the aggregation levels above 0 (queries/
+	// state_aggregation.sql, state_trace_levels: the intervals of an
+	// object mapped up the levels of state_levels, and those of the same
+	// state that meet merged), written while the run is read (levels.go)
+	// so that state_stats and every reader of the levels above 0 scan
+	// them instead of merging millions of intervals per query. The SQL
+	// definition stays as state_trace_levels_reference; a test per format
+	// proves these rows equal its rows.
+	{name: TableStateLevelIntervals, doc: "one row per time an object spent in one state at an aggregation level above 0 (the merged intervals of state_trace_levels)", rows: "state_level_interval_rows", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, ""},
+		{"instance", "BIGINT", i64, "the instance of its parts; NULL when they came from several"},
+		{"level", "INTEGER", i32, "aggregation level, 1 and up (state_levels)"},
+		{"state", "VARCHAR", lateSymbol, "the state at that level"},
+		{"start_ts", "BIGINT", i64, "ns: the start of its first part"},
+		{"end_ts", "BIGINT", i64, "ns: the end of its last part"},
+		{"dur", "BIGINT", derived("r.end_ts - r.start_ts"), "end_ts - start_ts (computed by the view)"},
+		{"cpu", "INTEGER", i32, "processor of its parts; NULL when they ran on several, or one is not known"},
+		{"start_seq", "BIGINT", i64, "event that opened its first part"},
+		{"end_seq", "BIGINT", i64, "event that closed its last part (NULL when cut by the end of the trace)"},
+		{"parts", "BIGINT", i64, "the state_intervals rows it is made of"},
+		{"truncated", "BOOLEAN", boo, "a part was cut by the start or the end of the trace"},
+		{"per_instance", "BOOLEAN", boo, "NULL: a merged interval of the object whichever its sequences; false: one of an object that is one sequence, made of intervals of several instances; true: one of an object whose instances are each a sequence, where the intervals came as if the object were one (the ingest made both, and kept the ones state_level_objects.per_instance says)"},
+	}},
+	// Which objects' merged intervals are in state_level_intervals: one
+	// row per object whose kind has levels (state_level_depth). An object
+	// whose intervals could not be merged while the run was read (levels.go
+	// says when) is marked not materialized, and the views compute its
+	// levels from state_intervals with the reference SQL, as they do for
+	// every object of a run written by a traceduck before this table
+	// (which has no row here).
+	{name: TableStateLevelObjects, doc: "one row per object whose kind has aggregation levels: whether its merged intervals are in state_level_intervals", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object_id", "INTEGER", i32, ""},
+		{"materialized", "BOOLEAN", boo, "true: its intervals at the levels above 0 are the rows of state_level_intervals; false: the views merge them from state_intervals (state_trace_levels_reference)"},
+		{"per_instance", "BOOLEAN", boo, "its intervals overlap, so each of its instances is a sequence of its own (state_trace_levels_reference, step 2); NULL when not materialized"},
+	}},
 	// The scheduling rows (schema/sched.go): the views task_instances and
 	// sched_latency (queries/sched.sql) computed from the state intervals
 	// by windows over each object's intervals, which took longer than the
@@ -396,6 +480,12 @@ func lookupTable(name string) *table {
 	}
 	if name == TableSymbols {
 		return &symbolsTable
+	}
+	if name == TableLateSymbols {
+		return &lateSymbolsTable
+	}
+	if name == TablePruneLevels {
+		return &pruneLevelsTable
 	}
 	panic("schema: no table " + name)
 }
@@ -534,10 +624,11 @@ func Columns(name string) []string {
 }
 
 // DerivedTables lists the tables whose rows an ingest computes from the
-// state intervals it writes (sched.go), rather than from the trace: the
-// rows of views that have a SQL reference.
+// state intervals it writes (sched.go, levels.go), rather than from the
+// trace: the rows of views that have a SQL reference.
 func DerivedTables() []string {
-	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback}
+	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback,
+		TableStateLevelIntervals, TableStateLevelObjects}
 }
 
 // TableNames lists the tables in the order they are created.

@@ -128,7 +128,12 @@ type RunWriter struct {
 
 	levels    []levelKey
 	levelPar  []string
-	levelSeen map[levelKey]bool
+	levelAt   map[levelKey]int32 // index in levels
+	kindDepth map[Sym]int32      // per kind, as state_level_depth: the highest level with a parent, plus 1
+	levelGen  int64              // changes with kindDepth
+
+	// the merged intervals of the levels above 0 (levels.go)
+	lv levelMerger
 
 	meta      []metaEntry
 	metaAt    map[string]int // key -> index in meta: a trace may set many keys
@@ -173,13 +178,15 @@ func NewRunWriter(info RunInfo, sink Sink, mem memory.Allocator) *RunWriter {
 		out:       newPipeline(sink),
 		byKind:    make(map[Sym]map[string]ObjectID),
 		eco:       make(map[ecoKey]int32),
-		levelSeen: make(map[levelKey]bool),
+		levelAt:   make(map[levelKey]int32),
+		kindDepth: make(map[Sym]int32),
 		timeUnit:  "ns",
 		nsPerUnit: 1,
 	}
 	w.states.init(w)
 	w.sched.init(w)
 	w.cpus.init(w)
+	w.lv.init(w)
 	// Nothing is reserved up front: a short trace (or a fuzzer's input)
 	// pays only for the rows it has; after the first batch, each batch
 	// reserves the size of the one before (see batch.flushed).
@@ -469,12 +476,16 @@ func (w *RunWriter) putWithSymbols(table string, rec arrow.Record) error {
 // into parent at level+1 (level 0 is the atomic state of state_intervals).
 func (w *RunWriter) StateLevel(kind, state string, level int, parent string) {
 	k := levelKey{w.syms.intern(kind), state, int32(level)}
-	if w.levelSeen[k] {
+	if _, ok := w.levelAt[k]; ok {
 		return
 	}
-	w.levelSeen[k] = true
+	w.levelAt[k] = int32(len(w.levels))
 	w.levels = append(w.levels, k)
 	w.levelPar = append(w.levelPar, parent)
+	if parent != "" && int32(level)+1 > w.kindDepth[k.kind] {
+		w.kindDepth[k.kind] = int32(level) + 1
+		w.levelGen++
+	}
 }
 
 // Finish closes the intervals still open at the last timestamp (marked
@@ -492,20 +503,29 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	defer w.prios.release()
 	if err := w.cpus.finish(); err != nil {
 		w.states.release()
+		w.lv.release()
 		w.sched.release()
 		w.resources.release()
 		return w.out.close(err)
 	}
 	if err := w.states.finish(w.lastTS); err != nil {
+		w.lv.release()
 		w.sched.release()
 		w.resources.release()
 		return w.out.close(err)
 	}
 	if err := w.sched.finish(); err != nil {
+		w.lv.release()
 		w.resources.release()
 		return w.out.close(err)
 	}
-	err := w.resources.finish(w.lastTS)
+	err := w.lv.finish()
+	w.lv.release()
+	if err != nil {
+		w.resources.release()
+		return w.out.close(err)
+	}
+	err = w.resources.finish(w.lastTS)
 	w.resources.release()
 	if err != nil {
 		return w.out.close(err)
@@ -539,6 +559,7 @@ func (w *RunWriter) Abort() {
 	}
 	w.finished = true
 	w.states.release()
+	w.lv.release()
 	w.sched.release()
 	w.resources.release()
 	w.prios.release()

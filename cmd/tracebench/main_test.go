@@ -37,7 +37,7 @@ func TestTinyRun(t *testing.T) {
 		"\n| toppers-asp | ", " (20000 lines) | ",
 		"Canned views on the btf run of 20001 events",
 		"Canned views on the toppers-asp run of ",
-		"\n| state_stats | ", "\n| state_stats_window | ", "\n| eco_tree | ", "\n| hist_quantize running | ", "\n| task_instances | ", "\n| sched_latency | ",
+		"\n| state_stats | ", "\n| state_stats_window | ", "\n| state_stats_tree | ", "\n| state_stats_tree kso | ", "\n| eco_tree | ", "\n| hist_quantize running | ", "\n| task_instances | ", "\n| sched_latency | ",
 		"\n| sched_stats | ", "\n| cpu_load(10ms) | ", "\n| cpu_utilization | ", "\n| resource_holds | ", "\n| resource_waits | ", "\n| lock_stats | ", "\n| message_round_trips | ",
 		"| format | events | ingest s | slowest view | s | × ingest | views beyond | verdict |\n",
 		"\n| BTF, 20001 events: ingest ≤ 0.7× read_csv | ",

@@ -616,9 +616,15 @@ func (m *machine) thread(k threadKey) *thread {
 	m.w.SetPID(th.id, k.pid)
 	p := m.process(k.pid)
 	m.w.SetParent(th.id, p.id)
-	// a thread holds its CPU and aggregates into its process; finish
-	// declares procnto's idle threads
-	m.cpus.Declare(th.id, schema.HolderSpec{Role: schema.RoleTask, Process: p.id})
+	// a thread holds its CPU and aggregates into its process; procnto's
+	// idle threads are declared as soon as the header tells how many CPUs
+	// there are (the merged levels of the CPU states are made as its
+	// intervals close: schema/levels.go), else by finish
+	spec := schema.HolderSpec{Role: schema.RoleTask, Process: p.id}
+	if k.pid == 1 && k.tid >= 1 && k.tid <= int64(m.cpuNum) {
+		spec.Role = schema.RoleIdle
+	}
+	m.cpus.Declare(th.id, spec)
 	m.threads[k] = th
 	return th
 }

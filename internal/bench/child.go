@@ -246,6 +246,8 @@ var ViewQueries = []struct{ Name, SQL string }{
 	{"state_stats", `SELECT * FROM state_stats`},
 	{"state_stats_window", `SELECT * FROM state_stats_window((SELECT (last_ts - first_ts) // 3 FROM runs WHERE run_id = 1),
 		(SELECT 2 * ((last_ts - first_ts) // 3) FROM runs WHERE run_id = 1), relative := true)`},
+	{"state_stats_tree", `SELECT * FROM state_stats_tree('kos')`},
+	{"state_stats_tree kso", `SELECT * FROM state_stats_tree('kso', sort_by := 'total')`},
 	{"task_instances", `SELECT object, count(*), quantile_cont(response, 0.99) FROM task_instances WHERE NOT truncated GROUP BY object`},
 	{"sched_latency", `SELECT object, after, max(latency) FROM sched_latency GROUP BY ALL`},
 	{"sched_stats", `SELECT * FROM sched_stats`},

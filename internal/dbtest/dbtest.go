@@ -41,6 +41,7 @@ func Open(t testing.TB) *schema.DB {
 		mem.AssertSize(t, 0)
 		checkJSON(t, db.SQL())
 		CheckSched(t, db.SQL())
+		CheckLevels(t, db.SQL())
 		db.Close()
 	})
 	return db
@@ -154,9 +155,9 @@ var optional = map[string]bool{
 // Dump returns every table's content as text, for golden files. Columns
 // that change from one ingest to the next (ingested_at, sha256, source)
 // are left out of runs. The tables computed from the others at ingest
-// (schema.DerivedTables: the scheduling rows) are not dumped: they are
-// not what the trace says, and Open checks them against their reference
-// SQL in every test.
+// (schema.DerivedTables: the scheduling rows, the merged levels) are not
+// dumped: they are not what the trace says, and Open checks them against
+// their reference SQL in every test.
 func Dump(t testing.TB, db *sql.DB) string {
 	t.Helper()
 	var b strings.Builder
