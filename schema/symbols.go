@@ -309,12 +309,12 @@ func (s *duckSink) readSymbols() error {
 	s.syms.names = make(map[string]int32)
 	for rows.Next() {
 		var id int32
-		var name string
+		var name sql.NullString // a late symbol's name may be NULL
 		if err := rows.Scan(&id, &name); err != nil {
 			return err
 		}
-		if _, ok := s.syms.names[name]; !ok {
-			s.syms.names[name] = id // the first of a name's ids, as min(sym)
+		if _, ok := s.syms.names[name.String]; name.Valid && !ok {
+			s.syms.names[name.String] = id // the first of a name's ids, as min(sym)
 		}
 	}
 	return rows.Err()
