@@ -263,6 +263,9 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 	if err := w.Finish(time.Now()); err != nil {
 		return 0, err
 	}
+	if err := sink.flushSymbols(); err != nil {
+		return 0, err
+	}
 	if !opt.Force {
 		if dup, err := findSHA256(ctx, conn, w.info.SHA256, info.RunID); err != nil {
 			return 0, err
@@ -442,6 +445,7 @@ type duckSink struct {
 func newDuckSink(ctx context.Context, conn *sql.Conn) (*duckSink, error) {
 	s := &duckSink{ctx: ctx, conn: conn, views: map[string]bool{}}
 	s.syms.next = -1
+	s.syms.maxCached = maxCachedSymbols
 	err := conn.Raw(func(dc any) error {
 		var err error
 		s.arrow, err = duckdb.NewArrowFromConn(dc.(driver.Conn))
