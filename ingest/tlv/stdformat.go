@@ -250,6 +250,14 @@ func isAlnum(c byte) bool {
 // arguments of a behavior are kept as written, trimmed). It is text itself when
 // text has none. ("[1] T . f( a, b )" is "[1]T.f(a, b)".)
 func (l *StdLine) Canonical(text string) string {
+	if l.canonicalLen() == len(text) {
+		return text
+	}
+	return string(l.appendCanonical(nil))
+}
+
+// canonicalLen is the length of the canonical line.
+func (l *StdLine) canonicalLen() int {
 	n := len("[]") + len(l.Time) + len(l.Res) + len(".") + len(l.Member)
 	if l.Cond != nil {
 		n += len("()") + len(l.CondText)
@@ -259,15 +267,29 @@ func (l *StdLine) Canonical(text string) string {
 	} else {
 		n += len("=") + len(l.Value)
 	}
-	// The canonical line is text less some white space: of the same
-	// length, it is text.
-	if n == len(text) {
-		return text
+	return n
+}
+
+// appendCanonical appends the canonical line to b.
+func (l *StdLine) appendCanonical(b []byte) []byte {
+	b = append(b, '[')
+	b = append(b, l.Time...)
+	b = append(b, ']')
+	b = append(b, l.Res...)
+	if l.Cond != nil {
+		b = append(b, '(')
+		b = append(b, l.CondText...)
+		b = append(b, ')')
 	}
-	var b strings.Builder
-	b.Grow(n)
-	l.write(&b, l.ArgsText)
-	return b.String()
+	b = append(b, '.')
+	b = append(b, l.Member...)
+	if l.Behavior {
+		b = append(b, '(')
+		b = append(b, l.ArgsText...)
+		return append(b, ')')
+	}
+	b = append(b, '=')
+	return append(b, l.Value...)
 }
 
 // String writes the line back in the standard format (arguments separated

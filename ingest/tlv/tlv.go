@@ -244,6 +244,7 @@ func (g *Ingester) Convert(ctx context.Context, src *ingest.Source, out io.Write
 	if err != nil {
 		return nil, err
 	}
+	src.NoHash() // nothing asks for the log's hash: the bytes are not hashed as they are read
 	p := &printSink{w: bufio.NewWriterSize(out, 64<<10), file: src.Name, skipBad: skipBad, keys: map[string]int{}}
 	rd, err := NewReader(setup, p, p)
 	if err != nil {
@@ -369,6 +370,7 @@ type Reader struct {
 
 	// the parses of the parts of lines after their times (parse)
 	rests map[string]*StdLine
+	canon []byte // the canonical line given to the sink (std)
 
 	// the last time parsed, and its text
 	lastTime     Time
@@ -496,11 +498,10 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 		return r.std(text, nil, -1)
 	}
 	matched, err := r.Conv.Convert(text, n, r.std, r.problem)
-	var located *schema.InputError
-	if errors.As(err, &located) {
-		return err // r.std's: it names the file and line already
-	}
 	if err != nil {
+		if located := (*schema.InputError)(nil); errors.As(err, &located) {
+			return err // r.std's: it names the file and line already
+		}
 		return r.rep.Bad(n, "%v", err)
 	}
 	if !matched {
@@ -571,7 +572,15 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 		}
 		return r.rep.Bad(r.src, "column %v", err)
 	}
-	if err := r.sink.Std(l.Canonical(text), r.src); err != nil {
+	// The line as TLV writes it: text itself, when it has no white space
+	// to take out (the canonical line is text less some white space: of
+	// the same length, it is text).
+	canon := text
+	if l.canonicalLen() != len(text) {
+		r.canon = l.appendCanonical(r.canon[:0])
+		canon = unsafe.String(unsafe.SliceData(r.canon), len(r.canon))
+	}
+	if err := r.sink.Std(canon, r.src); err != nil {
 		return err
 	}
 	// The lines a rule makes of one raw line share its time.
