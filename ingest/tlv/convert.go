@@ -163,6 +163,7 @@ type parsedRef struct {
 type parsedCond struct {
 	e   *Expr
 	err error
+	val bool // e.Eval(nil): a rule's condition is text only, its value that of the text
 }
 
 const maxParsed = 4096
@@ -1148,17 +1149,19 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []match, cpu int, emit Emi
 			if !ok {
 				text := string(c.buf)
 				pc.e, pc.err = ParseExpr(text, false)
+				if pc.err == nil {
+					pc.val = pc.e.Eval(nil)
+				}
 				if len(c.conds) >= maxParsed {
 					clear(c.conds)
 				}
 				c.conds[text] = pc
 			}
-			e, err := pc.e, pc.err
-			if err != nil {
-				problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", cs.cond.src, c.buf, err)})
+			if pc.err != nil {
+				problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", cs.cond.src, c.buf, pc.err)})
 				continue
 			}
-			if e.Eval(nil) {
+			if pc.val {
 				if err := c.outputs(r, cs.outs, ms, cpu, emit, problem); err != nil {
 					return err
 				}
