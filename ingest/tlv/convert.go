@@ -109,6 +109,11 @@ type Converter struct {
 
 	memo []macroMemo // by the macro's memo number in its rule
 	gen  uint64      // counts the applications of rules (macroMemo)
+	key  []byte      // the values of a condition's holes (cond)
+	// Tests: noKnown turns condCache off; condHits counts the conditions
+	// it answered.
+	noKnown  bool
+	condHits int64
 
 	lits     *litFilter // the rules' literals (litfilter.go)
 	found    []uint64   // those the line holds
@@ -271,6 +276,11 @@ type template struct {
 	src   string
 	pos   int // byte offset of src in the rule's template (a macro's argument is part of it)
 	parts []part
+
+	// A condition's values by the values of its groups and macros (its
+	// holes, the parts holes numbers): cond.
+	holes []int
+	known *condCache
 }
 
 // RuleError is a rule file that cannot be compiled.
@@ -503,6 +513,12 @@ func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool)
 		if !ok {
 			return nil, failSyntax("condition")
 		}
+		for i, p := range t.parts {
+			if p.kind != pLit {
+				t.holes = append(t.holes, i)
+			}
+		}
+		t.known = new(condCache)
 		return t, nil
 	}
 	l, err := ParseStdLine(text)
@@ -1139,29 +1155,7 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []match, cpu int, emit Emi
 			continue
 		}
 		for _, cs := range o.cases {
-			var perr string
-			c.buf, perr = c.expandTo(c.buf[:0], cs.cond, ms)
-			if perr != "" {
-				problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("condition %q: %s (taken as false)", cs.cond.src, perr)})
-				continue
-			}
-			pc, ok := c.conds[string(c.buf)]
-			if !ok {
-				text := string(c.buf)
-				pc.e, pc.err = ParseExpr(text, false)
-				if pc.err == nil {
-					pc.val = pc.e.Eval(nil)
-				}
-				if len(c.conds) >= maxParsed {
-					clear(c.conds)
-				}
-				c.conds[text] = pc
-			}
-			if pc.err != nil {
-				problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", cs.cond.src, c.buf, pc.err)})
-				continue
-			}
-			if pc.val {
+			if c.cond(r, cs.cond, ms, problem) {
 				if err := c.outputs(r, cs.outs, ms, cpu, emit, problem); err != nil {
 					return err
 				}
@@ -1169,6 +1163,122 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []match, cpu int, emit Emi
 		}
 	}
 	return nil
+}
+
+// cond evaluates the condition t of a conditional block over the matches
+// of the line: the text it expands to, parsed and evaluated; false, with
+// a problem, when it cannot be. Its value is a function of that text, and
+// when the rule matched the line once and whole, the text is a function
+// of the values of the groups and macros of t: the values of t are kept
+// by those (condCache), and a line whose values were seen is not written
+// out, hashed whole and looked up again.
+func (c *Converter) cond(r *crule, t *template, ms []match, problem func(Problem)) bool {
+	var key []byte
+	var e *condEntry
+	if t.known != nil && !c.noKnown && c.ascii && len(ms) == 1 && ms[0].index() == 0 && ms[0].end() == len(c.line) {
+		m := ms[0]
+		key = c.key[:0]
+		for _, i := range t.holes {
+			p := &t.parts[i]
+			if p.kind == pGroup {
+				var v string
+				if i := m.loc[2*p.group]; i >= 0 {
+					v = c.line[i:m.loc[2*p.group+1]]
+				}
+				key = binary.AppendUvarint(key, uint64(len(v)))
+				key = append(key, v...)
+				continue
+			}
+			v, why := c.macroValue(p, m)
+			if why != "" {
+				c.key = key
+				problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("condition %q: %s (taken as false)", t.src, why)})
+				return false
+			}
+			key = binary.AppendUvarint(key, uint64(len(v)))
+			key = append(key, v...)
+		}
+		c.key = key
+		if len(key) <= maxCondKey {
+			e = t.known.entry(key)
+			if e.key == string(key) {
+				c.condHits++
+				return e.val
+			}
+		}
+		// The text, as expandTo writes it (the match is the whole line),
+		// from the values.
+		c.buf = c.buf[:0]
+		for i := range t.parts {
+			p := &t.parts[i]
+			if p.kind == pLit {
+				c.buf = append(c.buf, p.text...)
+				continue
+			}
+			n, w := binary.Uvarint(key)
+			c.buf = append(c.buf, key[w:w+int(n)]...)
+			key = key[w+int(n):]
+		}
+		key = c.key
+	} else {
+		var perr string
+		c.buf, perr = c.expandTo(c.buf[:0], t, ms)
+		if perr != "" {
+			problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("condition %q: %s (taken as false)", t.src, perr)})
+			return false
+		}
+	}
+	pc, ok := c.conds[string(c.buf)]
+	if !ok {
+		text := string(c.buf)
+		pc.e, pc.err = ParseExpr(text, false)
+		if pc.err == nil {
+			pc.val = pc.e.Eval(nil)
+		}
+		if len(c.conds) >= maxParsed {
+			clear(c.conds)
+		}
+		c.conds[text] = pc
+	}
+	if pc.err != nil {
+		problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", t.src, c.buf, pc.err)})
+		return false
+	}
+	if e != nil {
+		e.key, e.val = string(key), pc.val
+	}
+	return pc.val
+}
+
+// condCache is the values of a condition by the values of its holes
+// (cond): a table of condCacheSize entries, by a hash of those, each
+// holding the last that fell there. The key of an entry is the values,
+// each after its length (uvarint), at most maxCondKey bytes.
+type condCache struct {
+	e [condCacheSize]condEntry
+}
+
+type condEntry struct {
+	key string
+	val bool
+}
+
+const (
+	condCacheSize = 64
+	maxCondKey    = 128
+)
+
+func (cc *condCache) entry(key []byte) *condEntry {
+	h := uint64(len(key))
+	for ; len(key) >= 8; key = key[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(key)) * 0x9e3779b97f4a7c15
+		h ^= h >> 32
+	}
+	for _, b := range key {
+		h = (h ^ uint64(b)) * 0x100000001b3
+	}
+	h ^= h >> 29
+	return &cc.e[h%condCacheSize]
 }
 
 // expand expands a template over the matches of a line as Regex.Replace
@@ -1222,36 +1332,43 @@ func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string)
 				dst = c.appendText(dst, i, m.loc[2*p.group+1])
 			}
 		case pMacro:
-			mm := &c.memo[p.memo]
-			if mm.gen == c.gen && mm.at == m.index() && mm.ver == c.st.ver {
-				if mm.why != "" {
-					return dst, mm.why
-				}
-				dst = append(dst, mm.val...)
-				continue
-			}
-			var why string
-			var pr parsedRef
-			start := len(dst)
-			if p.static != nil {
-				pr = *p.static
-				dst, why = c.macro(dst, p.macro, p.argText, pr)
-			} else {
-				// Arguments hold no macros (they do not nest): c.arg is free.
-				c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
-				pr = c.parseRefCached(c.arg, p.macro)
-				dst, why = c.macro(dst, p.macro, c.arg, pr)
-			}
-			if !pr.r.hasTime { // [TIME] reads count history misses: each read is made
-				mm.gen, mm.at, mm.ver, mm.why = c.gen, m.index(), c.st.ver, why
-				mm.val = append(mm.val[:0], dst[start:]...)
-			}
+			v, why := c.macroValue(p, m)
 			if why != "" {
 				return dst, why
 			}
+			dst = append(dst, v...)
 		}
 	}
 	return dst, ""
+}
+
+// macroValue returns the value of macro p for match m, or why it has
+// none; the value is valid until the next call. It is remembered for the
+// rule's application and match while the state does not change
+// (macroMemo); a read at a [TIME] is made each time (it counts history
+// misses).
+func (c *Converter) macroValue(p *part, m match) ([]byte, string) {
+	mm := &c.memo[p.memo]
+	if mm.gen == c.gen && mm.at == m.index() && mm.ver == c.st.ver {
+		return mm.val, mm.why
+	}
+	var why string
+	var pr parsedRef
+	val := mm.val[:0]
+	if p.static != nil {
+		pr = *p.static
+		val, why = c.macro(val, p.macro, p.argText, pr)
+	} else {
+		// Arguments hold no macros (they do not nest): c.arg is free.
+		c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+		pr = c.parseRefCached(c.arg, p.macro)
+		val, why = c.macro(val, p.macro, c.arg, pr)
+	}
+	mm.val = val
+	if !pr.r.hasTime { // remembered (a [TIME] macro's slot never is: same argument, same time)
+		mm.gen, mm.at, mm.ver, mm.why = c.gen, m.index(), c.st.ver, why
+	}
+	return val, why
 }
 
 // parseRefCached parses a macro's argument, once for each text (and
