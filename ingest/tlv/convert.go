@@ -935,7 +935,9 @@ func (c *Converter) apply(r *crule, fast bool, n int64, matched *bool, emit Emit
 	cpu := -1
 	if r.prc >= 0 {
 		if g, ok := c.group(ms[0], r.prc); ok {
-			if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
+			if v, ok := parseSmall(g); ok {
+				cpu = int(v)
+			} else if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
 				cpu = int(v)
 			}
 		}

@@ -707,40 +707,50 @@ var fmpLine = regexp.MustCompile(`^\s*\[([0-9A-Za-z]+)\]:\[(\d+)(?::[^\]]*)?\]:`
 // fmpPrefix is fmpLine.FindStringSubmatch without the regexp: the time's
 // and the processor's texts, ok false when the line does not begin so.
 func fmpPrefix(s string) (tm, prc string, ok bool) {
+	at, ok := fmpPrefixAt(s)
+	if !ok {
+		return "", "", false
+	}
+	return s[at[0]:at[1]], s[at[2]:at[3]], true
+}
+
+// fmpPrefixAt is fmpPrefix with the offsets of the time and the
+// processor in s.
+func fmpPrefixAt(s string) (at [4]int, ok bool) {
 	i := 0
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
 		i++
 	}
 	if i >= len(s) || s[i] != '[' {
-		return "", "", false
+		return at, false
 	}
 	i++
 	j := i
-	for j < len(s) && isAlnum(s[j]) {
+	for j < len(s) && alnum[s[j]] {
 		j++
 	}
 	if j == i || len(s)-j < 3 || s[j:j+3] != "]:[" {
-		return "", "", false
+		return at, false
 	}
-	tm = s[i:j]
+	at[0], at[1] = i, j
 	i = j + 3
 	j = i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+	for j < len(s) && s[j]-'0' <= 9 {
 		j++
 	}
 	if j == i {
-		return "", "", false
+		return at, false
 	}
-	prc = s[i:j]
+	at[2], at[3] = i, j
 	if j < len(s) && s[j] == ':' {
 		for j < len(s) && s[j] != ']' {
 			j++
 		}
 	}
 	if len(s)-j < 2 || s[j:j+2] != "]:" {
-		return "", "", false
+		return at, false
 	}
-	return tm, prc, true
+	return at, true
 }
 
 // reorder orders FMP lines by time within a window: each processor's
@@ -776,7 +786,8 @@ type pending struct {
 	n    int64
 	cpu  schema.CPU
 	text string
-	time Time // the time parsed, when has
+	time Time     // the time parsed, when has
+	tm   [2]int32 // where its text is in text
 	has  bool
 }
 
@@ -866,10 +877,14 @@ func (o *reorder) push(text string, n int64) error {
 		text = strings.TrimPrefix(text, "\xef\xbb\xbf")
 	}
 	p := pending{n: n, cpu: schema.NoCPU, text: text}
-	if tm, prc, ok := fmpPrefix(text); ok {
+	if at, ok := fmpPrefixAt(text); ok {
+		tm, prc := text[at[0]:at[1]], text[at[2]:at[3]]
 		if t, err := ParseTime(tm, o.r.Radix, o.r.Unit); err == nil {
 			p.ns, p.time, p.has = t.NS, t, true
-			if c, err := strconv.ParseInt(prc, 10, 32); err == nil {
+			p.tm = [2]int32{int32(at[0]), int32(at[1])}
+			if c, ok := parseSmall(prc); ok {
+				p.cpu = schema.CPU(c)
+			} else if c, err := strconv.ParseInt(prc, 10, 32); err == nil {
 				p.cpu = schema.CPU(c)
 			}
 			if o.haveMax && p.ns < o.maxNS {
@@ -915,8 +930,7 @@ func (o *reorder) out() error {
 	}
 	if p.has {
 		// The rules' lines have the line's time: parsed already.
-		tm, _, _ := fmpPrefix(p.text)
-		o.r.lastTime, o.r.lastTimeText, o.r.haveTime = p.time, append(o.r.lastTimeText[:0], tm...), true
+		o.r.lastTime, o.r.lastTimeText, o.r.haveTime = p.time, append(o.r.lastTimeText[:0], p.text[p.tm[0]:p.tm[1]]...), true
 	}
 	return o.emit(p.text, p.n, p.cpu)
 }
