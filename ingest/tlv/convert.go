@@ -110,11 +110,13 @@ type Converter struct {
 	memo []macroMemo // by the macro's memo number in its rule
 	gen  uint64      // counts the applications of rules (macroMemo)
 	key  []byte      // the values of a condition's holes (cond)
-	// Tests: noKnown turns condCache off; condHits counts the conditions
-	// it answered.
-	noKnown  bool
-	condHits int64
+	// Tests: noKnown turns condCache off (condHits counts the conditions
+	// it answered), noLineMemo lineMemo.
+	noKnown    bool
+	condHits   int64
+	noLineMemo bool // tests: the rules that begin alike tried one by one
 
+	lm       *lineMemo  // the rules that begin alike (linememo.go); nil once one is off
 	lits     *litFilter // the rules' literals (litfilter.go)
 	found    []uint64   // those the line holds
 	litRules [][]uint64 // by literal: the rules (a set of rule numbers) that need it
@@ -355,6 +357,9 @@ func Compile(sets []RuleSet, st *State, budget time.Duration) (*Converter, error
 				c.litRules[r.litID][i/64] |= 1 << (i % 64)
 			}
 		}
+	}
+	if c.lm = newLineMemo(c.rules, (len(c.rules)+63)/64); c.lm != nil && c.lm.scan && c.lits == nil {
+		c.lm = nil
 	}
 	return c, nil
 }
@@ -882,6 +887,11 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 	}
 	c.lineRules = c.lineRules[:0]
 	fast := c.ascii && strings.IndexByte(line, '\n') < 0
+	if fast && c.lm != nil && !c.noLineMemo {
+		if e, pos, ok := c.lm.entry(line); ok {
+			return c.convertMemo(e, pos, n, emit, problem)
+		}
+	}
 	if c.lits == nil {
 		for _, r := range c.rules {
 			if r.litID >= 0 && !strings.Contains(line, r.lit) {
@@ -919,6 +929,33 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 	return matched, nil
 }
 
+// convertMemo is Convert of a line whose rules that begin alike match as
+// e says (linememo.go; e nil: none of them matches); pos is where the rest
+// begins, c.lm.st.caps the captures of the beginning. No rule of c.lm is
+// off (c.lm is nil then).
+func (c *Converter) convertMemo(e *lmEntry, pos int, n int64, emit Emit, problem func(Problem)) (matched bool, err error) {
+	c.lineCands(e, c.line)
+	hi := 0
+	for w, x := range c.cand {
+		for x != 0 {
+			r := c.rules[w*64+bits.TrailingZeros64(x)]
+			x &= x - 1
+			if e == nil || c.lm.set[r.index/64]&(1<<(r.index%64)) == 0 {
+				err = c.apply(r, true, n, &matched, emit, problem)
+			} else if hi < len(e.hits) && e.hits[hi].rule == r.index {
+				err = c.applyMatches(r, c.fastMatch(r, r.fast.memoCaps(c.lm.st.caps, pos, e.hits[hi].m)), &matched, emit, problem)
+				hi++
+			} else if r.litID < 0 || strings.Contains(c.line, r.lit) { // its machine gave up on this rest
+				err = c.apply(r, true, n, &matched, emit, problem)
+			}
+			if err != nil {
+				return matched, err
+			}
+		}
+	}
+	return matched, nil
+}
+
 // apply tries rule r on the line and applies its outputs when it matches.
 func (c *Converter) apply(r *crule, fast bool, n int64, matched *bool, emit Emit, problem func(Problem)) error {
 	if r.off != nil {
@@ -931,6 +968,11 @@ func (c *Converter) apply(r *crule, fast bool, n int64, matched *bool, emit Emit
 	if err != nil || len(ms) == 0 {
 		return err
 	}
+	return c.applyMatches(r, ms, matched, emit, problem)
+}
+
+// applyMatches applies the outputs of rule r, which matched the line.
+func (c *Converter) applyMatches(r *crule, ms []match, matched *bool, emit Emit, problem func(Problem)) error {
 	*matched = true
 	cpu := -1
 	if r.prc >= 0 {
@@ -982,15 +1024,7 @@ func (c *Converter) matches(r *crule, fast bool, n int64) ([]match, error) {
 			if loc == nil {
 				return nil, nil
 			}
-			for _, gi := range r.fast.groups {
-				if gi < 0 {
-					c.locs = append(c.locs, -1, -1)
-				} else {
-					c.locs = append(c.locs, loc[2*gi], loc[2*gi+1])
-				}
-			}
-			c.ms = append(c.ms, match{c.locs})
-			return c.ms, nil
+			return c.fastMatch(r, loc), nil
 		}
 	}
 	c.lineRunes()
@@ -1004,10 +1038,25 @@ func (c *Converter) matches(r *crule, fast bool, n int64) ([]match, error) {
 		return nil, fmt.Errorf("rule %s: %w", r.Name(), err)
 	}
 	if r.spent > RuleBudgetBase+RuleBudgetPerLine*time.Duration(r.tried) {
+		c.lm = nil // its rules are tried one by one from now on
 		r.off = &ruleOff{line: n, why: fmt.Sprintf("its regular expression took %v on the %d lines it was tried on, more than the %v and %v a line a rule may take",
 			r.spent.Round(time.Millisecond), r.tried, RuleBudgetBase, RuleBudgetPerLine)}
 	}
 	return ms, nil
+}
+
+// fastMatch is the match of r whose Go groups are at loc.
+func (c *Converter) fastMatch(r *crule, loc []int) []match {
+	c.ms, c.locs = c.ms[:0], c.locs[:0]
+	for _, gi := range r.fast.groups {
+		if gi < 0 {
+			c.locs = append(c.locs, -1, -1)
+		} else {
+			c.locs = append(c.locs, loc[2*gi], loc[2*gi+1])
+		}
+	}
+	c.ms = append(c.ms, match{c.locs})
+	return c.ms
 }
 
 // errLineBudget is a line that took its budget (matchAll).
@@ -1091,6 +1140,7 @@ func (c *Converter) timeout(n int64) error {
 	}
 	worst.timeouts = append(worst.timeouts, n)
 	if len(worst.timeouts) >= MaxRuleTimeouts && worst.off == nil {
+		c.lm = nil
 		worst.off = &ruleOff{line: n, why: fmt.Sprintf("the regular expressions took longer than %v on %s, most of it this rule's (those lines were skipped)",
 			c.budget, lineList(worst.timeouts))}
 	}

@@ -88,7 +88,8 @@ func FuzzConvert(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, log []byte) {
 		// Conditions known by their values (condCache) or read from their
-		// text: the same.
+		// text, rules that begin alike matched once per rest (lineMemo) or
+		// one by one: the same.
 		var runs [2]*collect
 		for i := range runs {
 			c := &collect{skip: true}
@@ -96,7 +97,7 @@ func FuzzConvert(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rd.Conv.noKnown = i == 1
+			rd.Conv.noKnown, rd.Conv.noLineMemo = i == 1, i == 1
 			src := ingest.NewSource("fuzz.log", bytes.NewReader(log), int64(len(log)))
 			if err := rd.ReadAll(context.Background(), src, "fuzz.log", false); err != nil {
 				// The one error: no rule matched a line (then none produced one).
