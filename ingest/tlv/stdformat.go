@@ -259,7 +259,7 @@ func (l *StdLine) Canonical(text string) string {
 	if l.canonicalLen() == len(text) {
 		return text
 	}
-	return string(l.appendCanonical(nil))
+	return string(l.appendCanonical(nil, l.Time))
 }
 
 // canonicalLen is the length of the canonical line.
@@ -276,10 +276,10 @@ func (l *StdLine) canonicalLen() int {
 	return n
 }
 
-// appendCanonical appends the canonical line to b.
-func (l *StdLine) appendCanonical(b []byte) []byte {
+// appendCanonical appends the canonical line to b, with the time tm.
+func (l *StdLine) appendCanonical(b []byte, tm string) []byte {
 	b = append(b, '[')
-	b = append(b, l.Time...)
+	b = append(b, tm...)
 	b = append(b, ']')
 	b = append(b, l.Res...)
 	if l.Cond != nil {

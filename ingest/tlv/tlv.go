@@ -369,8 +369,9 @@ type Reader struct {
 	rawLine string
 
 	// the parses of the parts of lines after their times (parse)
-	rests map[string]*StdLine
-	canon []byte // the canonical line given to the sink (std)
+	rests map[string]*restEntry
+	line  restEntry // the parse of a line whose rest is not kept
+	canon []byte    // the canonical line given to the sink (std)
 
 	// the last time parsed, and its text
 	lastTime     Time
@@ -565,19 +566,20 @@ func lineClass(s string) string {
 // std applies one standard-format line; rule is the rule that produced
 // it (nil when the log is in the standard format).
 func (r *Reader) std(text string, rule *crule, prc int) error {
-	l, err := r.parse(text)
+	e, tm, err := r.parse(text)
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q, not a standard-format line: column %v", rule.Name(), text, err)
 		}
 		return r.rep.Bad(r.src, "column %v", err)
 	}
+	l := &e.l
 	// The line as TLV writes it: text itself, when it has no white space
 	// to take out (the canonical line is text less some white space: of
 	// the same length, it is text).
 	canon := text
-	if l.canonicalLen() != len(text) {
-		r.canon = l.appendCanonical(r.canon[:0])
+	if len(tm)+l.canonicalLen() != len(text) {
+		r.canon = l.appendCanonical(r.canon[:0], tm)
 		canon = unsafe.String(unsafe.SliceData(r.canon), len(r.canon))
 	}
 	if err := r.sink.Std(canon, r.src); err != nil {
@@ -585,24 +587,35 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	}
 	// The lines a rule makes of one raw line share its time.
 	t, err := r.lastTime, error(nil)
-	if l.Time != string(r.lastTimeText) || !r.haveTime {
-		if t, err = ParseTime(l.Time, r.Radix, r.Unit); err == nil {
-			r.lastTime, r.lastTimeText, r.haveTime = t, append(r.lastTimeText[:0], l.Time...), true
+	if tm != string(r.lastTimeText) || !r.haveTime {
+		if t, err = ParseTime(tm, r.Radix, r.Unit); err == nil {
+			r.lastTime, r.lastTimeText, r.haveTime = t, append(r.lastTimeText[:0], tm...), true
 		}
 	}
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q: %v", rule.Name(), text, err)
 		}
-		return r.rep.Bad(r.src, "column 2: expected a time in radix %d, found %q (%v)", r.Radix, l.Time, err)
+		return r.rep.Bad(r.src, "column 2: expected a time in radix %d, found %q (%v)", r.Radix, tm, err)
 	}
 	if msg := r.sink.TimeOutOfBounds(t.NS); msg != "" {
 		return r.rep.Bad(r.src, "column 2: %s", msg)
 	}
 	if !t.Exact && !t.HasRaw {
-		r.rep.Note(schema.Info, "inexact", r.src, fmt.Sprintf("time %q is not a whole number of ns: rounded down (first at line %d)", l.Time, r.src))
+		r.rep.Note(schema.Info, "inexact", r.src, fmt.Sprintf("time %q is not a whole number of ns: rounded down (first at line %d)", tm, r.src))
 	}
-	r.sel, err = r.St.Select(r.sel, l.Res, l.Cond, t.NS, l.Cond != nil)
+	sel := r.sel
+	if l.Cond == nil {
+		// A name: what it designates never changes.
+		if !e.named {
+			e.sel, e.selErr = r.St.Select(nil, l.Res, nil, 0, false)
+			e.named = true
+		}
+		sel, err = e.sel, e.selErr
+	} else {
+		r.sel, err = r.St.Select(r.sel, l.Res, l.Cond, t.NS, true)
+		sel = r.sel
+	}
 	if err != nil {
 		r.rep.Note(schema.Warning, "select\x00"+l.Res, r.src, fmt.Sprintf("%v: line skipped (first at line %d: %q)", err, r.src, text))
 		return nil
@@ -612,16 +625,16 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	if prc >= 0 {
 		ev.CPU = schema.CPU(prc)
 	}
-	for _, res := range r.sel {
+	for _, res := range sel {
 		ev.Res = res
 		if l.Behavior {
-			if res.Type.behavior[l.Member] == nil {
+			if e.behavior(res) == nil {
 				r.rep.Note(schema.Info, "behavior\x00"+res.Type.def.Name+"\x00"+l.Member, r.src,
 					fmt.Sprintf("behavior %s.%s is not declared in the resource header: its arguments are named arg1, arg2, ... (first at line %d)", res.Type.def.Name, l.Member, r.src))
 			}
 			ev.Behavior, ev.Args = l.Member, l.Args
 		} else {
-			k, declared := r.St.Attr(res, l.Member)
+			k, declared := e.attr(r.St, res)
 			if !declared {
 				r.rep.Note(schema.Info, "attr\x00"+res.Type.def.Name+"\x00"+l.Member, r.src,
 					fmt.Sprintf("attribute %s.%s is not declared in the resource header (first at line %d)", res.Type.def.Name, l.Member, r.src))
@@ -639,13 +652,47 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	return nil
 }
 
+// restEntry is the parse of the part of a standard-format line after its
+// time (Time is ""), and what it resolves to that does not change: the
+// resources a name designates, and the member's declaration in the type
+// of the last resource it was read for.
+type restEntry struct {
+	l      StdLine
+	named  bool // sel, selErr: Select of a name without a condition
+	sel    []*Res
+	selErr error
+	typ    *typeInfo    // the type k, declared, bdef are of (nil: none yet)
+	k      int          // the attribute's number
+	decl   bool         // the attribute is declared in the header
+	bdef   *BehaviorDef // the behavior's declaration
+}
+
+// behavior returns the declaration of the line's behavior in res's type.
+func (e *restEntry) behavior(res *Res) *BehaviorDef {
+	if e.typ != res.Type {
+		e.typ, e.bdef = res.Type, res.Type.behavior[e.l.Member]
+	}
+	return e.bdef
+}
+
+// attr is State.Attr of the line's attribute in res's type (an attribute
+// declared once is so from then on, with the same number).
+func (e *restEntry) attr(st *State, res *Res) (int, bool) {
+	if e.typ != res.Type {
+		e.k, e.decl = st.Attr(res, e.l.Member)
+		e.typ = res.Type
+	}
+	return e.k, e.decl
+}
+
 // parse parses a standard-format line (ParseStdLine) that may not outlive
 // the call (a rule's output, a line of the log): the strings of the line
-// it returns do, but for its Time. The part after the time recurs
-// ("TASK1.state=RUNNING"): its parse is kept by that text, at most
-// maxRests of them, so that a line whose rest was seen is not parsed
-// again (nor copied).
-func (r *Reader) parse(text string) (StdLine, error) {
+// it returns do, but for its time (tm, a part of text; the entry's Time is
+// ""). The part after the time recurs ("TASK1.state=RUNNING"): its parse
+// is kept by that text, at most maxRests of them, so that a line whose
+// rest was seen is not parsed again (nor copied). The entry is valid until
+// the next call.
+func (r *Reader) parse(text string) (e *restEntry, tm string, err error) {
 	j := 0
 	if len(text) > 0 && text[0] == '[' {
 		j = 1
@@ -664,23 +711,25 @@ func (r *Reader) parse(text string) (StdLine, error) {
 	}
 	if j > 0 {
 		if e, ok := r.rests[text[j+1:]]; ok {
-			l := *e
-			l.Time = text[1:j]
-			return l, nil
+			return e, text[1:j], nil
 		}
 	}
 	owned := strings.Clone(text)
 	l, err := ParseStdLine(owned)
-	if err != nil || j == 0 || len(text)-j-1 > maxRestLen {
-		return l, err
+	if err != nil {
+		return nil, "", err
+	}
+	tm, l.Time = l.Time, ""
+	if j == 0 || len(text)-j-1 > maxRestLen {
+		r.line = restEntry{l: l}
+		return &r.line, tm, nil
 	}
 	if r.rests == nil || len(r.rests) >= maxRests {
-		r.rests = map[string]*StdLine{}
+		r.rests = map[string]*restEntry{}
 	}
-	e := l
-	e.Time = ""
-	r.rests[owned[j+1:]] = &e
-	return l, nil
+	e = &restEntry{l: l}
+	r.rests[owned[j+1:]] = e
+	return e, tm, nil
 }
 
 const (
