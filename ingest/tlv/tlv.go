@@ -466,7 +466,7 @@ func (r *Reader) readAll(ctx context.Context, src *ingest.Source, file string, f
 	if fmp {
 		o := newReorder(r)
 		err := lr.Each(ctx, file, what, func(line []byte, n int64) error {
-			return o.push(string(line), n)
+			return o.push(line, n)
 		})
 		if err != nil {
 			return err
@@ -814,6 +814,7 @@ func fmpPrefixAt(s string) (at [4]int, ok bool) {
 // through 14 levels a line.
 type reorder struct {
 	r        *Reader
+	arena    lineArena
 	emit     func(text string, n int64, cpu schema.CPU) error // r.Line
 	q        lineQueue
 	h        lineHeap
@@ -831,13 +832,66 @@ type reorder struct {
 const reorderWindow = 1 << 14
 
 type pending struct {
-	ns   int64
-	n    int64
-	cpu  schema.CPU
-	text string
-	time Time     // the time parsed, when has
-	tm   [2]int32 // where its text is in text
-	has  bool
+	ns    int64
+	n     int64
+	cpu   schema.CPU
+	text  string // in chunk (nil: a string of its own)
+	chunk *arenaChunk
+	time  Time     // the time parsed, when has
+	tm    [2]int32 // where its text is in text
+	has   bool
+}
+
+// lineArena holds the texts of the lines that wait in the reorder window:
+// chunks of arenaChunkSize bytes, each used again once every line copied
+// into it went on (Reader.Line keeps nothing of a line's text), so that
+// reading a log allocates nothing per line. A line longer than a quarter
+// of a chunk is a string of its own.
+type lineArena struct {
+	cur  *arenaChunk
+	free []*arenaChunk
+}
+
+type arenaChunk struct {
+	buf  []byte
+	live int // lines in it that did not go on yet
+}
+
+const arenaChunkSize = 64 << 10
+
+// copy returns a copy of line, and the chunk that holds it (nil: none).
+func (a *lineArena) copy(line []byte) (string, *arenaChunk) {
+	if len(line) > arenaChunkSize/4 {
+		return string(line), nil
+	}
+	c := a.cur
+	if c == nil || len(c.buf)+len(line) > cap(c.buf) {
+		switch {
+		case c != nil && c.live == 0:
+			c.buf = c.buf[:0]
+		case len(a.free) > 0:
+			c = a.free[len(a.free)-1]
+			a.free = a.free[:len(a.free)-1]
+		default:
+			c = &arenaChunk{buf: make([]byte, 0, arenaChunkSize)}
+		}
+		a.cur = c
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, line...)
+	c.live++
+	return unsafe.String(unsafe.SliceData(c.buf[start:]), len(line)), c
+}
+
+// done is a line of chunk c that went on.
+func (a *lineArena) done(c *arenaChunk) {
+	if c == nil {
+		return
+	}
+	if c.live--; c.live == 0 && c != a.cur {
+		c.buf = c.buf[:0]
+		a.free = append(a.free, c)
+	}
 }
 
 func (p *pending) less(q *pending) bool {
@@ -921,11 +975,12 @@ func (h *lineHeap) pop() pending {
 
 func newReorder(r *Reader) *reorder { return &reorder{r: r, emit: r.Line} }
 
-func (o *reorder) push(text string, n int64) error {
+func (o *reorder) push(line []byte, n int64) error {
 	if n == 1 {
-		text = strings.TrimPrefix(text, "\xef\xbb\xbf")
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 	}
-	p := pending{n: n, cpu: schema.NoCPU, text: text}
+	text, chunk := o.arena.copy(line)
+	p := pending{n: n, cpu: schema.NoCPU, text: text, chunk: chunk}
 	if at, ok := fmpPrefixAt(text); ok {
 		tm, prc := text[at[0]:at[1]], text[at[2]:at[3]]
 		if t, err := ParseTime(tm, o.r.Radix, o.r.Unit); err == nil {
@@ -981,7 +1036,9 @@ func (o *reorder) out() error {
 		// The rules' lines have the line's time: parsed already.
 		o.r.lastTime, o.r.lastTimeText, o.r.haveTime = p.time, append(o.r.lastTimeText[:0], p.text[p.tm[0]:p.tm[1]]...), true
 	}
-	return o.emit(p.text, p.n, p.cpu)
+	err := o.emit(p.text, p.n, p.cpu)
+	o.arena.done(p.chunk)
+	return err
 }
 
 func (o *reorder) flush() error {
