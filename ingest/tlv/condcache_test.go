@@ -10,10 +10,12 @@ import (
 )
 
 // TestCondCacheSame: the values of conditions kept by the values of
-// their groups and macros (Converter.cond, condCache) are those of the
-// conditions expanded, parsed and evaluated on every line: the same lines
-// out, the same notes (problems name the text a condition expands to),
-// the same history misses of macros with a time. The lines fill the
+// their groups and macros (Converter.cond, condCache), and the parses of
+// macro arguments by the values of their groups (argRef, refCache), are
+// those of the conditions and arguments expanded, parsed and evaluated on
+// every line: the same lines out, the same notes (problems name the text
+// a condition or an argument expands to), the same history misses of
+// macros with a time. The lines fill the
 // groups with what makes a condition not parse (operators, nothing, white
 // space, a true/false that is neither), values longer than a key is kept
 // for, and more distinct values than a cache has entries; the state

@@ -110,8 +110,9 @@ type Converter struct {
 	memo []macroMemo // by the macro's memo number in its rule
 	gen  uint64      // counts the applications of rules (macroMemo)
 	key  []byte      // the values of a condition's holes (cond)
-	// Tests: noKnown turns condCache off (condHits counts the conditions
-	// it answered), noLineMemo lineMemo.
+	akey []byte      // the values of the groups of a macro's argument (argRef)
+	// Tests: noKnown turns condCache and refCache off (condHits counts
+	// the conditions condCache answered), noLineMemo lineMemo.
 	noKnown    bool
 	condHits   int64
 	noLineMemo bool // tests: the rules that begin alike tried one by one
@@ -261,6 +262,9 @@ type part struct {
 	// memo numbers the macro among its rule's: those of the same kind
 	// and argument (as written) have the same number (macroMemo).
 	memo int
+	// known: what the argument parses to, by the values of its groups
+	// (argRef; made when first needed).
+	known *refCache
 }
 
 // macroMemo is the value of a macro of a rule for one match of a line,
@@ -1321,6 +1325,11 @@ const (
 )
 
 func (cc *condCache) entry(key []byte) *condEntry {
+	return &cc.e[hashKey(key)%condCacheSize]
+}
+
+// hashKey hashes the key of a condCache or a refCache.
+func hashKey(key []byte) uint64 {
 	h := uint64(len(key))
 	for ; len(key) >= 8; key = key[8:] {
 		h = (h ^ binary.LittleEndian.Uint64(key)) * 0x9e3779b97f4a7c15
@@ -1329,8 +1338,7 @@ func (cc *condCache) entry(key []byte) *condEntry {
 	for _, b := range key {
 		h = (h ^ uint64(b)) * 0x100000001b3
 	}
-	h ^= h >> 29
-	return &cc.e[h%condCacheSize]
+	return h ^ h>>29
 }
 
 // expand expands a template over the matches of a line as Regex.Replace
@@ -1411,10 +1419,9 @@ func (c *Converter) macroValue(p *part, m match) ([]byte, string) {
 		pr = *p.static
 		val, why = c.macro(val, p.macro, p.argText, pr)
 	} else {
-		// Arguments hold no macros (they do not nest): c.arg is free.
-		c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
-		pr = c.parseRefCached(c.arg, p.macro)
-		val, why = c.macro(val, p.macro, c.arg, pr)
+		var arg []byte
+		pr, arg = c.argRef(p, m)
+		val, why = c.macro(val, p.macro, arg, pr)
 	}
 	mm.val = val
 	if !pr.r.hasTime { // remembered (a [TIME] macro's slot never is: same argument, same time)
@@ -1422,6 +1429,57 @@ func (c *Converter) macroValue(p *part, m match) ([]byte, string) {
 	}
 	return val, why
 }
+
+// argRef returns what the argument of macro p parses to for match m, and
+// its text. The text is a function of the values of the groups it holds
+// (on an ASCII line; it holds no macros): what it parses to is kept by
+// those (p.known), so that a line whose values were seen does not write
+// the argument out and look its text up (parseRefCached) again.
+func (c *Converter) argRef(p *part, m match) (parsedRef, []byte) {
+	if c.ascii && !c.noKnown {
+		key := c.akey[:0]
+		for i := range p.arg.parts {
+			if a := &p.arg.parts[i]; a.kind == pGroup {
+				var v string
+				if i := m.loc[2*a.group]; i >= 0 {
+					v = c.line[i:m.loc[2*a.group+1]]
+				}
+				key = binary.AppendUvarint(key, uint64(len(v)))
+				key = append(key, v...)
+			}
+		}
+		c.akey = key
+		if len(key) <= maxCondKey {
+			if p.known == nil {
+				p.known = new(refCache)
+			}
+			e := &p.known.e[hashKey(key)%refCacheSize]
+			if e.key == string(key) {
+				return e.pr, e.arg
+			}
+			// Arguments hold no macros (they do not nest): c.arg is free.
+			c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+			pr := c.parseRefCached(c.arg, p.macro)
+			e.key, e.pr, e.arg = string(key), pr, append(e.arg[:0], c.arg...)
+			return pr, c.arg
+		}
+	}
+	c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+	return c.parseRefCached(c.arg, p.macro), c.arg
+}
+
+// refCache is what a macro's argument parses to by the values of its
+// groups (argRef): refCacheSize entries by a hash of the key (the values,
+// each after its length), each holding the last that fell there.
+type refCache struct {
+	e [refCacheSize]struct {
+		key string
+		pr  parsedRef
+		arg []byte
+	}
+}
+
+const refCacheSize = 32
 
 // parseRefCached parses a macro's argument, once for each text (and
 // whether it is $ATTR's, which ends in an attribute).
