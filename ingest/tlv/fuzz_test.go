@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,23 +87,36 @@ func FuzzConvert(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, log []byte) {
-		c := &collect{skip: true}
-		rd, err := NewReader(s, c, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := ingest.NewSource("fuzz.log", bytes.NewReader(log), int64(len(log)))
-		if err := rd.ReadAll(context.Background(), src, "fuzz.log", false); err != nil {
-			// The one error: no rule matched a line (then none produced one).
-			var ie *schema.InputError
-			if !errors.As(err, &ie) || len(c.lines) > 0 || !strings.HasPrefix(ie.Msg, "expected a line that a conversion rule of set fuzzrules matches, found none in ") {
+		// Conditions known by their values (condCache) or read from their
+		// text, rules that begin alike matched once per rest (lineMemo) or
+		// one by one: the same.
+		var runs [2]*collect
+		for i := range runs {
+			c := &collect{skip: true}
+			rd, err := NewReader(s, c, c)
+			if err != nil {
 				t.Fatal(err)
 			}
+			rd.Conv.noKnown, rd.Conv.noLineMemo = i == 1, i == 1
+			src := ingest.NewSource("fuzz.log", bytes.NewReader(log), int64(len(log)))
+			if err := rd.ReadAll(context.Background(), src, "fuzz.log", false); err != nil {
+				// The one error: no rule matched a line (then none produced one).
+				var ie *schema.InputError
+				if !errors.As(err, &ie) || len(c.lines) > 0 || !strings.HasPrefix(ie.Msg, "expected a line that a conversion rule of set fuzzrules matches, found none in ") {
+					t.Fatal(err)
+				}
+			}
+			rd.Finish()
+			runs[i] = c
 		}
+		c := runs[0]
 		for _, l := range c.lines {
 			if _, err := ParseStdLine(l); err != nil {
 				t.Fatalf("produced %q: %v", l, err)
 			}
+		}
+		if !slices.Equal(c.lines, runs[1].lines) || !slices.Equal(c.msgs, runs[1].msgs) || !slices.Equal(c.bad, runs[1].bad) {
+			t.Fatalf("conditions known by their values: %q %q %q, read from their text: %q %q %q", c.lines, c.msgs, c.bad, runs[1].lines, runs[1].msgs, runs[1].bad)
 		}
 	})
 }
