@@ -936,18 +936,21 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 // convertMemo is Convert of a line whose rules that begin alike match as
 // e says (linememo.go; e nil: none of them matches); pos is where the rest
 // begins, c.lm.st.caps the captures of the beginning. No rule of c.lm is
-// off (c.lm is nil then).
+// off (c.lm is nil then); a rule that goes off while the line is read
+// (apply) is one tried already, and the line goes on with the memo it
+// began with.
 func (c *Converter) convertMemo(e *lmEntry, pos int, n int64, emit Emit, problem func(Problem)) (matched bool, err error) {
+	lm := c.lm
 	c.lineCands(e, c.line)
 	hi := 0
 	for w, x := range c.cand {
 		for x != 0 {
 			r := c.rules[w*64+bits.TrailingZeros64(x)]
 			x &= x - 1
-			if e == nil || c.lm.set[r.index/64]&(1<<(r.index%64)) == 0 {
+			if e == nil || lm.set[r.index/64]&(1<<(r.index%64)) == 0 {
 				err = c.apply(r, true, n, &matched, emit, problem)
 			} else if hi < len(e.hits) && e.hits[hi].rule == r.index {
-				err = c.applyMatches(r, c.fastMatch(r, r.fast.memoCaps(c.lm.st.caps, pos, e.hits[hi].m)), &matched, emit, problem)
+				err = c.applyMatches(r, c.fastMatch(r, r.fast.memoCaps(lm.st.caps, pos, e.hits[hi].m)), &matched, emit, problem)
 				hi++
 			} else if r.litID < 0 || strings.Contains(c.line, r.lit) { // its machine gave up on this rest
 				err = c.apply(r, true, n, &matched, emit, problem)

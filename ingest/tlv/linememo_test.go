@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/traceduck/traceduck/internal/tracegen"
 )
@@ -140,4 +141,35 @@ func sameWithLineMemo(t *testing.T, s *Setup, lines []string) (*collect, *Reader
 		t.Errorf("notes differ:\n%s\nwant\n%s", strings.Join(got.msgs, "\n"), strings.Join(want.msgs, "\n"))
 	}
 	return want, rd
+}
+
+// TestLineMemoRuleOff: a rule that goes off (its regex time over the whole
+// log) while a line is read leaves the rules that begin alike to be tried
+// one by one from the next line; the line goes on as it began.
+func TestLineMemoRuleOff(t *testing.T) {
+	sets := []RuleSet{{Name: "off", Rules: []Rule{
+		{Pattern: hostilePattern, Pos: Pos{File: "off.cnv", Line: 2, Col: 3}},
+		{Pattern: `^\[(?<t>\d+)\] go$`, Outputs: []Output{{Template: "[${t}]TASK1.state=RUNNING"}}, Pos: Pos{File: "off.cnv", Line: 3, Col: 3}},
+		{Pattern: `^\[(?<t>\d+)\] stop$`, Outputs: []Output{{Template: "[${t}]TASK1.state=DORMANT"}}, Pos: Pos{File: "off.cnv", Line: 4, Col: 3}},
+	}}}
+	c, err := Compile(sets, testState(t), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.lm == nil {
+		t.Fatal("no rules that begin alike")
+	}
+	c.now = (&fakeClock{t: time.Unix(0, 0), step: RuleBudgetBase + time.Second}).now // the first regexp2 call takes the rule's whole budget
+	var out []string
+	for i, line := range []string{"[1] go", "[2] stop", "[3] go"} {
+		if _, err := c.Convert(line, int64(i+1), func(s string, _ *crule, _ int) error { out = append(out, strings.Clone(s)); return nil }, func(Problem) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"[1]TASK1.state=RUNNING", "[2]TASK1.state=DORMANT", "[3]TASK1.state=RUNNING"}; !slices.Equal(out, want) {
+		t.Errorf("got %q, want %q", out, want)
+	}
+	if c.lm != nil || len(c.Disabled()) != 1 {
+		t.Errorf("line memo %v, %d rules off; want none and 1", c.lm != nil, len(c.Disabled()))
+	}
 }
