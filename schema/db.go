@@ -90,11 +90,32 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if _, err := db.ExecContext(ctx, DDL()); err != nil {
+	if err := createTables(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("create tables in %s: %w", path, err)
 	}
 	return &DB{Path: path, sql: db, mem: DefaultAllocator}, nil
+}
+
+// createTables creates the tables and their views where missing, in one
+// transaction: one commit, one sync of the file, instead of one per
+// statement (a new database took about a second longer to open on a
+// loaded machine), and a crash leaves none of them half made.
+func createTables(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, DDL()); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // removeStaleTemp removes what a process that died (killed, or DuckDB

@@ -128,23 +128,23 @@ func TestDemoRefusesUserData(t *testing.T) {
 			mustRun(t, dir, nil, "query", "--db", db, "DELETE FROM runs; INSERT INTO overhead_spec_sessions VALUES ('mine', 1, 0, false, NULL, NULL)")
 		}, "has no traceduck_demo table (the marker demo writes)"},
 		{"a demo database with a run added", func(t *testing.T, db string) {
-			mustRun(t, dir, nil, "demo", "--db", db)
+			clitest.DemoCopy(t, dir, db)
 			mustRun(t, dir, nil, "ingest", "--db", db, "--force", "--tag", "sample=mine", seedSample)
 		}, "holds 1 run that demo did not ingest"},
 		{"a demo database with the user's table", func(t *testing.T, db string) {
-			mustRun(t, dir, nil, "demo", "--db", db)
+			clitest.DemoCopy(t, dir, db)
 			mustRun(t, dir, nil, "query", "--db", db, "CREATE TABLE notes AS SELECT 'precious' AS note")
 		}, "holds table main.notes, which demo did not make"},
 		{"a demo database with the user's macro", func(t *testing.T, db string) {
-			mustRun(t, dir, nil, "demo", "--db", db)
+			clitest.DemoCopy(t, dir, db)
 			mustRun(t, dir, nil, "query", "--db", db, "CREATE MACRO twice(x) AS 2 * x")
 		}, "holds macro main.twice, which demo did not make"},
 		{"a demo database with the overhead parameters loaded", func(t *testing.T, db string) {
-			mustRun(t, dir, nil, "demo", "--db", db)
+			clitest.DemoCopy(t, dir, db)
 			mustRun(t, dir, nil, "overhead", "--db", db)
 		}, "has 9 rows in table overhead_constants where demo wrote 0"},
 		{"a demo database with its runs deleted and the user's run", func(t *testing.T, db string) {
-			mustRun(t, dir, nil, "demo", "--db", db)
+			clitest.DemoCopy(t, dir, db)
 			mustRun(t, dir, nil, "query", "--db", db, "DELETE FROM runs")
 			mustRun(t, dir, nil, "ingest", "--db", db, "--force", seedSample)
 		}, "has 1 row in table runs where demo wrote " + fmt.Sprint(len(samples.List()))},
@@ -186,7 +186,7 @@ func TestDemoRefusesUserData(t *testing.T) {
 // and nothing beside it.
 func TestDemoInterrupted(t *testing.T) {
 	dir := t.TempDir()
-	mustRun(t, dir, nil, "demo", "--db", "d.duckdb")
+	clitest.DemoCopy(t, dir, "d.duckdb")
 	before := readFile(t, filepath.Join(dir, "d.duckdb"))
 	// Interrupted as it begins to ingest into the database it builds.
 	p := clitest.Start(t, dir, "demo-ingest", nil, "demo", "--db", "d.duckdb")

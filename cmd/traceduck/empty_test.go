@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/traceduck/traceduck/internal/clitest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +13,7 @@ import (
 // match whatever their case.
 func TestEmptyAnswerNotes(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "d.duckdb")
-	mustRun(t, dir, nil, "demo", "--db", db)
+	db := clitest.DemoCopy(t, dir, "d.duckdb")
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"math"
 	"math/big"
 	"os"
@@ -20,7 +20,6 @@ import (
 	"testing"
 
 	"github.com/marcboeker/go-duckdb"
-	"github.com/spf13/cobra"
 
 	"github.com/traceduck/traceduck/internal/tracegen"
 )
@@ -50,13 +49,7 @@ func TestNotebooks(t *testing.T) {
 		}
 		books[i] = notebookSQL{name, stmts}
 	}
-	demo := filepath.Join(t.TempDir(), "demo.duckdb")
-	cmd := &cobra.Command{}
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	if err := runDemo(context.Background(), cmd, demo); err != nil {
-		t.Fatalf("demo: %v", err)
-	}
+	demo := clitest.DemoCopy(t, t.TempDir(), "demo.duckdb")
 
 	t.Run("demo", func(t *testing.T) {
 		for _, nb := range books {

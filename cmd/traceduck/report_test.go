@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -284,8 +285,7 @@ func TestReportParquet(t *testing.T) {
 // is the report computed from the runs' tables, whatever the baseline.
 func TestReportDemoSummaries(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "demo.duckdb")
-	mustRun(t, dir, nil, "demo", "--db", path)
+	path := clitest.DemoCopy(t, dir, "demo.duckdb")
 	ctx := context.Background()
 	db, err := schema.OpenReadOnly(ctx, path)
 	if err != nil {

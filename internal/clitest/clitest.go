@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -31,6 +32,46 @@ var SeedSample string
 // traceduck at a point of its work (cmd/traceduck/teststop.go, whose
 // TestStopEnvAgrees checks the two names are one).
 const StopEnv = "TRACEDUCK_TEST_STOP"
+
+// tmp is the directory of the binary, removed when the tests end.
+var tmp string
+
+// demo is the database traceduck demo made, once per test package
+// (DemoCopy).
+var demo struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// DemoCopy copies the database `traceduck demo` makes to dir/name and
+// returns its path. The demo is built once per test package (10 runs,
+// 6-15 s on a loaded machine, which a dozen tests paid each) and copied
+// for every test that needs one as it begins; the tests of demo itself
+// run it.
+func DemoCopy(t testing.TB, dir, name string) string {
+	t.Helper()
+	demo.once.Do(func() {
+		d := filepath.Join(tmp, "demo")
+		if demo.err = os.Mkdir(d, 0o755); demo.err != nil {
+			return
+		}
+		r := RunIn(t, d, nil, "demo", "--db", "demo.duckdb")
+		if r.Code != 0 {
+			demo.err = fmt.Errorf("traceduck demo: %s", r)
+			return
+		}
+		demo.path = filepath.Join(d, "demo.duckdb")
+	})
+	if demo.err != nil {
+		t.Fatal(demo.err)
+	}
+	data := ReadFile(t, demo.path)
+	if _, err := os.Stat(demo.path + ".wal"); err == nil {
+		t.Fatalf("the demo database has a write-ahead log left: %s.wal", demo.path)
+	}
+	return WriteFile(t, dir, name, data)
+}
 
 // Main builds traceduck into a temporary directory, runs the tests (a
 // *testing.M, or what wraps one) and exits with their code. TestMain
@@ -52,6 +93,7 @@ func run(m interface{ Run() int }) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	tmp = dir
 	Binary = filepath.Join(dir, "traceduck")
 	if runtime.GOOS == "windows" {
 		Binary += ".exe"
