@@ -348,6 +348,7 @@ var macroCalls = map[string]string{
 	"eco_marks":                    "SELECT count(*) FROM eco_marks(['event=T:start&context=Core_*'], ['all'])",
 	"eco_selection":                "SELECT count(*) FROM eco_selection(['event=T:start'], ['context=Core_1']) WHERE run_id = 1",
 	"eco_tree":                     "SELECT count(*) FROM eco_tree('eco') WHERE run_id = 1 AND depth <= 3",
+	"eco_tree_reference":           "SELECT count(*) FROM eco_tree_reference('coe', sort_by := 'count', unstored := true) WHERE run_id = 1",
 	"eco_tree_window":              "SELECT count(*) FROM eco_tree_window('eco', 0, 10000000) WHERE run_id = 1",
 	"edges_bucket":                 "SELECT edges_bucket(50000, [0, 10000, 100000, 1000000])",
 	"edges_check":                  "SELECT edges_check([0, 10000, 100000])",

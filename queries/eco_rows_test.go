@@ -1,0 +1,184 @@
+package queries_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/recount"
+	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// The nodes of eco_tree that the ingest writes (eco_tree_nodes,
+// schema/ecotree.go) must give the rows of the SQL definition,
+// eco_tree_reference, exactly: the tests below compare the two on
+// generated traces of every format (two seeds and sizes, traces cut at a
+// line in the middle) and on the real traces beside the repository, in
+// every order, sorted by name and by count, over whole runs and in
+// windows.
+
+// checkEcoRuns compares eco_tree with its reference over every run of db:
+// each order and sort over whole runs, some in windows (absolute around
+// the middle third of run 1, one-sided, relative). Every run with
+// eco-triples must have its nodes (none left to the reference).
+func checkEcoRuns(t *testing.T, db *sql.DB) {
+	t.Helper()
+	if n := dbtest.Query(t, db, `SELECT run_id FROM runs WHERE run_id IN (SELECT run_id FROM eco_triples)
+		AND run_id NOT IN (SELECT run_id FROM eco_tree_nodes) ORDER BY 1`); n != "" {
+		t.Errorf("runs with eco-triples and no eco_tree_nodes:\n%s", n)
+	}
+	var rows int64
+	for _, ord := range schema.EcoOrders {
+		for _, sortBy := range []string{"name", "count"} {
+			rows += dbtest.CheckEco(t, db, fmt.Sprintf("'%s', sort_by := '%s'", ord, sortBy))
+		}
+	}
+	var lo, hi sql.NullInt64
+	if err := db.QueryRow("SELECT first_ts, last_ts FROM runs WHERE run_id = 1").Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rows of eco_tree compared over whole runs", rows)
+	if !lo.Valid || hi.Int64-lo.Int64 < 3 {
+		return
+	}
+	a, b := lo.Int64+(hi.Int64-lo.Int64)/3, lo.Int64+2*(hi.Int64-lo.Int64)/3
+	for _, w := range []string{
+		fmt.Sprintf("'eco', t_from := %d, t_to := %d", a, b),
+		fmt.Sprintf("'coe', sort_by := 'count', t_from := %d, t_to := %d", a, b),
+		fmt.Sprintf("'oec', sort_by := 'count', t_from := %d, relative := true", (hi.Int64-lo.Int64)/7),
+		fmt.Sprintf("'eoc', t_to := %d, relative := true", (hi.Int64-lo.Int64)/2),
+		fmt.Sprintf("'ceo', sort_by := 'count', t_from := %d, t_to := %d", b, b+1),
+	} {
+		dbtest.CheckEco(t, db, w)
+	}
+}
+
+func TestEcoTreeMaterializedGenerated(t *testing.T) {
+	seeds := []int64{1, 2}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, format := range levelFormats {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			db := dbtest.Open(t)
+			for _, seed := range seeds {
+				path, opt := genTrace(t, dir, format, 4000*int(seed), seed)
+				dbtest.Ingest(t, db, path, opt)
+				if cutFormats[format] && seed == seeds[0] {
+					dbtest.Ingest(t, db, cutAtLine(t, path, 0.43), opt)
+				}
+			}
+			checkEcoRuns(t, db.SQL())
+		})
+	}
+}
+
+func TestEcoTreeMaterializedReal(t *testing.T) {
+	type trace struct {
+		path string
+		opt  ingest.Options
+	}
+	var traces []trace
+	for _, pattern := range []string{"btf/*.btf", "ftrace/*", "qnx/*.txt", "chrome-json/*.json", "dtrace/*_example.txt"} {
+		files, _ := filepath.Glob(filepath.Join(externalTraces, pattern))
+		for _, f := range files {
+			traces = append(traces, trace{path: f})
+		}
+	}
+	dir := t.TempDir()
+	for _, c := range recount.TOPPERSLogs {
+		log := filepath.Join(externalTraces, "toppers", "YixiaoLi__tlv4mc__"+c.Log)
+		res := filepath.Join(dir, "full.res")
+		if c.Res != "" {
+			res = filepath.Join(externalTraces, "toppers", "YixiaoLi__tlv4mc__"+c.Res)
+		} else if err := os.WriteFile(res, []byte(recount.FullLogResources()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(log); err == nil {
+			traces = append(traces, trace{log, ingest.Options{Format: "toppers-asp", Params: map[string]string{"resources": res}}})
+		}
+	}
+	if len(traces) == 0 {
+		t.Skipf("no traces in %s", externalTraces)
+	}
+	// every trace a run of one database: the comparison covers them all
+	db := dbtest.Open(t)
+	runs := 0
+	for _, tr := range traces {
+		if _, err := ingest.Path(context.Background(), db, tr.path, tr.opt); err == nil {
+			runs++
+		}
+	}
+	t.Logf("%d of %d files ingested", runs, len(traces))
+	checkEcoRuns(t, db.SQL())
+}
+
+// TestEcoTreeOlderDatabase: the runs of a database written before
+// eco_tree_nodes (no rows there) answer with the same rows, from the
+// reference SQL, as do those of a database whose table is gone; a
+// database with both kinds of runs answers each from its own path.
+func TestEcoTreeOlderDatabase(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "old.duckdb")
+	db, err := schema.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queries.Install(context.Background(), db.SQL()); err != nil {
+		t.Fatal(err)
+	}
+	for i, format := range []string{"btf", "qnx", "ftrace"} {
+		p, opt := genTrace(t, dir, format, 6000, int64(i+1))
+		dbtest.Ingest(t, db, p, opt)
+	}
+	qs := []string{
+		`SELECT * FROM eco_tree('eco')`,
+		`SELECT * FROM eco_tree('oce', sort_by := 'count')`,
+		`SELECT * FROM eco_tree_window('coe', 1000, 20000000, relative := true, sort_by := 'count')`,
+	}
+	want := make([]string, len(qs))
+	for i, q := range qs {
+		want[i] = dbtest.Query(t, db.SQL(), q)
+		if want[i] == "" {
+			t.Fatalf("%s: no rows", q)
+		}
+	}
+	same := func(what string) {
+		t.Helper()
+		for i, q := range qs {
+			if got := dbtest.Query(t, db.SQL(), q); got != want[i] {
+				t.Errorf("%s: %s differs:\n%s", what, q, dbtest.Diff(want[i], got))
+			}
+		}
+	}
+	// run 2 as an older traceduck wrote it: without nodes
+	if _, err := db.SQL().Exec(`DELETE FROM eco_tree_nodes WHERE run_id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	same("run 2 without nodes")
+
+	// a database of a traceduck before the table
+	if _, err := db.SQL().Exec("DROP TABLE eco_tree_nodes"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = schema.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := queries.Install(context.Background(), db.SQL()); err != nil {
+		t.Fatal(err)
+	}
+	if n := dbtest.Query(t, db.SQL(), "SELECT count(*) FROM eco_tree_nodes"); n != "0\n" {
+		t.Fatalf("eco_tree_nodes: %s rows", n)
+	}
+	same("older database")
+}
