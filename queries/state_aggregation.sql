@@ -31,22 +31,24 @@ GROUP BY run_id, kind;
 CREATE OR REPLACE MACRO state_level_at(lvl, depth) AS
 CASE WHEN lvl < 0 THEN greatest(coalesce(depth, 0) + 1 + lvl, 0) ELSE least(lvl, coalesce(depth, 0)) END;
 
--- state_level_map: per run and kind with levels, every state named in
--- state_levels taken as a level-0 state, and what it is at each level
--- 0..depth. Columns: run_id, kind, atomic (the state at level 0), level,
--- state (its aggregate at that level). A state that state_levels never
--- names keeps its name at every level (the macros below use coalesce for
--- it). Each kind's rows become one map from 'level:state' to the parent,
--- which the state is passed through once per level (list_reduce), not a
--- recursive CTE: a plan with a recursive CTE gets no IE_JOIN from DuckDB
--- 1.1, and interval_intersect over state_trace needs one.
--- Example: SELECT level, state FROM state_level_map WHERE run_id = 1 AND
--- kind = 'cpu' AND atomic = 'Task_1ms_1' ORDER BY level (BTF: Task_1ms_1,
--- tasks, busy).
-CREATE OR REPLACE VIEW state_level_map AS
+-- state_level_map_reference: (state_level_map_reference(unstored :=
+-- false)) the definition of state_level_map in SQL, same columns. Each
+-- kind's rows become one map from 'level:state' to the parent, which the
+-- state is passed through once per level (list_reduce), not a recursive
+-- CTE: a plan with a recursive CTE gets no IE_JOIN from DuckDB 1.1, and
+-- interval_intersect over state_trace needs one. A DuckDB MAP lookup scans
+-- the map, so this takes time in the number of states times the map's
+-- size (0.6-0.9 s of CPU for the 7,000 states of the processors of a
+-- 1M-event ftrace run): state_level_map reads the rows the ingest wrote
+-- (state_level_paths) instead, and this macro only for the runs without
+-- them (unstored := true keeps only those: the runs of a database written
+-- by a traceduck before that table). Tests compare the two.
+-- Example: SELECT * FROM state_level_map EXCEPT ALL SELECT * FROM state_level_map_reference()
+CREATE OR REPLACE MACRO state_level_map_reference(unstored := false) AS TABLE
 WITH slm_parent AS (
     SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS parent
     FROM state_levels
+    WHERE NOT unstored OR run_id NOT IN (SELECT run_id FROM state_level_paths)
     GROUP BY run_id, kind, level, state),
 slm_kind AS (
     SELECT p.run_id, p.kind, d.depth,
@@ -64,6 +66,22 @@ SELECT run_id, kind, atomic, level,
        list_reduce(list_concat([atomic], list_transform(range(level), l -> CAST(l AS VARCHAR))),
                    (s, l) -> coalesce(map_extract(up, l || ':' || s)[1], s)) AS state
 FROM slm_rows;
+
+-- state_level_map: per run and kind with levels, every state named in
+-- state_levels taken as a level-0 state, and what it is at each level
+-- 0..depth. Columns: run_id, kind, atomic (the state at level 0), level,
+-- state (its aggregate at that level). A state that state_levels never
+-- names keeps its name at every level (the macros below use coalesce for
+-- it). The rows are those the ingest wrote (state_level_paths,
+-- schema/levelmap.go); a run without them is answered by
+-- state_level_map_reference, the SQL definition.
+-- Example: SELECT level, state FROM state_level_map WHERE run_id = 1 AND
+-- kind = 'cpu' AND atomic = 'Task_1ms_1' ORDER BY level (BTF: Task_1ms_1,
+-- tasks, busy).
+CREATE OR REPLACE VIEW state_level_map AS
+SELECT run_id, kind, atomic, level::BIGINT AS level, state FROM state_level_paths
+UNION ALL
+SELECT * FROM state_level_map_reference(unstored := true);
 
 -- state_intervals_window: (state_intervals_window(t_from, t_to, run :=
 -- NULL, relative := false)) the rows of state_intervals in the time window

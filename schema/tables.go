@@ -44,6 +44,9 @@ const (
 	TableSchedDurations = "sched_durations"
 	TableSchedRuns      = "sched_runs"
 	TableSchedFallback  = "sched_fallback"
+	// TableStateLevelPaths holds the rows of the view state_level_map,
+	// made from the run's levels when it ends (levelmap.go).
+	TableStateLevelPaths = "state_level_paths"
 	// TableEcoTreeNodes holds the nodes of eco_tree's six hierarchies,
 	// made when the run ends from its eco-triples (ecotree.go).
 	TableEcoTreeNodes = "eco_tree_nodes"
@@ -275,6 +278,20 @@ var tables = []table{
 		{"state", "VARCHAR", str, "state at this level"},
 		{"level", "INTEGER", i32, "0 = atomic state as in state_intervals"},
 		{"parent_state", "VARCHAR", str, "the state it aggregates into at level+1"},
+	}},
+	// What each state named in state_levels is at every level of its kind
+	// (the view state_level_map): its SQL looks each step up in a MAP,
+	// which DuckDB scans, 0.6-0.9 s for the thousands of states of a large
+	// run's processors, in every view that knows whether a CPU is busy
+	// (cpu_intervals). The SQL stays as state_level_map_reference, which
+	// tests compare these rows with; a run without rows here (an older
+	// traceduck's) is answered by it.
+	{name: TableStateLevelPaths, doc: "one row per state named in state_levels and level of its kind: what the state is at that level (the rows of the view state_level_map)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"kind", "VARCHAR", dict, "object kind"},
+		{"atomic", "VARCHAR", str, "the state taken at level 0"},
+		{"level", "INTEGER", i32, "0 to the kind's depth"},
+		{"state", "VARCHAR", str, "what atomic is at that level"},
 	}},
 	{name: TableDiagnostics, doc: "one row per problem found in the input", columns: []column{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
@@ -651,7 +668,7 @@ func Columns(name string) []string {
 // SQL reference.
 func DerivedTables() []string {
 	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback,
-		TableStateLevelIntervals, TableStateLevelObjects, TableEcoTreeNodes}
+		TableStateLevelIntervals, TableStateLevelObjects, TableStateLevelPaths, TableEcoTreeNodes}
 }
 
 // TableNames lists the tables in the order they are created.

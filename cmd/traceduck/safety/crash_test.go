@@ -393,6 +393,7 @@ var macroCalls = map[string]string{
 	"state_marks":                  "SELECT count(*) FROM state_marks(['kind=cpu&state=busy'], ['all'])",
 	"state_trace":                  "SELECT count(*) FROM state_trace(1, run := 1, object_kind := 'cpu')",
 	"state_trace_levels":           "SELECT count(*) FROM state_trace_levels(0, 1, run := 1, object_kind := 'cpu')",
+	"state_level_map_reference":    "SELECT count(*) FROM state_level_map_reference(unstored := true) WHERE run_id = 1",
 	"state_trace_levels_reference": "SELECT count(*) FROM state_trace_levels_reference(0, 1, run := 1, object_kind := 'cpu', unstored := true)",
 	"state_trace_level_rows":       "SELECT count(*) FROM state_trace_level_rows(0, -1, run := 1, t_from := 0, t_to := 10000000)",
 	"system_timeline":              "SELECT count(*) FROM system_timeline('rig')",

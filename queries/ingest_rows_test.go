@@ -15,24 +15,35 @@ import (
 	"github.com/traceduck/traceduck/schema"
 )
 
-// The nodes of eco_tree that the ingest writes (eco_tree_nodes,
-// schema/ecotree.go) must give the rows of the SQL definition,
-// eco_tree_reference, exactly: the tests below compare the two on
-// generated traces of every format (two seeds and sizes, traces cut at a
-// line in the middle) and on the real traces beside the repository, in
-// every order, sorted by name and by count, over whole runs and in
-// windows.
+// The rows the ingest writes for views that used to compute them at every
+// query must give the rows of their SQL definitions exactly: the nodes of
+// eco_tree (eco_tree_nodes, schema/ecotree.go; reference
+// eco_tree_reference) in every order, sorted by name and by count, over
+// whole runs and in windows, and the rows of state_level_map
+// (state_level_paths, schema/levelmap.go; reference
+// state_level_map_reference), with what reads it (cpu_intervals,
+// cpu_utilization, cpu_load). The tests below compare them on generated
+// traces of every format (two seeds and sizes, traces cut at a line in the
+// middle) and on the real traces beside the repository. (The merged levels
+// and the scheduling rows have their own: levels_test.go,
+// sched_rows_test.go.)
 
-// checkEcoRuns compares eco_tree with its reference over every run of db:
-// each order and sort over whole runs, some in windows (absolute around
-// the middle third of run 1, one-sided, relative). Every run with
-// eco-triples must have its nodes (none left to the reference).
-func checkEcoRuns(t *testing.T, db *sql.DB) {
+// checkIngestRows compares the views with their references over every
+// run of db: state_level_map; eco_tree in each order and sort over whole
+// runs, some in windows (absolute around the middle third of run 1,
+// one-sided, relative). Every run with eco-triples must have its nodes,
+// every run with levels its paths (none left to the references).
+func checkIngestRows(t *testing.T, db *sql.DB) {
 	t.Helper()
 	if n := dbtest.Query(t, db, `SELECT run_id FROM runs WHERE run_id IN (SELECT run_id FROM eco_triples)
 		AND run_id NOT IN (SELECT run_id FROM eco_tree_nodes) ORDER BY 1`); n != "" {
 		t.Errorf("runs with eco-triples and no eco_tree_nodes:\n%s", n)
 	}
+	if n := dbtest.Query(t, db, `SELECT run_id FROM runs WHERE run_id IN (SELECT run_id FROM state_level_depth)
+		AND run_id NOT IN (SELECT run_id FROM state_level_paths) ORDER BY 1`); n != "" {
+		t.Errorf("runs with levels and no state_level_paths:\n%s", n)
+	}
+	t.Logf("%d rows of state_level_map compared", dbtest.CheckLevelMap(t, db))
 	var rows int64
 	for _, ord := range schema.EcoOrders {
 		for _, sortBy := range []string{"name", "count"} {
@@ -59,7 +70,7 @@ func checkEcoRuns(t *testing.T, db *sql.DB) {
 	}
 }
 
-func TestEcoTreeMaterializedGenerated(t *testing.T) {
+func TestIngestRowsGenerated(t *testing.T) {
 	seeds := []int64{1, 2}
 	if testing.Short() {
 		seeds = seeds[:1]
@@ -75,12 +86,12 @@ func TestEcoTreeMaterializedGenerated(t *testing.T) {
 					dbtest.Ingest(t, db, cutAtLine(t, path, 0.43), opt)
 				}
 			}
-			checkEcoRuns(t, db.SQL())
+			checkIngestRows(t, db.SQL())
 		})
 	}
 }
 
-func TestEcoTreeMaterializedReal(t *testing.T) {
+func TestIngestRowsReal(t *testing.T) {
 	type trace struct {
 		path string
 		opt  ingest.Options
@@ -117,14 +128,15 @@ func TestEcoTreeMaterializedReal(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d files ingested", runs, len(traces))
-	checkEcoRuns(t, db.SQL())
+	checkIngestRows(t, db.SQL())
 }
 
-// TestEcoTreeOlderDatabase: the runs of a database written before
-// eco_tree_nodes (no rows there) answer with the same rows, from the
-// reference SQL, as do those of a database whose table is gone; a
-// database with both kinds of runs answers each from its own path.
-func TestEcoTreeOlderDatabase(t *testing.T) {
+// TestIngestRowsOlderDatabase: the runs of a database written before
+// eco_tree_nodes and state_level_paths (no rows there) answer with the
+// same rows, from the reference SQL, as do those of a database whose
+// tables are gone; a database with both kinds of runs answers each from
+// its own path.
+func TestIngestRowsOlderDatabase(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "old.duckdb")
 	db, err := schema.Open(context.Background(), path)
@@ -142,6 +154,9 @@ func TestEcoTreeOlderDatabase(t *testing.T) {
 		`SELECT * FROM eco_tree('eco')`,
 		`SELECT * FROM eco_tree('oce', sort_by := 'count')`,
 		`SELECT * FROM eco_tree_window('coe', 1000, 20000000, relative := true, sort_by := 'count')`,
+		`SELECT * FROM state_level_map ORDER BY ALL`,
+		`SELECT * FROM cpu_utilization ORDER BY ALL`,
+		`SELECT * FROM cpu_load(1000000) ORDER BY ALL`,
 	}
 	want := make([]string, len(qs))
 	for i, q := range qs {
@@ -158,15 +173,19 @@ func TestEcoTreeOlderDatabase(t *testing.T) {
 			}
 		}
 	}
-	// run 2 as an older traceduck wrote it: without nodes
-	if _, err := db.SQL().Exec(`DELETE FROM eco_tree_nodes WHERE run_id = 2`); err != nil {
-		t.Fatal(err)
+	// run 2 as an older traceduck wrote it: without the rows
+	for _, table := range []string{"eco_tree_nodes", "state_level_paths"} {
+		if _, err := db.SQL().Exec(`DELETE FROM ` + table + ` WHERE run_id = 2`); err != nil {
+			t.Fatal(err)
+		}
 	}
-	same("run 2 without nodes")
+	same("run 2 without rows")
 
-	// a database of a traceduck before the table
-	if _, err := db.SQL().Exec("DROP TABLE eco_tree_nodes"); err != nil {
-		t.Fatal(err)
+	// a database of a traceduck before the tables
+	for _, table := range []string{"eco_tree_nodes", "state_level_paths"} {
+		if _, err := db.SQL().Exec("DROP TABLE " + table); err != nil {
+			t.Fatal(err)
+		}
 	}
 	db.Close()
 	db, err = schema.Open(context.Background(), path)
@@ -177,8 +196,8 @@ func TestEcoTreeOlderDatabase(t *testing.T) {
 	if err := queries.Install(context.Background(), db.SQL()); err != nil {
 		t.Fatal(err)
 	}
-	if n := dbtest.Query(t, db.SQL(), "SELECT count(*) FROM eco_tree_nodes"); n != "0\n" {
-		t.Fatalf("eco_tree_nodes: %s rows", n)
+	if n := dbtest.Query(t, db.SQL(), "SELECT (SELECT count(*) FROM eco_tree_nodes) + (SELECT count(*) FROM state_level_paths)"); n != "0\n" {
+		t.Fatalf("eco_tree_nodes, state_level_paths: %s rows", n)
 	}
 	same("older database")
 }
