@@ -59,6 +59,24 @@ func checkIngestRows(t *testing.T, db *sql.DB) {
 		return
 	}
 	a, b := lo.Int64+(hi.Int64-lo.Int64)/3, lo.Int64+2*(hi.Int64-lo.Int64)/3
+	// the statistics' rows of a window (detail := false: the intervals
+	// across a bound clipped, not made again of their parts) are those of
+	// state_trace_level_rows in what the statistics read
+	for _, w := range []string{
+		fmt.Sprintf("t_from := %d, t_to := %d", a, b),
+		fmt.Sprintf("t_from := %d, relative := true", (hi.Int64-lo.Int64)/7),
+		fmt.Sprintf("t_to := %d, relative := true", (hi.Int64-lo.Int64)/2),
+	} {
+		const cols = "run_id, object_id, level, state, start_ts, end_ts, dur, truncated"
+		diff := dbtest.Query(t, db, `SELECT sum(side) AS d, `+cols+` FROM (
+				SELECT `+cols+`, 1 AS side FROM state_trace_level_rows(0, -1, `+w+`, detail := false)
+				UNION ALL
+				SELECT `+cols+`, -1 FROM state_trace_level_rows(0, -1, `+w+`))
+			GROUP BY ALL HAVING sum(side) <> 0 ORDER BY ALL LIMIT 12`)
+		if diff != "" {
+			t.Errorf("state_trace_level_rows(0, -1, %s, detail := false) differs (+n: rows only there, -n: rows only with detail):\n%s", w, diff)
+		}
+	}
 	for _, w := range []string{
 		fmt.Sprintf("'eco', t_from := %d, t_to := %d", a, b),
 		fmt.Sprintf("'coe', sort_by := 'count', t_from := %d, t_to := %d", a, b),
