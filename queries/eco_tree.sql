@@ -182,12 +182,13 @@ ORDER BY n.run_id, pos;
 -- each run's first event) count only the events in [t_from, t_to); a triple (and a run) with none there has no node
 -- (eco_tree_window below).
 -- The nodes are those the ingest wrote (eco_tree_nodes: the tree of every
--- order as numbers, schema/ecotree.go), named from the triple each
--- points to; in a window, each node counts the events in the window of
--- the triples of its subtree (the leaves from pos to last_pos) and the
--- nodes are placed again. A run without those rows (ingested by a
--- traceduck before them) is answered by eco_tree_reference, the SQL
--- definition.
+-- order as numbers, in depth-first order by name, schema/ecotree.go),
+-- named from the triple each points to; in a window, each node counts the
+-- events in the window of the triples of its subtree (the leaves from pos
+-- to last_pos) and the nodes are placed again; by count, siblings are
+-- ordered by the counts of their ancestors (parent_pos). A run without
+-- those rows (ingested by a traceduck before them) is answered by
+-- eco_tree_reference, the SQL definition.
 -- Indent label by depth to print the tree (what `traceduck stats` does).
 -- Example, how often each event happened in each context, first 3 levels:
 --   SELECT repeat('  ', depth - 1) || label AS node, count
@@ -213,7 +214,7 @@ et_nodes AS (
 ),
 -- whole runs: the nodes as they are
 et_whole AS (
-    SELECT run_id, CASE WHEN sort_by::VARCHAR = 'count' THEN pos_count ELSE pos END AS pos, depth, count, eco_id
+    SELECT run_id, pos, parent_pos, depth, count, eco_id
     FROM et_nodes
     WHERE t_from IS NULL AND t_to IS NULL
 ),
@@ -256,18 +257,30 @@ et_counted AS MATERIALIZED (
     JOIN et_leaves l ON l.run_id = n.run_id AND l.pos = n.last_pos
     WHERE (t_from IS NOT NULL OR t_to IS NOT NULL) AND l.upto - f.upto + f.count > 0
 ),
--- placed again: by name, as in the whole run; by count, siblings by
--- their counts in the window, largest first, ties by name: the order of
--- the path of (count, pos) of the ancestors at depths 1..4 (a_k, c_k:
--- the node itself at its depth, NULL below it), its parents p1, p2, p3
--- up
-et_windowed AS (
+-- the nodes kept, with their counts: the whole run's, or the window's
+et_kept AS MATERIALIZED (
+    SELECT * FROM et_whole
+    UNION ALL
+    SELECT * FROM et_counted
+),
+-- placed: by name, a whole run's as stored, a window's numbered again in
+-- that order; by count, siblings by their counts, largest first, ties by
+-- name: the order of the path of (count, pos) of the ancestors at depths
+-- 1..4 (a_k, c_k: the node itself at its depth, NULL below it), its
+-- parents p1, p2, p3 up
+et_placed AS (
+    SELECT run_id, pos, depth, count, eco_id
+    FROM et_whole
+    WHERE sort_by::VARCHAR = 'name'
+    UNION ALL
+    SELECT run_id, row_number() OVER (PARTITION BY run_id ORDER BY pos) AS pos, depth, count, eco_id
+    FROM et_counted
+    WHERE sort_by::VARCHAR = 'name'
+    UNION ALL
     SELECT run_id,
            row_number() OVER (PARTITION BY run_id ORDER BY
-               CASE WHEN sort_by::VARCHAR = 'count' THEN -c1 END NULLS FIRST, a1 NULLS FIRST,
-               CASE WHEN sort_by::VARCHAR = 'count' THEN -c2 END NULLS FIRST, a2 NULLS FIRST,
-               CASE WHEN sort_by::VARCHAR = 'count' THEN -c3 END NULLS FIRST, a3 NULLS FIRST,
-               CASE WHEN sort_by::VARCHAR = 'count' THEN -c4 END NULLS FIRST, a4 NULLS FIRST) AS pos,
+               -c1 NULLS FIRST, a1 NULLS FIRST, -c2 NULLS FIRST, a2 NULLS FIRST,
+               -c3 NULLS FIRST, a3 NULLS FIRST, -c4 NULLS FIRST, a4 NULLS FIRST) AS pos,
            depth, count, eco_id
     FROM (
         SELECT n.run_id, n.depth, n.count, n.eco_id,
@@ -279,10 +292,11 @@ et_windowed AS (
                CASE n.depth - 3 WHEN 0 THEN n.count WHEN 1 THEN p1.count END AS c3,
                CASE n.depth WHEN 4 THEN n.pos END AS a4,
                CASE n.depth WHEN 4 THEN n.count END AS c4
-        FROM et_counted n
-        LEFT JOIN et_counted p1 ON p1.run_id = n.run_id AND p1.pos = n.parent_pos
-        LEFT JOIN et_counted p2 ON p2.run_id = p1.run_id AND p2.pos = p1.parent_pos
-        LEFT JOIN et_counted p3 ON p3.run_id = p2.run_id AND p3.pos = p2.parent_pos)
+        FROM et_kept n
+        LEFT JOIN et_kept p1 ON p1.run_id = n.run_id AND p1.pos = n.parent_pos
+        LEFT JOIN et_kept p2 ON p2.run_id = p1.run_id AND p2.pos = p1.parent_pos
+        LEFT JOIN et_kept p3 ON p3.run_id = p2.run_id AND p3.pos = p2.parent_pos)
+    WHERE sort_by::VARCHAR = 'count'
 ),
 -- each node with the names of its triple, and where each dimension
 -- stands in the order (pe, pc, po: 1, 2 or 3)
@@ -292,7 +306,7 @@ et_named AS (
            coalesce(c.kind, '(none)') AS context_kind, coalesce(c.name, '(none)') AS context, t.context_id,
            coalesce(o.kind, '(none)') AS object_kind, coalesce(o.name, '(none)') AS object, t.object_id,
            strpos(p.ord, 'e') AS pe, strpos(p.ord, 'c') AS pc, strpos(p.ord, 'o') AS po
-    FROM (SELECT * FROM et_whole UNION ALL SELECT * FROM et_windowed) n
+    FROM et_placed n
     CROSS JOIN params p
     JOIN eco_triples t ON t.run_id = n.run_id AND t.eco_id = n.eco_id
     LEFT JOIN objects c ON c.run_id = t.run_id AND c.object_id = t.context_id

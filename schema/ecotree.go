@@ -10,16 +10,17 @@ import (
 // The nodes of eco_tree (queries/eco_tree.sql), the event statistics tree
 // of the eco-triples in each of its six hierarchies, made once per run
 // when the run ends, from the triples the writer counted: the view used to
-// rank, group and sort the triples' names at every query (3 s of CPU for
-// the 45k triples of a 1M-event QNX run, longer than a tenth of the
+// rank, group and sort the triples' names at every query (1.3-1.6 s of CPU
+// for the 45k triples of a 1M-event QNX run, more than a tenth of the
 // ingest). Each node is a row of TableEcoTreeNodes: where it stands in
-// the depth-first order by name and by count, the pos of the last node of
-// its subtree (a time window sums its leaves between the two), its count
-// and the smallest eco_id under it, whose names give its label, path and
+// the depth-first order by name, its parent's place (the view orders
+// siblings by count through it), the place of the last node of its
+// subtree (a time window sums its leaves between the two), its count and
+// the smallest eco_id under it, whose names give its label, path and
 // coordinates. eco_tree_reference is the SQL definition the rows are
 // tested against.
 
-// EcoOrders are eco_tree's six hierarchies, in the order of the ord
+// EcoOrders are eco_tree's six hierarchies, in the order of the ord_no
 // column of TableEcoTreeNodes (1 is eco).
 var EcoOrders = [6]string{"eco", "eoc", "ceo", "coe", "oec", "oce"}
 
@@ -55,34 +56,29 @@ func (w *RunWriter) putEcoTree() error {
 	b := newBatchCounting(w.mem, TableEcoTreeNodes, w.syms, &w.badUTF8)
 	defer b.release()
 	var (
-		order, tmp []int32
+		paths, tmp []ecoPath
 		nodes      []ecoTreeNode
-		posCount   []int32
-		keys       [4][]int32
-		rs         ecoRadix
+		counts     []int32
 	)
 	for ordNo, ord := range EcoOrders {
 		// the path of each triple: the group of the first dimension, then
 		// the node of each dimension in the order's positions
-		for place := range keys {
-			d := strings.IndexByte("eco", ord[max(place-1, 0)])
-			keys[place] = keys[place][:0]
-			for _, x := range dims[d] {
-				if place == 0 {
-					keys[place] = append(keys[place], x.group)
-				} else {
-					keys[place] = append(keys[place], x.node)
-				}
-			}
+		var at [3]int
+		for i := range at {
+			at[i] = strings.IndexByte("eco", ord[i])
+		}
+		paths = slices.Grow(paths[:0], n)[:n]
+		for t := range paths {
+			p := &paths[t]
+			p.key = [4]int32{dims[at[0]][t].group, dims[at[0]][t].node, dims[at[1]][t].node, dims[at[2]][t].node}
+			p.t = int32(t)
 		}
 		// sorted by path, place by place from the last (each pass stable:
 		// equal paths stay in eco_id order)
-		order = identity(order, n)
 		for place := 3; place >= 0; place-- {
-			order, tmp = rs.sort(order, tmp, keys[place])
+			paths, tmp, counts = ecoRadixSort(paths, tmp, counts, place)
 		}
-		nodes = w.ecoNodes(nodes[:0], order, &keys)
-		posCount = ecoCountOrder(posCount, nodes)
+		nodes = w.ecoNodes(nodes[:0], paths)
 		for start := 0; start < len(nodes); start += w.batchRows {
 			end := min(start+w.batchRows, len(nodes))
 			b.reserve(end - start)
@@ -92,11 +88,10 @@ func (w *RunWriter) putEcoTree() error {
 				b.i32(1).Append(int32(ordNo + 1))
 				b.i32(2).Append(int32(nd.depth))
 				b.i32(3).Append(int32(i + 1))
-				b.i32(4).Append(posCount[i])
-				b.i32(5).put(nd.parent+1, nd.parent < 0)
-				b.i32(6).Append(nd.last + 1)
-				b.i64(7).Append(nd.count)
-				b.i32(8).Append(nd.eco)
+				b.i32(4).put(nd.parent+1, nd.parent < 0)
+				b.i32(5).Append(nd.last + 1)
+				b.i64(6).Append(nd.count)
+				b.i32(7).Append(nd.eco)
 				b.rows++
 			}
 			if err := w.out.put(TableEcoTreeNodes, b.record()); err != nil {
@@ -107,29 +102,36 @@ func (w *RunWriter) putEcoTree() error {
 	return nil
 }
 
-// ecoRadix sorts triple indices by a dense rank, stably (a counting sort).
-type ecoRadix struct{ counts []int32 }
+// ecoPath is a triple (t, its index in ecoKeys) and the ranks of the
+// places of its path in one hierarchy.
+type ecoPath struct {
+	key [4]int32
+	t   int32
+}
 
-func (r *ecoRadix) sort(order, tmp, key []int32) ([]int32, []int32) {
+// ecoRadixSort sorts paths by the rank at one place, stably (a counting
+// sort: ranks are dense), into tmp; it returns the sorted paths, the
+// slice to use next, and the counts to reuse.
+func ecoRadixSort(paths, tmp []ecoPath, counts []int32, place int) ([]ecoPath, []ecoPath, []int32) {
 	hi := int32(0)
-	for _, k := range key {
-		hi = max(hi, k)
+	for i := range paths {
+		hi = max(hi, paths[i].key[place])
 	}
-	r.counts = slices.Grow(r.counts[:0], int(hi)+2)[:hi+2]
-	clear(r.counts)
-	for _, t := range order {
-		r.counts[key[t]+1]++
+	counts = slices.Grow(counts[:0], int(hi)+2)[:hi+2]
+	clear(counts)
+	for i := range paths {
+		counts[paths[i].key[place]+1]++
 	}
-	for i := 1; i < len(r.counts); i++ {
-		r.counts[i] += r.counts[i-1]
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
 	}
-	tmp = slices.Grow(tmp[:0], len(order))[:len(order)]
-	for _, t := range order {
-		k := key[t]
-		tmp[r.counts[k]] = t
-		r.counts[k]++
+	tmp = slices.Grow(tmp[:0], len(paths))[:len(paths)]
+	for i := range paths {
+		k := paths[i].key[place]
+		tmp[counts[k]] = paths[i]
+		counts[k]++
 	}
-	return tmp, order
+	return tmp, paths, counts
 }
 
 // ecoNodes lists the nodes of one hierarchy in depth-first order by name
@@ -138,28 +140,27 @@ func (r *ecoRadix) sort(order, tmp, key []int32) ([]int32, []int32) {
 // place where it differs from the triple before. Triples whose whole path
 // is the same (their names and ids are, as eco_tree groups them) are one
 // leaf.
-func (w *RunWriter) ecoNodes(nodes []ecoTreeNode, order []int32, keys *[4][]int32) []ecoTreeNode {
-	nodes = append(nodes, ecoTreeNode{depth: 0, eco: int32(order[0]) + 1, parent: -1})
+func (w *RunWriter) ecoNodes(nodes []ecoTreeNode, paths []ecoPath) []ecoTreeNode {
+	nodes = append(nodes, ecoTreeNode{depth: 0, eco: paths[0].t + 1, parent: -1})
 	var open [5]int32 // the node open at each depth
-	prev := int32(-1)
-	for _, t := range order {
+	for i := range paths {
+		p := &paths[i]
 		from := 1
-		if prev >= 0 {
-			for from <= 4 && keys[from-1][t] == keys[from-1][prev] {
+		if i > 0 {
+			for from <= 4 && p.key[from-1] == paths[i-1].key[from-1] {
 				from++
 			}
 		}
 		for d := from; d <= 4; d++ {
-			nodes = append(nodes, ecoTreeNode{depth: int8(d), eco: t + 1, parent: open[d-1]})
+			nodes = append(nodes, ecoTreeNode{depth: int8(d), eco: p.t + 1, parent: open[d-1]})
 			open[d] = int32(len(nodes) - 1)
 		}
-		cnt := w.ecoN[t]
+		cnt := w.ecoN[p.t]
 		for d := 0; d <= 4; d++ {
 			nd := &nodes[open[d]]
 			nd.count += cnt
-			nd.eco = min(nd.eco, t+1)
+			nd.eco = min(nd.eco, p.t+1)
 		}
-		prev = t
 	}
 	// the last node of each subtree: the node before the next one at the
 	// same depth or above (or the last node)
@@ -178,53 +179,6 @@ func (w *RunWriter) ecoNodes(nodes []ecoTreeNode, order []int32, keys *[4][]int3
 		nodes[stack[top]].last = int32(len(nodes) - 1)
 	}
 	return nodes
-}
-
-// ecoCountOrder returns each node's place (from 1) in the depth-first
-// order by count: siblings by count, largest first, ties in their order
-// by name (the order of nodes).
-func ecoCountOrder(pos []int32, nodes []ecoTreeNode) []int32 {
-	pos = slices.Grow(pos[:0], len(nodes))[:len(nodes)]
-	// children of each node, in order by name: start[i]..start[i+1]
-	start := make([]int32, len(nodes)+1)
-	for i := 1; i < len(nodes); i++ {
-		start[nodes[i].parent+1]++
-	}
-	for i := 1; i <= len(nodes); i++ {
-		start[i] += start[i-1]
-	}
-	kids := make([]int32, len(nodes))
-	fill := slices.Clone(start[:len(nodes)])
-	for i := 1; i < len(nodes); i++ {
-		p := nodes[i].parent
-		kids[fill[p]] = int32(i)
-		fill[p]++
-	}
-	for i := range nodes {
-		sib := kids[start[i]:start[i+1]]
-		if len(sib) > 16 {
-			slices.SortFunc(sib, func(a, b int32) int { return cmp.Or(cmp.Compare(nodes[b].count, nodes[a].count), cmp.Compare(a, b)) })
-			continue
-		}
-		for j := 1; j < len(sib); j++ { // few siblings: insertion, stable
-			for k := j; k > 0 && nodes[sib[k]].count > nodes[sib[k-1]].count; k-- {
-				sib[k], sib[k-1] = sib[k-1], sib[k]
-			}
-		}
-	}
-	// depth first, children pushed in reverse
-	stack := []int32{0}
-	next := int32(1)
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		pos[i] = next
-		next++
-		for k := start[i+1] - 1; k >= start[i]; k-- {
-			stack = append(stack, kids[k])
-		}
-	}
-	return pos
 }
 
 // ecoDims ranks each triple's coordinates along the three dimensions as

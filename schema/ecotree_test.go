@@ -74,7 +74,7 @@ func TestEcoTreeNodesByHand(t *testing.T) {
 		t.Fatal("eco_tree has no rows")
 	}
 	// the leaves of an order are the 12 triples, the two of class (none) one
-	if got := dbtest.Query(t, db.SQL(), `SELECT ord_no, count(*) FILTER (WHERE depth = 4), count(*) FILTER (WHERE depth = 0), max(pos), max(pos_count)
+	if got := dbtest.Query(t, db.SQL(), `SELECT ord_no, count(*) FILTER (WHERE depth = 4), count(*) FILTER (WHERE depth = 0), max(pos), max(last_pos)
 		FROM eco_tree_nodes GROUP BY ord_no ORDER BY ord_no`); got == "" {
 		t.Fatal("no eco_tree_nodes")
 	} else {

@@ -248,12 +248,11 @@ var tables = []table{
 	// events in the leaves from pos to last_pos. The SQL definition stays as
 	// eco_tree_reference, which tests compare these rows with; a run
 	// without rows here (an older traceduck's) is answered by it.
-	{name: TableEcoTreeNodes, doc: "one row per node of the event statistics tree of each order (eco_tree): its place in the depth-first orders", columns: []column{
+	{name: TableEcoTreeNodes, doc: "one row per node of the event statistics tree of each order (eco_tree): its place in the depth-first order by name", columns: []column{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
 		{"ord_no", "INTEGER", i32, "the order (ord of eco_tree): 1 eco, 2 eoc, 3 ceo, 4 coe, 5 oec, 6 oce"},
 		{"depth", "INTEGER", i32, "0 the run, 1 group, 2 event/context/object, 3 pair, 4 triple"},
 		{"pos", "INTEGER", i32, "place in the run's depth-first order, siblings by name (eco_tree's sort_by := 'name'), from 1"},
-		{"pos_count", "INTEGER", i32, "place in the depth-first order, siblings by count, largest first (sort_by := 'count')"},
 		{"parent_pos", "INTEGER", i32, "pos of its parent (NULL for the run)"},
 		{"last_pos", "INTEGER", i32, "pos of the last node of its subtree (a triple: pos itself)"},
 		{"count", "BIGINT", i64, "events under the node"},
