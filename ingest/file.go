@@ -38,6 +38,9 @@ type Result struct {
 	// Counts are the run's rows and problems, for the line an ingest
 	// prints; zero (but Events) when they could not be read back.
 	Counts schema.RunCounts
+	// SummaryErr is why the run's summary (schema.DB.Summarize) could not
+	// be stored; the run is in the database all the same.
+	SummaryErr error
 }
 
 // Path ingests the trace at path ("-" for standard input) as one run of
@@ -142,11 +145,13 @@ func opened(ctx context.Context, db *schema.DB, src *Source, sum func() (string,
 		return Result{}, err
 	}
 	res := Result{RunID: id, Format: ing.Format().Name, Events: events}
-	// The run is committed: counting its rows cannot fail it.
+	// The run is committed: counting its rows cannot fail it, and its
+	// summary (schema.DB.SetSummarize) may fail without taking it out.
 	if c, err := db.RunCounts(ctx, id, src.Name, ing.Format().Offsets); err == nil {
 		res.Counts = c
 	}
 	res.Counts.Events = events
+	res.SummaryErr = db.Summarize(ctx, id)
 	return res, nil
 }
 

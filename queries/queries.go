@@ -74,6 +74,11 @@ func Installed(ctx context.Context, db *sql.DB) (bool, error) {
 	return allInstalled(ctx, db)
 }
 
+// LibrarySum is the sha256 (hex) of the .sql files: what the views and
+// macros of this traceduck are. Anything derived from them and stored
+// (the report's summaries) records it, to tell when it is stale.
+func LibrarySum() string { return librarySum() }
+
 // librarySum is the sha256 of the .sql files.
 func librarySum() string {
 	h := sha256.New()

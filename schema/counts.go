@@ -26,6 +26,10 @@ type RunCounts struct {
 	// TLV log's resource file, a Baget log's description; runs.meta
 	// found_beside), "" when none.
 	FoundBeside string
+	// FoundBundled is the bundled file the format read because the trace
+	// named it and nothing beside the trace did (a Baget log's
+	// description; runs.meta found_bundled), "" when none.
+	FoundBundled string
 }
 
 // RunCounts counts the rows of a run that was just ingested; offsets says
@@ -42,9 +46,10 @@ func (db *DB) RunCounts(ctx context.Context, runID int32, source string, offsets
 		(SELECT coalesce(sum(count), 0) FROM %[4]s WHERE run_id = $1 AND severity = 'error'),
 		(SELECT coalesce(sum(count), 0) FROM %[4]s WHERE run_id = $1 AND severity = 'warning'),
 		(SELECT coalesce(sum(count), 0) FROM %[4]s WHERE run_id = $1 AND severity = 'info'),
-		(SELECT coalesce(meta->>'found_beside', '') FROM runs WHERE run_id = $1)`,
+		(SELECT coalesce(meta->>'found_beside', '') FROM runs WHERE run_id = $1),
+		(SELECT coalesce(meta->>'found_bundled', '') FROM runs WHERE run_id = $1)`,
 		"state_interval_rows", TableAggregations, TableHistograms, TableDiagnostics), runID).
-		Scan(&c.Events, &c.Intervals, &c.Aggregations, &c.AggValues, &c.Histograms, &c.Buckets, &c.Errors, &c.Warnings, &c.Infos, &c.FoundBeside)
+		Scan(&c.Events, &c.Intervals, &c.Aggregations, &c.AggValues, &c.Histograms, &c.Buckets, &c.Errors, &c.Warnings, &c.Infos, &c.FoundBeside, &c.FoundBundled)
 	if err != nil {
 		return c, err
 	}

@@ -564,17 +564,7 @@ func (t *CPUTracker) finish() error {
 			lv(w.IdleGroup, 2, "idle")
 			continue
 		}
-		group := r.spec.Group
-		if group == "" {
-			switch r.spec.Role {
-			case RoleInterrupt:
-				group = w.Interrupts
-			case RoleKernel:
-				group = w.Kernel
-			default:
-				group = w.Tasks
-			}
-		}
+		group := t.groupOf(r)
 		if r.spec.Role == RoleTask && r.spec.Process > 0 {
 			label := labels[r.spec.Process]
 			for _, s := range r.syms {
@@ -589,6 +579,22 @@ func (t *CPUTracker) finish() error {
 		lv(group, 2, "busy")
 	}
 	return nil
+}
+
+// groupOf is the level-2 group of a holder: the one its spec names, else
+// the words' group of its role.
+func (t *CPUTracker) groupOf(r *holderRow) string {
+	if r.spec.Group != "" {
+		return r.spec.Group
+	}
+	switch r.spec.Role {
+	case RoleInterrupt:
+		return t.words.Interrupts
+	case RoleKernel:
+		return t.words.Kernel
+	default:
+		return t.words.Tasks
+	}
 }
 
 // isObject tells whether obj is a processor's object (its intervals are
@@ -618,17 +624,7 @@ func (t *CPUTracker) levelTokens(inst int64, state Sym) []string {
 		return []string{"g" + w.IdleGroup, "g" + w.IdleGroup, "tidle"}
 	}
 	r := &t.holders[h]
-	group := r.spec.Group
-	if group == "" {
-		switch r.spec.Role {
-		case RoleInterrupt:
-			group = w.Interrupts
-		case RoleKernel:
-			group = w.Kernel
-		default:
-			group = w.Tasks
-		}
-	}
+	group := t.groupOf(r)
 	l1 := "s" + strconv.Itoa(int(state))
 	if r.spec.Role == RoleTask && r.spec.Process > 0 {
 		l1 = "p" + strconv.Itoa(int(r.spec.Process))

@@ -22,10 +22,59 @@ import (
 
 // DB is a traceduck database: a DuckDB file holding the tables.
 type DB struct {
-	Path     string
-	ReadOnly bool // opened by OpenReadOnly
-	sql      *sql.DB
-	mem      memory.Allocator
+	Path      string
+	ReadOnly  bool // opened by OpenReadOnly
+	sql       *sql.DB
+	mem       memory.Allocator
+	summarize SummarizeFunc
+}
+
+// SummarizeFunc computes and stores what is derived from a run once it is
+// ingested, on conn, in a transaction (DB.Summarize): the report's per-run
+// summaries (queries/report.Summarize, which this package cannot import).
+type SummarizeFunc func(ctx context.Context, conn *sql.Conn, runID int32) error
+
+// SetSummarize sets what Summarize computes (nil: nothing). traceduck's
+// commands set the report's summaries (cmd/traceduck openDB), which the
+// ingest computes once a run is in (ingest.Result.SummaryErr).
+func (db *DB) SetSummarize(f SummarizeFunc) { db.summarize = f }
+
+// Summarize computes and stores the summary of run id (SetSummarize), in
+// a transaction of its own, once the run's ingest committed: on every
+// DuckDB thread, its memory limited as an ingest's. A summary that fails
+// (DuckDB ran out of memory on a long run, Ctrl-C) leaves the run as it
+// is, without one, which a report computes itself.
+func (db *DB) Summarize(ctx context.Context, id int32) (err error) {
+	if db.summarize == nil {
+		return nil
+	}
+	defer func() {
+		if err != nil && outOfMemory(err) {
+			err = fmt.Errorf("DuckDB ran out of memory (it may use %d MiB): %w", summaryMemoryLimit>>20, err)
+		}
+	}()
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	restore, parallel, err := limitMemory(ctx, conn, summaryMemoryLimit)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	if err := parallel(); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return err
+	}
+	if err := db.summarize(ctx, conn, id); err != nil {
+		_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "COMMIT")
+	return err
 }
 
 // Open opens (creating when missing) the database at path and creates the
@@ -158,7 +207,7 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		return 0, err
 	}
 	defer conn.Close()
-	restore, err := ingestSettings(ctx, conn)
+	restore, _, err := ingestSettings(ctx, conn)
 	if err != nil {
 		return 0, err
 	}
@@ -214,6 +263,9 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 	if err := w.Finish(time.Now()); err != nil {
 		return 0, err
 	}
+	if err := sink.flushSymbols(); err != nil {
+		return 0, err
+	}
 	if !opt.Force {
 		if dup, err := findSHA256(ctx, conn, w.info.SHA256, info.RunID); err != nil {
 			return 0, err
@@ -257,6 +309,29 @@ func nextRunIDQuery() string {
 // in the database); with 128 MiB, at 236, 322 and 354 MB.
 const ingestMemoryLimit = 128 << 20
 
+// LimitMemory sets DuckDB's memory limit (global to the database
+// instance) to at most limit until restore: a report computing the runs'
+// summaries. A lower limit is kept.
+func LimitMemory(ctx context.Context, conn *sql.Conn, limit int64) (restore func(), err error) {
+	restore, parallel, err := limitMemory(ctx, conn, limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := parallel(); err != nil {
+		restore()
+		return nil, err
+	}
+	return restore, nil
+}
+
+// summaryMemoryLimit bounds DuckDB's memory while a run's summary is
+// computed (Summarize). On a 10M-event BTF run (before task_instances and
+// sched_latency were stored), the summary ran out of memory with 128 MiB;
+// with 256 MiB it took 212 s at a load of 15 and a peak RSS of 500 MB,
+// with 512 MiB 224 s and 1.03 GB, with 4 GiB 160 s and 1.9 GB (the
+// ingest itself: 124 s).
+const summaryMemoryLimit = 256 << 20
+
 // outOfMemory tells DuckDB's refusal to go past its memory limit (a
 // batch, or the COMMIT of a run whose long strings it must hold until
 // then: DuckDB 1.1 keeps a transaction's strings longer than about 50
@@ -287,11 +362,17 @@ const ingestGCPercent = 25
 //
 // Both settings are global to the database instance: a query running
 // beside an ingest in the same process gets them too.
-func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err error) {
+func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), parallel func() error, err error) {
+	return limitMemory(ctx, conn, ingestMemoryLimit)
+}
+
+// limitMemory is ingestSettings with a memory limit of at most limit;
+// parallel sets the threads back (restore does too).
+func limitMemory(ctx context.Context, conn *sql.Conn, memLimit int64) (restore func(), parallel func() error, err error) {
 	var threads int64
 	var limit string
 	if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads'), current_setting('memory_limit')").Scan(&threads, &limit); err != nil {
-		return nil, fmt.Errorf("read DuckDB settings: %w", err)
+		return nil, nil, fmt.Errorf("read DuckDB settings: %w", err)
 	}
 	var undo []string
 	restore = func() {
@@ -299,13 +380,19 @@ func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err er
 			conn.ExecContext(context.Background(), stmt)
 		}
 	}
+	parallel = func() error { return nil }
 	if threads != 1 {
 		if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
-			return nil, fmt.Errorf("set DuckDB threads: %w", err)
+			return nil, nil, fmt.Errorf("set DuckDB threads: %w", err)
 		}
-		undo = append(undo, fmt.Sprintf("SET threads = %d", threads))
+		back := fmt.Sprintf("SET threads = %d", threads)
+		undo = append(undo, back)
+		parallel = func() error {
+			_, err := conn.ExecContext(ctx, back)
+			return err
+		}
 	}
-	if n, ok := parseByteSize(limit); ok && n > ingestMemoryLimit {
+	if n, ok := parseByteSize(limit); ok && n > memLimit {
 		// Set back from DuckDB's print of it, which is rounded down to
 		// one decimal ("18.8 GiB"): half a last digit more is nearest to
 		// what it was. Not RESET: in DuckDB 1.1 it changes the setting but
@@ -313,13 +400,13 @@ func ingestSettings(ctx context.Context, conn *sql.Conn) (restore func(), err er
 		_, unit, _ := strings.Cut(limit, " ")
 		one, _ := parseByteSize("1 " + unit)
 		back := fmt.Sprintf("SET memory_limit = '%dKiB'", (n+one/20)>>10)
-		if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET memory_limit = '%dMiB'", ingestMemoryLimit>>20)); err != nil {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET memory_limit = '%dMiB'", memLimit>>20)); err != nil {
 			restore()
-			return nil, fmt.Errorf("set DuckDB memory_limit: %w", err)
+			return nil, nil, fmt.Errorf("set DuckDB memory_limit: %w", err)
 		}
 		undo = append(undo, back)
 	}
-	return restore, nil
+	return restore, parallel, nil
 }
 
 // parseByteSize reads a size as DuckDB prints its memory_limit ("19.2
@@ -358,6 +445,7 @@ type duckSink struct {
 func newDuckSink(ctx context.Context, conn *sql.Conn) (*duckSink, error) {
 	s := &duckSink{ctx: ctx, conn: conn, views: map[string]bool{}}
 	s.syms.next = -1
+	s.syms.maxCached = maxCachedSymbols
 	err := conn.Raw(func(dc any) error {
 		var err error
 		s.arrow, err = duckdb.NewArrowFromConn(dc.(driver.Conn))

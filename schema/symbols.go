@@ -134,12 +134,33 @@ func (t *symtab) str(s Sym) string {
 type runSymbols struct {
 	ids  []int32 // run symbol -> database symbol
 	next int64   // the database's next free id; -1 until read
+	// names are the database's names and the run's, by name, when the
+	// database had at most maxCached at the run's first symbols (see
+	// putSymbols); nil when they are looked up in SQL. pending are the
+	// run's new names not yet inserted.
+	names     map[string]int32
+	pending   []newSymbol
+	maxCached int
+	count     int64 // the database's names when next was read
+	ready     bool  // names read or the temporary table made (putSymbols)
+	temp      bool  // the temporary table of new names is made
 	// late: the run's keys of lateSymbol columns -> the database symbol
 	// each was given (a fresh id, its name written at the end, see
 	// putLateSymbols)
 	late []int32
-	temp bool // the temporary table of new names is made
 }
+
+type newSymbol struct {
+	id   int32
+	name string
+}
+
+// maxCachedSymbols bounds the names a run's sink keeps in Go (a few MB;
+// a variable for tests); pendingSymbols is how many new names it inserts
+// at once.
+var maxCachedSymbols = 1 << 16
+
+const pendingSymbols = 1 << 14
 
 // newSymbolsTable is the temporary table that holds a batch of a run's
 // new symbols while they are looked up.
@@ -148,10 +169,23 @@ const newSymbolsTable = "traceduck_new_symbols"
 // putSymbols takes a batch of a run's symbols (its next ids, in order):
 // the names the database holds keep their ids, the others get the next
 // free ones (in the run's order, so that a fresh database numbers them as
-// the run does) and are inserted. The database's names are read once per
-// batch, by a hash join built on the batch's names (DuckDB scans the name
-// column; nothing of it comes into Go): measured, 0.1 to 0.3 s per
-// million names in the database on a loaded 2-core machine.
+// the run does) and are inserted.
+//
+// A database of at most maxCachedSymbols names (almost every one: a run
+// has a few dozen names, and a few thousand where a signal's values are
+// states) is read whole into Go at the run's first symbols, the run's
+// names are looked up there, and its new names are inserted in one
+// statement at the end of the run (flushSymbols) or once pendingSymbols
+// have gathered. The writer sends the new symbols before each batch that
+// uses them: on the 10M-event BTF benchmark, whose signal values bring new
+// names into almost every batch, 91 lookups of 8 statements each took 0.9
+// s of the load's thread (load average 10) before.
+//
+// In a larger database (or once the run's own names pass the bound) the
+// database's names are read once per batch, by a hash join built on the
+// batch's names (DuckDB scans the name column; nothing of it comes into
+// Go): measured, 0.1 to 0.3 s per million names in the database on a
+// loaded 2-core machine.
 func (s *duckSink) putSymbols(rec arrow.Record) error {
 	if rec.NumRows() == 0 {
 		return nil
@@ -160,16 +194,52 @@ func (s *duckSink) putSymbols(rec arrow.Record) error {
 	if err := s.readNextSymbol(); err != nil {
 		return fail(err)
 	}
-	if !s.syms.temp {
-		if _, err := s.conn.ExecContext(s.ctx, "CREATE OR REPLACE TEMP TABLE "+newSymbolsTable+" (sym INTEGER, name VARCHAR, id INTEGER)"); err != nil {
+	if !s.syms.ready {
+		if s.syms.count <= int64(s.syms.maxCached) {
+			if err := s.readSymbols(); err != nil {
+				return fail(err)
+			}
+		} else if err := s.useSymbolsTable(); err != nil {
 			return fail(err)
 		}
-		s.syms.temp = true
+		s.syms.ready = true
 	}
 	ids := rec.Column(0).(*array.Int32)
 	first := int64(len(s.syms.ids))
 	if ids.NullN() > 0 || int64(ids.Value(0)) != first || int64(ids.Value(ids.Len()-1)) != first+rec.NumRows()-1 {
 		return fail(fmt.Errorf("symbols %d to %d sent after %d symbols", ids.Value(0), ids.Value(ids.Len()-1), first))
+	}
+	if s.syms.names != nil {
+		names := rec.Column(1).(*array.String)
+		for i := 0; i < names.Len(); i++ {
+			name := names.Value(i)
+			id, ok := s.syms.names[name]
+			if !ok {
+				// a name that comes twice (two strings that are not UTF-8
+				// and read the same once repaired) is inserted once, under
+				// its first symbol
+				id = int32(s.syms.next)
+				s.syms.next++
+				name = strings.Clone(name) // the batch's buffer is not ours
+				s.syms.names[name] = id
+				s.syms.pending = append(s.syms.pending, newSymbol{id, name})
+			}
+			s.syms.ids = append(s.syms.ids, id)
+		}
+		if len(s.syms.pending) >= pendingSymbols || len(s.syms.names) > s.syms.maxCached {
+			if err := s.flushSymbols(); err != nil {
+				return fail(err)
+			}
+		}
+		if len(s.syms.names) > s.syms.maxCached {
+			// the run's own names passed the bound: look the next ones up
+			// in the database
+			s.syms.names = nil
+			if err := s.useSymbolsTable(); err != nil {
+				return fail(err)
+			}
+		}
+		return nil
 	}
 	// The batch goes in as (sym, name); id is NULL until found.
 	withID := withNullColumn(rec)
@@ -229,16 +299,71 @@ func (s *duckSink) putSymbols(rec arrow.Record) error {
 	return nil
 }
 
-// readNextSymbol reads the database's next free symbol id, once per run.
+// readSymbols reads the database's names into the run's map.
+func (s *duckSink) readSymbols() error {
+	rows, err := s.conn.QueryContext(s.ctx, "SELECT sym, name FROM "+TableSymbols+" ORDER BY sym")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	s.syms.names = make(map[string]int32)
+	for rows.Next() {
+		var id int32
+		var name sql.NullString // a late symbol's name may be NULL
+		if err := rows.Scan(&id, &name); err != nil {
+			return err
+		}
+		if _, ok := s.syms.names[name.String]; name.Valid && !ok {
+			s.syms.names[name.String] = id // the first of a name's ids, as min(sym)
+		}
+	}
+	return rows.Err()
+}
+
+// useSymbolsTable makes the temporary table the names are looked up
+// through in SQL.
+func (s *duckSink) useSymbolsTable() error {
+	if _, err := s.conn.ExecContext(s.ctx, "CREATE OR REPLACE TEMP TABLE "+newSymbolsTable+" (sym INTEGER, name VARCHAR, id INTEGER)"); err != nil {
+		return err
+	}
+	s.syms.temp = true
+	return nil
+}
+
+// flushSymbols inserts the run's new names that are not yet in the
+// database (the names looked up in Go).
+func (s *duckSink) flushSymbols() error {
+	if len(s.syms.pending) == 0 {
+		return nil
+	}
+	b := newBatch(memory.DefaultAllocator, TableSymbols, nil)
+	defer b.release()
+	b.reserve(len(s.syms.pending))
+	for _, n := range s.syms.pending {
+		b.i32(0).Append(n.id)
+		b.str(1).add(n.name)
+		b.rows++
+	}
+	rec := b.record()
+	defer rec.Release()
+	if err := s.insert(TableSymbols, rec); err != nil {
+		return fmt.Errorf("load %s: %w", TableSymbols, err)
+	}
+	s.syms.pending = s.syms.pending[:0]
+	return nil
+}
+
+// readNextSymbol reads the database's next free symbol id and how many
+// names it holds, once per run.
 func (s *duckSink) readNextSymbol() error {
 	if s.syms.next >= 0 {
 		return nil
 	}
-	var next int64
-	if err := s.conn.QueryRowContext(s.ctx, "SELECT coalesce(max(sym) + 1, 0) FROM "+TableSymbols).Scan(&next); err != nil {
+	var next, count int64
+	if err := s.conn.QueryRowContext(s.ctx, "SELECT coalesce(max(sym) + 1, 0), count(*) FROM "+TableSymbols).Scan(&next, &count); err != nil {
 		return err
 	}
-	s.syms.next = next
+	s.syms.next, s.syms.count = next, count
 	return nil
 }
 

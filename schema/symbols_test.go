@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -205,5 +206,67 @@ func TestManyNamesMeasure(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		t.Logf("then a 6-event run: %v, %d KB allocated, Go heap %d MB", time.Since(start).Round(time.Millisecond),
 			(after.TotalAlloc-before.TotalAlloc)>>10, after.HeapAlloc>>20)
+	}
+}
+
+// TestSymbolsInGoOrInSQL: the run's names looked up in Go (a database of
+// few names) or in SQL (more than maxCachedSymbols, or a run whose own
+// names pass it) give the same symbols table, ids and views, over runs
+// that bring new names in every batch, reuse the previous runs' and repeat
+// names that read the same once repaired; a failed run adds no name.
+func TestSymbolsInGoOrInSQL(t *testing.T) {
+	defer func(m int) { maxCachedSymbols = m }(maxCachedSymbols)
+	run := func(states int, extra ...string) func(w *RunWriter) error {
+		return func(w *RunWriter) error {
+			task := w.Object("task", "A")
+			for i := 0; i < 3*states; i++ {
+				seq, err := w.Event(&Event{TS: int64(i), CPU: NoCPU, Class: w.Sym("SIG"), Event: w.Sym("write"), Context: NoObject, Object: task,
+					SourceInstance: NoInstance, TargetInstance: NoInstance, Line: int64(i + 1)})
+				if err != nil {
+					return err
+				}
+				st := "v" + strconv.Itoa(i%states)
+				if i%5 == 4 && len(extra) > 0 {
+					st = extra[i%len(extra)]
+				}
+				if err := w.Transition(task, 0, int64(i), w.Sym(st), seq, NoCPU); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	var want string
+	for _, max := range []int{1 << 16, 0, 3, 40} {
+		maxCachedSymbols = max
+		db, _ := openTest(t)
+		ctx := context.Background()
+		for i, fill := range []func(w *RunWriter) error{run(30), run(50, "\xff", "\xfe", "x\xff", "v7"), run(20, "new")} {
+			if _, err := db.Ingest(ctx, RunInfo{Name: "r", Source: "r", Format: "test", SHA256: strconv.Itoa(i)}, IngestOptions{BatchRows: 4}, fill); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fail := func(w *RunWriter) error {
+			if err := run(10, "never")(w); err != nil {
+				return err
+			}
+			return errors.New("cut")
+		}
+		if _, err := db.Ingest(ctx, RunInfo{Name: "f", Source: "f", Format: "test", SHA256: "f"}, IngestOptions{BatchRows: 4}, fail); err == nil {
+			t.Fatal("the failing run was ingested")
+		}
+		got := queryString(t, db.SQL(), "SELECT sym, name FROM symbols ORDER BY sym") + "\n" +
+			queryString(t, db.SQL(), "SELECT run_id, count(*), string_agg(state_sym::VARCHAR, ','), string_agg(state, ',') FROM state_interval_rows JOIN state_intervals USING (run_id, start_seq) GROUP BY run_id ORDER BY run_id") + "\n" +
+			queryString(t, db.SQL(), "SELECT count(DISTINCT name), count(*), max(sym) + 1 FROM symbols")
+		if want == "" {
+			want = got
+			continue
+		}
+		if got != want {
+			t.Errorf("at most %d names in Go:\n%s\nwant (all in Go)\n%s", max, got, want)
+		}
+	}
+	if !strings.Contains(want, "\n3 ") || strings.Contains(want, "never") {
+		t.Errorf("symbols:\n%s", want)
 	}
 }

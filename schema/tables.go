@@ -50,7 +50,27 @@ const (
 	// TableEcoTreeNodes holds the nodes of eco_tree's six hierarchies,
 	// made when the run ends from its eco-triples (ecotree.go).
 	TableEcoTreeNodes = "eco_tree_nodes"
+	// The report's per-run summaries (queries/report, summary.go): what
+	// traceduck report shows of a run, computed once, in the run's ingest
+	// (DB.SetSummarize), so that a report over many runs reads a few rows
+	// per run instead of computing its views over every event. A run
+	// without a summary, or with one of another version, is summarized by
+	// the report itself.
+	TableReportSummaries   = "report_summaries"
+	TableReportValues      = "report_values"
+	TableReportBuckets     = "report_hist_buckets"
+	TableReportObjects     = "report_objects"
+	TableReportStates      = "report_states"
+	TableReportDiagnostics = "report_diagnostics"
+	TableReportCPULoad     = "report_cpu_load"
 )
+
+// ReportTables are the tables of the report's summaries, report_summaries
+// first (the one row per run that says a summary is there).
+func ReportTables() []string {
+	return []string{TableReportSummaries, TableReportValues, TableReportBuckets, TableReportObjects,
+		TableReportStates, TableReportDiagnostics, TableReportCPULoad}
+}
 
 // TableSymbols is the base table of the strings that events and
 // state_intervals keep as symbol ids: the names of classes, events and
@@ -506,6 +526,73 @@ var tables = []table{
 		{"object_id", "INTEGER", i32, ""},
 		{"reason", "VARCHAR", dict, "kind changed, intervals out of order, tie in a wait, instance reused, too many instances ended out of order (schema/sched.go)"},
 	}},
+	// The report's summaries (docs/report.md, "Scale"): rows the ingest
+	// computes from the run's own tables with the report's SQL
+	// (queries/report/metrics.sql and summary.go) and that traceduck
+	// report reads instead of computing them again. Derived data, like
+	// the views: version says what computed it, and a report computes a
+	// summary of another version (or a missing one) again itself.
+	// Rows, not a JSON document per run: DuckDB rewrites a table's last
+	// row group at every checkpoint; with a run's section as one JSON
+	// string (16 KB), an ingest after 500 runs ran out of its 128 MiB at a
+	// checkpoint, which DuckDB took for a fatal error.
+	{name: TableReportSummaries, doc: "one row per run whose report summary is stored (in the other report_ tables)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"version", "VARCHAR", str, "what computed the summary (a hash of the SQL of the views and metrics it ran); a report uses only summaries of its own version"},
+	}},
+	{name: TableReportValues, doc: "one row per default metric of traceduck report (queries/report/metrics.sql) and key of a run: the metric's value", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"metric", "VARCHAR", str, "the metric's name (response_p99, cpu_load, ...)"},
+		{"key", "VARCHAR", str, "an object's or a CPU's name, '' for the run"},
+		{"value", "DOUBLE", f64, "the metric's value for the key in the run"},
+	}},
+	{name: TableReportBuckets, doc: "one row per latency of report --hist, object and power-of-two bucket of a run: how many values fell in it", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"what", "VARCHAR", str, "the latency: response, start_delay, sched_latency, running, ready, waiting, blocked"},
+		{"object", "VARCHAR", str, "the object's name"},
+		{"bucket", "BIGINT", i64, "the bucket's lower edge in ns (quantize_bucket_int: 0, then powers of two)"},
+		{"count", "BIGINT", i64, "values in [bucket, 2 bucket)"},
+	}},
+	{name: TableReportObjects, doc: "one row per task, ISR or thread name of a run, the first 50 by running time: the report's run section", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"rank", "BIGINT", i64, "1 for the longest running time (ties by name)"},
+		{"object", "VARCHAR", str, "the objects' name (objects of one name are one)"},
+		{"kind", "VARCHAR", str, "their kind"},
+		{"running_ns", "BIGINT", i64, "time running (sched_stats, complete intervals)"},
+		{"running_share", "DOUBLE", f64, "of the run's duration"},
+		{"instances", "BIGINT", i64, "complete instances (task_instances)"},
+		{"response_p50_ns", "BIGINT", i64, "median response time, nearest rank"},
+		{"response_p90_ns", "BIGINT", i64, ""},
+		{"response_p99_ns", "BIGINT", i64, ""},
+		{"response_max_ns", "BIGINT", i64, ""},
+	}},
+	{name: TableReportStates, doc: "one row per object of report_objects and scheduling class: its sched_stats row (of the object of that name with the longest running time)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"object", "VARCHAR", str, ""},
+		{"class", "VARCHAR", str, "running, ready, waiting, blocked"},
+		{"count", "BIGINT", i64, ""},
+		{"total_ns", "BIGINT", i64, ""},
+		{"mean_ns", "DOUBLE", f64, ""},
+		{"p50_ns", "BIGINT", i64, ""},
+		{"p90_ns", "BIGINT", i64, ""},
+		{"p99_ns", "BIGINT", i64, ""},
+		{"max_ns", "BIGINT", i64, ""},
+		{"share", "DOUBLE", f64, "of the object's known time"},
+	}},
+	{name: TableReportDiagnostics, doc: "one row per diagnostic message of a run, the 5 most frequent", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"rank", "BIGINT", i64, "1 for the most frequent"},
+		{"severity", "VARCHAR", str, ""},
+		{"message", "VARCHAR", str, ""},
+		{"count", "BIGINT", i64, ""},
+	}},
+	{name: TableReportCPULoad, doc: "one row per CPU and window of a run: the report's CPU load plot (the macro cpu_load, about 150 windows over the run)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"cpu", "VARCHAR", str, "the CPU's name"},
+		{"window_ns", "BIGINT", i64, "the windows' length"},
+		{"t_ns", "BIGINT", i64, "the window's start, from the run's first event"},
+		{"load", "DOUBLE", f64, "0..1"},
+	}},
 }
 
 var jsonExtension = arrow.NewMetadata([]string{"ARROW:extension:name", "ARROW:extension:metadata"}, []string{"arrow.json", ""})
@@ -649,6 +736,21 @@ func ArrowSchema(name string) *arrow.Schema {
 		}
 	}
 	return arrow.NewSchema(fields, nil)
+}
+
+// TempTableDDL creates a temporary table name with the columns of the
+// table (its stored columns, their SQL types): a twin of the table on one
+// connection.
+func TempTableDDL(table, name string) string {
+	var cols []string
+	for _, c := range lookupTable(table).storedColumns() {
+		typ := c.sql
+		if c.isSymbol() {
+			typ = "INTEGER"
+		}
+		cols = append(cols, c.storedName()+" "+typ)
+	}
+	return "CREATE TEMP TABLE " + name + " (" + strings.Join(cols, ", ") + ")"
 }
 
 // Columns returns the column names of a table, in order.

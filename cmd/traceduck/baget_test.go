@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/tracegen"
 )
 
@@ -118,5 +119,46 @@ func TestBagetCPUStatesNameHolders(t *testing.T) {
 	}
 	if want := "cpuIdle interrupt 11 interrupt 3 interrupt 5 thr0 thr1 thr2 thr3 thr4 thr5"; sortedJoin(got) != want {
 		t.Errorf("Chrome CPU slices: %s, want %s", sortedJoin(got), want)
+	}
+}
+
+// TestBagetIngestNamesDescription: the ingest line names the description
+// a Baget log was read with when traceduck found it itself, beside the log
+// or among the bundled ones (as a TOPPERS log's .res found beside it).
+func TestBagetIngestNamesDescription(t *testing.T) {
+	log, desc, truth, err := tracegen.GenerateBaget(tracegen.BagetConfig{Events: 300, Seed: 7, ABI: "be64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	logPath := writeFile(t, dir, "node.blog", log)
+	r := td(t, dir, "ingest", "--db", "t.duckdb", logPath)
+	expectExit(t, r, 1, fmt.Sprintf(`%s: no description for os "minirtos-2.1" arch "ppc64": give --description FILE.xml (looked for %s and the bundled descriptions)`, logPath, filepath.Join(dir, "minirtos-2.1-ppc64.xml")))
+
+	descPath := writeFile(t, dir, "minirtos-2.1-ppc64.xml", desc)
+	r = td(t, dir, "ingest", "--db", "t.duckdb", logPath)
+	intervals := scalar(t, dir, "t.duckdb", "SELECT count(*) FROM state_intervals WHERE run_id = 1")
+	if want := fmt.Sprintf("run 1: %s (baget, %d events, %s intervals; read with %s, found beside it)\n", logPath, truth.Events, intervals, descPath); r.code != 0 || r.stdout != want {
+		t.Fatalf("%s\nwant stdout %q", r, want)
+	}
+	// Given with --description, the user knows which: not repeated.
+	r = td(t, dir, "ingest", "--db", "t.duckdb", "--force", "--description", descPath, logPath)
+	if want := fmt.Sprintf("run 2: %s (baget, %d events, %s intervals)\n", logPath, truth.Events, intervals); r.code != 0 || r.stdout != want {
+		t.Fatalf("%s\nwant stdout %q", r, want)
+	}
+	if got := scalar(t, dir, "t.duckdb", "SELECT string_agg(run_id || ':' || coalesce(meta->>'found_beside', '-'), ' ' ORDER BY run_id) FROM runs"); strings.Trim(got, `"`) != "1:"+descPath+" 2:-" {
+		t.Errorf("runs.meta found_beside: %s", got)
+	}
+}
+
+// A description taken from the bundled ones is named as such (no
+// generated log matches the bundled ppc32 description, so the line is
+// checked on the counts the ingest reads back).
+func TestIngestSummaryBundled(t *testing.T) {
+	res := ingest.Result{Format: "baget", Events: 12}
+	res.Counts.Events = 12
+	res.Counts.FoundBundled = "examples/minirtos.xml"
+	if got, want := ingestSummary(res, "x.blog"), "x.blog (baget, 12 events; read with the bundled examples/minirtos.xml)"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

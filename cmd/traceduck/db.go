@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/queries/report"
 	"github.com/traceduck/traceduck/schema"
 )
 
@@ -41,6 +42,8 @@ func openDB(ctx context.Context, path string) (*schema.DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	// Every run ingested gets the report's summary (docs/report.md, "Scale").
+	db.SetSummarize(report.Summarize)
 	return db, nil
 }
 

@@ -353,10 +353,12 @@ func catalog(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 }
 
 // tableRows counts the rows of every table of the main schema but the
-// demo marker.
+// demo marker and the report's summaries (derived from the runs, which a
+// report may store again: no data of the user's).
 func tableRows(ctx context.Context, db *sql.DB) (map[string]int64, error) {
 	rows, err := db.QueryContext(ctx, `SELECT table_name FROM duckdb_tables()
-		WHERE NOT internal AND database_name = current_database() AND schema_name = 'main' AND table_name <> '`+demoMarker+`'`)
+		WHERE NOT internal AND database_name = current_database() AND schema_name = 'main' AND table_name <> '`+demoMarker+`'
+		  AND NOT list_contains(`+queries.LiteralList(schema.ReportTables())+`, table_name)`)
 	if err != nil {
 		return nil, err
 	}

@@ -26,13 +26,14 @@ import (
 
 func newIngestCmd() *cobra.Command {
 	var (
-		dbPath  string
-		parquet string
-		system  string
-		clocks  []string
-		opt     ingest.Options
-		tags    [][2]string
-		formats = func() string {
+		dbPath    string
+		parquet   string
+		noSummary bool
+		system    string
+		clocks    []string
+		opt       ingest.Options
+		tags      [][2]string
+		formats   = func() string {
 			var names []string
 			for _, ing := range ingest.Ingesters() {
 				names = append(names, ing.Format().Name)
@@ -85,6 +86,11 @@ IDLE, QNX procnto's idle threads, Linux swapper/N, ...). * matches any
 text, ? one character, [...] a class; the whole name must match. The
 patterns are kept in runs.meta (idle_tasks) and matched holders get
 objects.attrs.idle = true.
+
+Each run is stored with its summary for traceduck report (what a report
+shows of it, computed once, so that a report over many runs reads a few
+rows per run: docs/report.md, "Scale"); --no-summary leaves it out (a
+report then computes it, and keeps it in a database it may write).
 
 A progress bar is shown on standard error when it is a terminal.`,
 		Example: `  traceduck ingest --db t.duckdb trace.btf
@@ -150,9 +156,9 @@ A progress bar is shown on standard error when it is a terminal.`,
 				if len(set) > 0 {
 					return usagef("--clock-offset: give --db (the clocks are stored in a database; align the dataset's system in one with traceduck align)")
 				}
-				return runIngestParquet(cmd.Context(), cmd, parquet, args, opt)
+				return runIngestParquet(cmd.Context(), cmd, parquet, args, opt, !noSummary)
 			}
-			if err := runIngest(cmd.Context(), cmd, dbPath, args, opt); err != nil || len(set) == 0 {
+			if err := runIngest(cmd.Context(), cmd, dbPath, args, opt, !noSummary); err != nil || len(set) == 0 {
 				return err
 			}
 			return runAlign(cmd.Context(), dbPath, sys, align.SystemOptions{Set: set}, false, outputFlags{format: outTable}, cmd.OutOrStdout())
@@ -168,6 +174,7 @@ A progress bar is shown on standard error when it is a terminal.`,
 	f.StringArrayVar(&clocks, "clock-offset", nil, "RUN=OFFSET[,DRIFTppm]: the clock of a run of the system, then align the system's clocks (repeatable; see traceduck align)")
 	f.BoolVar(&opt.Force, "force", false, "ingest a file even when the database already holds it (same sha256)")
 	f.BoolVar(&opt.SkipBad, "skip-bad", false, "record bad lines in diagnostics and go on instead of stopping")
+	f.BoolVar(&noSummary, "no-summary", false, "do not store the runs' summaries for traceduck report (a report computes them, and keeps them in a database it may write)")
 	f.StringArrayVar(&opt.IdleTasks, "idle-task", nil, "a task or thread whose name matches PATTERN is an idle task: the CPU is idle while it runs (repeatable; * ? [...])")
 	params := addFormatFlags(cmd)
 	run := cmd.RunE
@@ -244,7 +251,9 @@ func addFormatFlags(cmd *cobra.Command, only ...string) func() map[string]string
 	}
 }
 
-func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []string, opt ingest.Options) error {
+// summarize says whether each run's report summary is stored with it
+// (ingest --no-summary: not).
+func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []string, opt ingest.Options, summarize bool) error {
 	if opt.Format != "" {
 		if _, err := ingest.Lookup(opt.Format); err != nil {
 			return &usageError{err}
@@ -258,6 +267,9 @@ func runIngest(ctx context.Context, cmd *cobra.Command, dbPath string, paths []s
 			removeDB(dbPath)
 		}
 		return err
+	}
+	if !summarize {
+		db.SetSummarize(nil)
 	}
 	runs := 0
 	err = ingestPaths(ctx, cmd, db, paths, opt, func(res ingest.Result, path string) error {
@@ -296,6 +308,9 @@ func ingestSummary(res ingest.Result, path string) string {
 	if c.FoundBeside != "" {
 		fmt.Fprintf(&b, "; read with %s, found beside it", cellText(c.FoundBeside))
 	}
+	if c.FoundBundled != "" {
+		fmt.Fprintf(&b, "; read with the bundled %s", cellText(c.FoundBundled))
+	}
 	if c.Errors+c.Warnings > 0 {
 		var parts []string
 		if c.Errors > 0 {
@@ -321,7 +336,7 @@ func removeDB(path string) {
 // the run into the dataset at dir under a run_id claimed there
 // (export.Writer: a job of the dataset, which first clears what dead jobs
 // left).
-func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths []string, opt ingest.Options) error {
+func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths []string, opt ingest.Options, summarize bool) error {
 	if opt.Format != "" {
 		if _, err := ingest.Lookup(opt.Format); err != nil {
 			return &usageError{err}
@@ -335,6 +350,9 @@ func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths
 	db, err := openDB(ctx, filepath.Join(scratch, "run.duckdb"))
 	if err != nil {
 		return err
+	}
+	if !summarize {
+		db.SetSummarize(nil)
 	}
 	defer db.Close()
 	// The job of the dataset starts with the first run to write, so that a
@@ -383,6 +401,9 @@ func ingestPaths(ctx context.Context, cmd *cobra.Command, db *schema.DB, paths [
 			return ingestError(ctx, path, err)
 		}
 		testStopAt(cmd.ErrOrStderr(), "after-commit")
+		if res.SummaryErr != nil {
+			warnf(ctx, "%s: run %d is in, without its summary for traceduck report, which computes it instead: %v", path, res.RunID, res.SummaryErr)
+		}
 		if err := done(res, path); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceduck/traceduck/queries/export"
 	"github.com/traceduck/traceduck/queries/report"
+	"github.com/traceduck/traceduck/schema"
 )
 
 // regressionError is a report that found values beyond a threshold: exit
@@ -21,17 +24,18 @@ type regressionError struct{ lines []string }
 func (e *regressionError) Error() string { return strings.Join(e.lines, "\n  ") }
 
 type reportArgs struct {
-	dbPath, runs, order, baseline string
-	metricFiles, failOn, hists    []string
-	top                           int
-	htmlPath, jsonPath, mdPath    string
-	window                        windowFlags
+	dbPath, dataset            string
+	runs, order, baseline      string
+	metricFiles, failOn, hists []string
+	top                        int
+	htmlPath, jsonPath, mdPath string
+	window                     windowFlags
 }
 
 func newReportCmd() *cobra.Command {
 	var a reportArgs
 	cmd := &cobra.Command{
-		Use:   "report --db FILE [--runs SELECTOR] [--baseline NAME|ID] [--fail-on COND]... [--html F] [--json F] [--markdown F]",
+		Use:   "report (--db FILE | --parquet DIR) [--runs SELECTOR] [--baseline NAME|ID] [--fail-on COND]... [--html F] [--json F] [--markdown F]",
 		Short: "Compare many runs with a baseline: metrics, thresholds, HTML/JSON/Markdown reports",
 		Long: `Report computes metrics for the runs of a database and compares each run with
 a baseline run: per task, ISR or thread its running-time share, response
@@ -64,6 +68,15 @@ event rates count what is inside the window, over the run's time inside
 it; the instances, waits and round trips the window cuts are left out of
 response times and latencies, as those the trace cuts (docs/report.md).
 
+--parquet DIR reports over a Parquet dataset instead of a database (one
+that parallel CI jobs each wrote a run into with ingest --parquet DIR),
+with the same numbers as from a database holding the same runs.
+
+Each ingest stores what the report shows of its run (its summary), so a
+report over many runs reads a few rows per run; runs ingested by an older
+traceduck, and every run under --from/--to, are summarized by the report
+itself, with the same numbers, more slowly (docs/report.md, "Scale").
+
 --html writes one self-contained page (inline CSS and SVG plots, no
 script, nothing fetched), --json the same numbers (keys in
 docs/report.md), --markdown a compact summary for a CI comment; "-" is
@@ -72,14 +85,16 @@ standard output. Without any of them the Markdown goes to standard output.`,
   traceduck report --db runs.duckdb --runs 2-9 --order tag:build --json r.json --markdown -
   traceduck report --db runs.duckdb --fail-on 'cpu_load > 0.85' --fail-on 'diagnostics[error] > 0'
   traceduck report --db runs.duckdb --metrics my-metrics.sql --hist response:Task_10ms_*
-  traceduck report --db runs.duckdb --relative --from 1s --to 2s --markdown -`,
+  traceduck report --db runs.duckdb --relative --from 1s --to 2s --markdown -
+  traceduck report --parquet /shared/dataset --baseline v1 --html r.html --json r.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd.Context(), a, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	addDBFlag(cmd, &a.dbPath, true, "database file (must exist)")
+	addDBFlag(cmd, &a.dbPath, false, "database file (must exist)")
 	f := cmd.Flags()
+	f.StringVar(&a.dataset, "parquet", "", "report over this Parquet dataset (export --parquet, ingest --parquet) instead of a database")
 	f.StringVar(&a.runs, "runs", "", "runs to report: run_ids, ranges A-B, names, tags k=v, comma-separated (default every run)")
 	f.StringVar(&a.order, "order", "ingest", "order of the runs in trends: ingest, name or tag:KEY")
 	f.StringVar(&a.baseline, "baseline", "", "the run the others are compared with: a name or run_id (default the first run)")
@@ -95,7 +110,13 @@ standard output. Without any of them the Markdown goes to standard output.`,
 }
 
 func runReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) error {
+	if (a.dbPath == "") == (a.dataset == "") {
+		return usagef("give --db FILE or --parquet DIR (one of them)")
+	}
 	opt := report.Options{Database: a.dbPath, Runs: a.runs, Order: a.order, Baseline: a.baseline, Top: a.top}
+	if a.dataset != "" {
+		opt.Database = a.dataset
+	}
 	if a.top < 1 {
 		return usagef("--top: expected a number of objects >= 1, found %d", a.top)
 	}
@@ -143,18 +164,37 @@ func runReport(ctx context.Context, a reportArgs, stdout, stderr io.Writer) erro
 		opt.Metrics = append(opt.Metrics, ms...)
 	}
 
-	db, err := openExistingDB(ctx, a.dbPath)
-	if err != nil {
-		return err
+	var sqlDB *sql.DB
+	if a.dataset != "" {
+		// The views of the runs and their summaries only, the others
+		// when the report computes a summary (docs/report.md, "Scale").
+		var err error
+		sqlDB, opt.Expand, err = export.OpenDatasetTables(ctx, a.dataset, append([]string{"runs"}, schema.ReportTables()...)...)
+		if err != nil {
+			return err
+		}
+		defer sqlDB.Close()
+	} else {
+		db, err := openExistingDB(ctx, a.dbPath)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		sqlDB = db.SQL()
+		// The summaries of runs of an older traceduck, computed now, are
+		// kept for the next report.
+		opt.Store = !db.ReadOnly
 	}
-	defer db.Close()
-	rep, err := report.Build(ctx, db.SQL(), opt)
+	rep, err := report.Build(ctx, sqlDB, opt)
 	var oe *report.OptionError
 	if errors.As(err, &oe) {
 		return &usageError{err}
 	}
 	if err != nil {
 		return err
+	}
+	if rep.StoreErr != nil {
+		warnf(ctx, "%s: the runs' summaries computed could not be stored (the next report computes them again): %v", a.dbPath, rep.StoreErr)
 	}
 	for _, out := range []struct {
 		path  string

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/queries/report"
+	"github.com/traceduck/traceduck/schema"
 )
 
 // reportDB follows docs/report.md: three runs of one generated system
@@ -182,5 +188,144 @@ func TestReportWindowSeed(t *testing.T) {
 		{[]string{"--to", "soon"}, "--to soon:"},
 	} {
 		expectExit(t, td(t, dir, append([]string{"report", "--db", db}, tc.args...)...), 2, tc.want)
+	}
+}
+
+// TestReportParquet: parallel CI jobs each ingest a run into one Parquet
+// dataset (ingest --parquet), and report --parquet over the dataset says
+// what report --db says over a database holding the same runs: the same
+// JSON, the database's name aside. The runs' summaries are in the
+// dataset (report_summaries, ...) and the report reads them; a dataset
+// of an older traceduck, without them, gives the same report too.
+func TestReportParquet(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	gen := exec.Command("go", "run", "./queries/report/internal/demoruns/gen", runs)
+	gen.Dir = filepath.Join("..", "..")
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./queries/report/internal/demoruns/gen: %v\n%s", err, out)
+	}
+	dataset := filepath.Join(dir, "dataset")
+	names := []string{"v1", "v2", "v3"}
+	var wg sync.WaitGroup
+	results := make([]result, len(names))
+	for i, v := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = runIn(t, dir, nil, "ingest", "--parquet", dataset, "--name", v, "--tag", "build="+v, filepath.Join(runs, v+".btf"))
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("job %s: %s", names[i], r)
+		}
+	}
+	// The database holds the runs under the dataset's run_ids.
+	order := strings.Fields(datasetQuery(t, dataset, "SELECT string_agg(name, ' ' ORDER BY run_id) FROM runs"))
+	if len(order) != 3 {
+		t.Fatalf("the dataset's runs: %v", order)
+	}
+	if got := datasetQuery(t, dataset, "SELECT count(*) FROM report_summaries"); got != "3\n" {
+		t.Errorf("the dataset holds %s summaries, want 3", got)
+	}
+	db := filepath.Join(dir, "runs.duckdb")
+	for _, v := range order {
+		mustRun(t, dir, nil, "ingest", "--db", db, "--name", v, "--tag", "build="+v, filepath.Join(runs, v+".btf"))
+	}
+	args := []string{"--baseline", "v1", "--fail-on", "response_p99 > +10%", "--hist", "response", "--hist", "sched_latency:Task_*", "--json", "-"}
+	fromDB := td(t, dir, append([]string{"report", "--db", db}, args...)...)
+	expectExit(t, fromDB, 3, "response_p99 of Task_10ms_3 in v3: 2.659 ms -> 3.672 ms")
+	fromDataset := td(t, dir, append([]string{"report", "--parquet", dataset}, args...)...)
+	expectExit(t, fromDataset, 3, "response_p99 of Task_10ms_3 in v3: 2.659 ms -> 3.672 ms")
+	want := strings.Replace(fromDB.stdout, jsonString(db), jsonString(dataset), 1)
+	if fromDataset.stdout != want {
+		t.Errorf("report --parquet differs from report --db:\n%s", dbtest.Diff(want, fromDataset.stdout))
+	}
+
+	// A dataset written before the summaries: no report_* folders, and
+	// views.sql without their views.
+	for _, table := range schema.ReportTables() {
+		if err := os.RemoveAll(filepath.Join(dataset, table)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	views := filepath.Join(dataset, "views.sql")
+	var keep []string
+	skip := false
+	for _, line := range strings.SplitAfter(string(readFile(t, views)), "\n") {
+		if strings.HasPrefix(line, `CREATE OR REPLACE VIEW "report_`) {
+			skip = true
+		}
+		if !skip {
+			keep = append(keep, line)
+		}
+		if skip && strings.HasSuffix(strings.TrimSpace(line), ";") {
+			skip = false
+		}
+	}
+	if err := os.WriteFile(views, []byte(strings.Join(keep, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := datasetQuery(t, dataset, "SELECT count(*) FROM information_schema.tables WHERE table_name LIKE 'report%'"); got != "0\n" {
+		t.Fatalf("the older dataset still has %s report tables", got)
+	}
+	older := td(t, dir, append([]string{"report", "--parquet", dataset}, args...)...)
+	if older.stdout != want {
+		t.Errorf("report --parquet over a dataset without summaries differs from report --db:\n%s", dbtest.Diff(want, older.stdout))
+	}
+	expectExit(t, td(t, dir, "report"), 2, "give --db FILE or --parquet DIR (one of them)")
+	expectExit(t, td(t, dir, "report", "--db", db, "--parquet", dataset), 2, "give --db FILE or --parquet DIR (one of them)")
+}
+
+// TestReportDemoSummaries: on the database of traceduck demo (a run or
+// two of every format), the report from the summaries its ingests stored
+// is the report computed from the runs' tables, whatever the baseline.
+func TestReportDemoSummaries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "demo.duckdb")
+	mustRun(t, dir, nil, "demo", "--db", path)
+	ctx := context.Background()
+	db, err := schema.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var runs, summaries int
+	if err := db.SQL().QueryRow(`SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM report_summaries WHERE version = ?)`,
+		report.SummaryVersion()).Scan(&runs, &summaries); err != nil {
+		t.Fatal(err)
+	}
+	if runs < 10 || summaries != runs {
+		t.Fatalf("%d runs, %d summaries of this version", runs, summaries)
+	}
+	var hists []report.HistSpec
+	for _, s := range []string{"response", "start_delay", "sched_latency", "running", "ready", "waiting", "blocked"} {
+		h, err := report.ParseHistSpec(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hists = append(hists, h)
+	}
+	formats := strings.Fields(dbtest.Query(t, db.SQL(), "SELECT min(run_id) FROM runs GROUP BY format ORDER BY 1"))
+	for _, base := range formats {
+		opt := report.Options{Database: path, Baseline: base, Hists: hists}
+		build := func() string {
+			rep, err := report.Build(ctx, db.SQL(), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			if err := rep.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			return b.String()
+		}
+		stored := build()
+		opt.Recompute = true
+		if live := build(); stored != live {
+			t.Errorf("baseline run %s: the report from the summaries differs from the live one:\n%s", base, dbtest.Diff(live, stored))
+		}
 	}
 }

@@ -65,7 +65,7 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	if err != nil {
 		return err
 	}
-	desc, err := g.findDescription(src.Name, s.Header)
+	desc, found, err := g.findDescription(src.Name, s.Header)
 	if err != nil {
 		return err
 	}
@@ -75,6 +75,12 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	w.SetMeta("os_version", s.OS)
 	w.SetMeta("arch", s.Arch)
 	w.SetMeta("description", desc.File)
+	switch found {
+	case foundBeside:
+		w.SetMeta("found_beside", desc.File)
+	case foundBundled:
+		w.SetMeta("found_bundled", desc.File)
+	}
 	w.SetMeta("wrapped", false) // set after the scan; here for the order of the keys
 	w.SetMeta("first_block", uint64(0))
 	m := newMachine(w, desc)
@@ -102,15 +108,25 @@ func (g *Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.Run
 	return nil
 }
 
-// findDescription returns the description: --description; else
-// OS_VERSION-ARCH.xml next to the log (docs 1.1); else a bundled one for
-// that OS and architecture. Standard input needs --description.
-func (g *Ingester) findDescription(name string, h Header) (*Description, error) {
+// Where a description came from when --description did not name it: the
+// ingest line says which file it read (as TLV names the .res it took).
+const (
+	foundGiven   = iota // --description
+	foundBeside         // OS_VERSION-ARCH.xml next to the log
+	foundBundled        // a description bundled with traceduck
+)
+
+// findDescription returns the description and where it was found:
+// --description; else OS_VERSION-ARCH.xml next to the log (docs 1.1);
+// else a bundled one for that OS and architecture. Standard input needs
+// --description.
+func (g *Ingester) findDescription(name string, h Header) (*Description, int, error) {
 	if g.description != "" {
-		return readDescription(g.description)
+		d, err := readDescription(g.description)
+		return d, foundGiven, err
 	}
 	if name == "-" {
-		return nil, errors.New("baget: a log on standard input needs --description FILE.xml")
+		return nil, 0, errors.New("baget: a log on standard input needs --description FILE.xml")
 	}
 	want := filepath.Join(filepath.Dir(name), h.OS+"-"+h.Arch+".xml")
 	if strings.ContainsAny(h.OS+h.Arch, `/\`) {
@@ -118,17 +134,18 @@ func (g *Ingester) findDescription(name string, h Header) (*Description, error) 
 	}
 	if want != "" {
 		if _, err := os.Stat(want); err == nil {
-			return readDescription(want)
+			d, err := readDescription(want)
+			return d, foundBeside, err
 		}
 	}
 	entries, _ := fs.ReadDir(examples, "examples")
 	for _, e := range entries {
 		d, err := Example(e.Name())
 		if err == nil && d.OS == h.OS && d.Arch == h.Arch {
-			return d, nil
+			return d, foundBundled, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: no description for os %q arch %q: give --description FILE.xml (looked for %s and the bundled descriptions)", name, h.OS, h.Arch, want)
+	return nil, 0, fmt.Errorf("%s: no description for os %q arch %q: give --description FILE.xml (looked for %s and the bundled descriptions)", name, h.OS, h.Arch, want)
 }
 
 func readDescription(path string) (*Description, error) {

@@ -27,7 +27,12 @@ import (
 func init() { ingest.Register(10, Ingester{}) }
 
 // Ingester reads BTF.
-type Ingester struct{}
+type Ingester struct {
+	// chunk is the size of the chunks a file is read in (chunks.go): 0
+	// for chunkBytes; negative to read it line by line, as a stream is
+	// (tests compare the two).
+	chunk int
+}
 
 // Format describes BTF.
 func (Ingester) Format() ingest.Format {
@@ -83,9 +88,16 @@ func (Ingester) Sniff(head []byte) bool {
 }
 
 // Ingest reads a BTF trace into w.
-func (Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
+func (ing Ingester) Ingest(ctx context.Context, src *ingest.Source, w *schema.RunWriter) error {
 	p := newParser(w)
-	return p.run(ctx, ingest.NewLineReader(src))
+	if src.Size < 0 || ing.chunk < 0 {
+		return p.run(ctx, ingest.NewLineReader(src))
+	}
+	size := ing.chunk
+	if size == 0 {
+		size = chunkBytes
+	}
+	return p.runChunks(ctx, src, size)
 }
 
 type onceKey struct {
@@ -317,8 +329,32 @@ func (p *parser) headerBound(n int64, format string, args ...any) error {
 
 // data parses one event line and applies it.
 func (p *parser) data(line []byte, n int64) error {
-	// 1. Split: seven fields, and the note after a seventh comma (it may
-	// hold commas itself).
+	var t dataTok
+	tokenize(line, 0, &t)
+	return p.apply(line, &t, n)
+}
+
+// dataTok is an event line split and its numbers parsed: what tokenize
+// finds without the parser's state, so that a chunk's lines can be
+// tokenized beside the parser (chunks.go). Fields are offsets into the
+// bytes the line was tokenized in.
+type dataTok struct {
+	nf     uint8 // fields found, up to 7
+	rawOK  bool
+	srcOK  bool
+	tgtOK  bool
+	act    action
+	typ    entType // of the target type field as written (before an entity table)
+	f      [7][2]int32
+	note   [2]int32 // note[0] < 0: no note
+	raw    uint64
+	srcIns int64
+	tgtIns int64
+}
+
+// tokenize splits an event line, line = data[base:...], into t: seven
+// fields, and the note after a seventh comma (it may hold commas itself).
+func tokenize(line []byte, base int32, t *dataTok) {
 	var f [7][]byte
 	rest := line
 	nf := 0
@@ -334,18 +370,61 @@ func (p *parser) data(line []byte, n int64) error {
 		nf++
 		rest = rest[i+1:]
 	}
+	t.nf = uint8(nf)
+	t.note[0] = -1
 	if nf < 7 {
-		return p.w.BadLine(n, "expected 7 or 8 comma-separated fields (time,source,sourceInstance,targetType,target,targetInstance,action[,note]), found %d", nf)
+		return
+	}
+	// f[k] is line[x:y] (trim slices without a cap): x is where the
+	// capacities differ
+	for k := range f {
+		start := base + int32(cap(line)-cap(f[k]))
+		t.f[k] = [2]int32{start, start + int32(len(f[k]))}
+	}
+	if rest != nil {
+		note := trim(rest)
+		start := base + int32(cap(line)-cap(note))
+		t.note = [2]int32{start, start + int32(len(note))}
+	}
+	t.raw, t.rawOK = ingest.ParseUint(f[0])
+	t.srcIns, t.srcOK = parseInstance(f[2])
+	t.tgtIns, t.tgtOK = parseInstance(f[5])
+	t.typ = parseType(f[3])
+	t.act = parseAction(f[6])
+}
+
+// trimBounds is trim's result as offsets: b starts at off.
+func trimBounds(b []byte, off int32) [2]int32 {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t') {
+		j--
+	}
+	return [2]int32{off + int32(i), off + int32(j)}
+}
+
+// apply checks a tokenized event line, data[...] holding its bytes, and
+// applies it.
+func (p *parser) apply(data []byte, t *dataTok, n int64) error {
+	if t.nf < 7 {
+		return p.w.BadLine(n, "expected 7 or 8 comma-separated fields (time,source,sourceInstance,targetType,target,targetInstance,action[,note]), found %d", t.nf)
+	}
+	field := func(k int) []byte { return data[t.f[k][0]:t.f[k][1]] } // for messages
+	var f [7][]byte                                                  // the fields used on every line
+	for _, k := range [...]int{1, 3, 4, 6} {
+		f[k] = data[t.f[k][0]:t.f[k][1]]
 	}
 	var note []byte // nil: no note; empty: an empty note
-	if rest != nil {
-		note = trim(rest)
+	if t.note[0] >= 0 {
+		note = data[t.note[0]:t.note[1]]
 	}
 
 	// 2. Fields.
-	raw, ok := ingest.ParseUint(f[0])
+	raw, ok := t.raw, t.rawOK
 	if !ok {
-		return p.w.BadLine(n, "time: expected a non-negative integer, found %q", f[0])
+		return p.w.BadLine(n, "time: expected a non-negative integer, found %q", field(0))
 	}
 	ts, ok := p.toNS(raw)
 	if !ok {
@@ -357,9 +436,9 @@ func (p *parser) data(line []byte, n int64) error {
 	if len(f[1]) == 0 {
 		return p.w.BadLine(n, "source: expected an entity name, found nothing")
 	}
-	srcInst, ok := parseInstance(f[2])
+	srcInst, ok := t.srcIns, t.srcOK
 	if !ok {
-		return p.w.BadLine(n, "source instance: expected an integer, found %q", f[2])
+		return p.w.BadLine(n, "source instance: expected an integer, found %q", field(2))
 	}
 	if len(f[3]) == 0 {
 		return p.w.BadLine(n, "target type: expected an entity type (T, I, R, SEM, ...), found nothing")
@@ -367,9 +446,9 @@ func (p *parser) data(line []byte, n int64) error {
 	if len(f[4]) == 0 {
 		return p.w.BadLine(n, "target: expected an entity name, found nothing")
 	}
-	tgtInst, ok := parseInstance(f[5])
+	tgtInst, ok := t.tgtIns, t.tgtOK
 	if !ok {
-		return p.w.BadLine(n, "target instance: expected an integer, found %q", f[5])
+		return p.w.BadLine(n, "target instance: expected an integer, found %q", field(5))
 	}
 	if len(f[6]) == 0 {
 		return p.w.BadLine(n, "action: expected an action, found nothing")
@@ -377,8 +456,11 @@ func (p *parser) data(line []byte, n int64) error {
 
 	// 3. Entities. BTF 1.x traces may write ids from the entity tables.
 	srcName, typName, tgtName := p.resolve(f[1], p.entityNames), p.resolve(f[3], p.entityTypes), p.resolve(f[4], p.entityNames)
-	typ := parseType(typName)
-	act := parseAction(f[6])
+	typ := t.typ
+	if len(p.entityTypes) > 0 {
+		typ = parseType(typName)
+	}
+	act := t.act
 	class := p.classSym[typ]
 	if typ == tOther {
 		class = p.w.SymBytes(typName)

@@ -93,7 +93,8 @@ var fuzzSeeds = []string{
 // the RunWriter's batches go to a sink that checks and drops them. Each
 // input is ingested twice, stopping at the first bad line and with
 // SkipBad, and the two must agree with each other and with a count of the
-// data lines made independently of the ingester.
+// data lines made independently of the ingester; then line by line and in
+// chunks of 1 to 5 bytes (chunks.go), which must give the same batches.
 func FuzzIngest(f *testing.F) {
 	dbtest.AddSeeds(f, 0, "testdata/*.btf")
 	dbtest.AddSeeds(f, 16<<10, filepath.Join(externalDir, "*.btf"))
@@ -102,6 +103,9 @@ func FuzzIngest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkIngest(t, data)
+		// The chunked reader in chunks that cut the input everywhere
+		// gives what the line-by-line reader gives.
+		sameBatches(t, "fuzz input", data, len(data)%2 == 0, 3+len(data)%14, 1+len(data)%5)
 	})
 }
 

@@ -109,7 +109,15 @@ type Converter struct {
 
 	memo []macroMemo // by the macro's memo number in its rule
 	gen  uint64      // counts the applications of rules (macroMemo)
+	key  []byte      // the values of a condition's holes (cond)
+	akey []byte      // the values of the groups of a macro's argument (argRef)
+	// Tests: noKnown turns condCache and refCache off (condHits counts
+	// the conditions condCache answered), noLineMemo lineMemo.
+	noKnown    bool
+	condHits   int64
+	noLineMemo bool // tests: the rules that begin alike tried one by one
 
+	lm       *lineMemo  // the rules that begin alike (linememo.go); nil once one is off
 	lits     *litFilter // the rules' literals (litfilter.go)
 	found    []uint64   // those the line holds
 	litRules [][]uint64 // by literal: the rules (a set of rule numbers) that need it
@@ -163,6 +171,7 @@ type parsedRef struct {
 type parsedCond struct {
 	e   *Expr
 	err error
+	val bool // e.Eval(nil): a rule's condition is text only, its value that of the text
 }
 
 const maxParsed = 4096
@@ -253,6 +262,9 @@ type part struct {
 	// memo numbers the macro among its rule's: those of the same kind
 	// and argument (as written) have the same number (macroMemo).
 	memo int
+	// known: what the argument parses to, by the values of its groups
+	// (argRef; made when first needed).
+	known *refCache
 }
 
 // macroMemo is the value of a macro of a rule for one match of a line,
@@ -270,6 +282,11 @@ type template struct {
 	src   string
 	pos   int // byte offset of src in the rule's template (a macro's argument is part of it)
 	parts []part
+
+	// A condition's values by the values of its groups and macros (its
+	// holes, the parts holes numbers): cond.
+	holes []int
+	known *condCache
 }
 
 // RuleError is a rule file that cannot be compiled.
@@ -344,6 +361,9 @@ func Compile(sets []RuleSet, st *State, budget time.Duration) (*Converter, error
 				c.litRules[r.litID][i/64] |= 1 << (i % 64)
 			}
 		}
+	}
+	if c.lm = newLineMemo(c.rules, (len(c.rules)+63)/64); c.lm != nil && c.lm.scan && c.lits == nil {
+		c.lm = nil
 	}
 	return c, nil
 }
@@ -502,6 +522,12 @@ func (c *Converter) compileTemplate(cr *crule, src string, pos Pos, isCond bool)
 		if !ok {
 			return nil, failSyntax("condition")
 		}
+		for i, p := range t.parts {
+			if p.kind != pLit {
+				t.holes = append(t.holes, i)
+			}
+		}
+		t.known = new(condCache)
 		return t, nil
 	}
 	l, err := ParseStdLine(text)
@@ -865,6 +891,11 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 	}
 	c.lineRules = c.lineRules[:0]
 	fast := c.ascii && strings.IndexByte(line, '\n') < 0
+	if fast && c.lm != nil && !c.noLineMemo {
+		if e, pos, ok := c.lm.entry(line); ok {
+			return c.convertMemo(e, pos, n, emit, problem)
+		}
+	}
 	if c.lits == nil {
 		for _, r := range c.rules {
 			if r.litID >= 0 && !strings.Contains(line, r.lit) {
@@ -902,6 +933,36 @@ func (c *Converter) Convert(line string, n int64, emit Emit, problem func(Proble
 	return matched, nil
 }
 
+// convertMemo is Convert of a line whose rules that begin alike match as
+// e says (linememo.go; e nil: none of them matches); pos is where the rest
+// begins, c.lm.st.caps the captures of the beginning. No rule of c.lm is
+// off (c.lm is nil then); a rule that goes off while the line is read
+// (apply) is one tried already, and the line goes on with the memo it
+// began with.
+func (c *Converter) convertMemo(e *lmEntry, pos int, n int64, emit Emit, problem func(Problem)) (matched bool, err error) {
+	lm := c.lm
+	c.lineCands(e, c.line)
+	hi := 0
+	for w, x := range c.cand {
+		for x != 0 {
+			r := c.rules[w*64+bits.TrailingZeros64(x)]
+			x &= x - 1
+			if e == nil || lm.set[r.index/64]&(1<<(r.index%64)) == 0 {
+				err = c.apply(r, true, n, &matched, emit, problem)
+			} else if hi < len(e.hits) && e.hits[hi].rule == r.index {
+				err = c.applyMatches(r, c.fastMatch(r, r.fast.memoCaps(lm.st.caps, pos, e.hits[hi].m)), &matched, emit, problem)
+				hi++
+			} else if r.litID < 0 || strings.Contains(c.line, r.lit) { // its machine gave up on this rest
+				err = c.apply(r, true, n, &matched, emit, problem)
+			}
+			if err != nil {
+				return matched, err
+			}
+		}
+	}
+	return matched, nil
+}
+
 // apply tries rule r on the line and applies its outputs when it matches.
 func (c *Converter) apply(r *crule, fast bool, n int64, matched *bool, emit Emit, problem func(Problem)) error {
 	if r.off != nil {
@@ -914,11 +975,18 @@ func (c *Converter) apply(r *crule, fast bool, n int64, matched *bool, emit Emit
 	if err != nil || len(ms) == 0 {
 		return err
 	}
+	return c.applyMatches(r, ms, matched, emit, problem)
+}
+
+// applyMatches applies the outputs of rule r, which matched the line.
+func (c *Converter) applyMatches(r *crule, ms []match, matched *bool, emit Emit, problem func(Problem)) error {
 	*matched = true
 	cpu := -1
 	if r.prc >= 0 {
 		if g, ok := c.group(ms[0], r.prc); ok {
-			if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
+			if v, ok := parseSmall(g); ok {
+				cpu = int(v)
+			} else if v, err := strconv.ParseInt(strings.TrimSpace(g), 10, 32); err == nil && v >= 0 {
 				cpu = int(v)
 			}
 		}
@@ -963,15 +1031,7 @@ func (c *Converter) matches(r *crule, fast bool, n int64) ([]match, error) {
 			if loc == nil {
 				return nil, nil
 			}
-			for _, gi := range r.fast.groups {
-				if gi < 0 {
-					c.locs = append(c.locs, -1, -1)
-				} else {
-					c.locs = append(c.locs, loc[2*gi], loc[2*gi+1])
-				}
-			}
-			c.ms = append(c.ms, match{c.locs})
-			return c.ms, nil
+			return c.fastMatch(r, loc), nil
 		}
 	}
 	c.lineRunes()
@@ -985,10 +1045,25 @@ func (c *Converter) matches(r *crule, fast bool, n int64) ([]match, error) {
 		return nil, fmt.Errorf("rule %s: %w", r.Name(), err)
 	}
 	if r.spent > RuleBudgetBase+RuleBudgetPerLine*time.Duration(r.tried) {
+		c.lm = nil // its rules are tried one by one from now on
 		r.off = &ruleOff{line: n, why: fmt.Sprintf("its regular expression took %v on the %d lines it was tried on, more than the %v and %v a line a rule may take",
 			r.spent.Round(time.Millisecond), r.tried, RuleBudgetBase, RuleBudgetPerLine)}
 	}
 	return ms, nil
+}
+
+// fastMatch is the match of r whose Go groups are at loc.
+func (c *Converter) fastMatch(r *crule, loc []int) []match {
+	c.ms, c.locs = c.ms[:0], c.locs[:0]
+	for _, gi := range r.fast.groups {
+		if gi < 0 {
+			c.locs = append(c.locs, -1, -1)
+		} else {
+			c.locs = append(c.locs, loc[2*gi], loc[2*gi+1])
+		}
+	}
+	c.ms = append(c.ms, match{c.locs})
+	return c.ms
 }
 
 // errLineBudget is a line that took its budget (matchAll).
@@ -1072,6 +1147,7 @@ func (c *Converter) timeout(n int64) error {
 	}
 	worst.timeouts = append(worst.timeouts, n)
 	if len(worst.timeouts) >= MaxRuleTimeouts && worst.off == nil {
+		c.lm = nil
 		worst.off = &ruleOff{line: n, why: fmt.Sprintf("the regular expressions took longer than %v on %s, most of it this rule's (those lines were skipped)",
 			c.budget, lineList(worst.timeouts))}
 	}
@@ -1138,27 +1214,7 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []match, cpu int, emit Emi
 			continue
 		}
 		for _, cs := range o.cases {
-			var perr string
-			c.buf, perr = c.expandTo(c.buf[:0], cs.cond, ms)
-			if perr != "" {
-				problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("condition %q: %s (taken as false)", cs.cond.src, perr)})
-				continue
-			}
-			pc, ok := c.conds[string(c.buf)]
-			if !ok {
-				text := string(c.buf)
-				pc.e, pc.err = ParseExpr(text, false)
-				if len(c.conds) >= maxParsed {
-					clear(c.conds)
-				}
-				c.conds[text] = pc
-			}
-			e, err := pc.e, pc.err
-			if err != nil {
-				problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", cs.cond.src, c.buf, err)})
-				continue
-			}
-			if e.Eval(nil) {
+			if c.cond(r, cs.cond, ms, problem) {
 				if err := c.outputs(r, cs.outs, ms, cpu, emit, problem); err != nil {
 					return err
 				}
@@ -1166,6 +1222,126 @@ func (c *Converter) outputs(r *crule, outs []cout, ms []match, cpu int, emit Emi
 		}
 	}
 	return nil
+}
+
+// cond evaluates the condition t of a conditional block over the matches
+// of the line: the text it expands to, parsed and evaluated; false, with
+// a problem, when it cannot be. Its value is a function of that text, and
+// when the rule matched the line once and whole, the text is a function
+// of the values of the groups and macros of t: the values of t are kept
+// by those (condCache), and a line whose values were seen is not written
+// out, hashed whole and looked up again.
+func (c *Converter) cond(r *crule, t *template, ms []match, problem func(Problem)) bool {
+	var key []byte
+	var e *condEntry
+	if t.known != nil && !c.noKnown && c.ascii && len(ms) == 1 && ms[0].index() == 0 && ms[0].end() == len(c.line) {
+		m := ms[0]
+		key = c.key[:0]
+		for _, i := range t.holes {
+			p := &t.parts[i]
+			if p.kind == pGroup {
+				var v string
+				if i := m.loc[2*p.group]; i >= 0 {
+					v = c.line[i:m.loc[2*p.group+1]]
+				}
+				key = binary.AppendUvarint(key, uint64(len(v)))
+				key = append(key, v...)
+				continue
+			}
+			v, why := c.macroValue(p, m)
+			if why != "" {
+				c.key = key
+				problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("condition %q: %s (taken as false)", t.src, why)})
+				return false
+			}
+			key = binary.AppendUvarint(key, uint64(len(v)))
+			key = append(key, v...)
+		}
+		c.key = key
+		if len(key) <= maxCondKey {
+			e = t.known.entry(key)
+			if e.key == string(key) {
+				c.condHits++
+				return e.val
+			}
+		}
+		// The text, as expandTo writes it (the match is the whole line),
+		// from the values.
+		c.buf = c.buf[:0]
+		for i := range t.parts {
+			p := &t.parts[i]
+			if p.kind == pLit {
+				c.buf = append(c.buf, p.text...)
+				continue
+			}
+			n, w := binary.Uvarint(key)
+			c.buf = append(c.buf, key[w:w+int(n)]...)
+			key = key[w+int(n):]
+		}
+		key = c.key
+	} else {
+		var perr string
+		c.buf, perr = c.expandTo(c.buf[:0], t, ms)
+		if perr != "" {
+			problem(Problem{Rule: r, Kind: "macro", Msg: fmt.Sprintf("condition %q: %s (taken as false)", t.src, perr)})
+			return false
+		}
+	}
+	pc, ok := c.conds[string(c.buf)]
+	if !ok {
+		text := string(c.buf)
+		pc.e, pc.err = ParseExpr(text, false)
+		if pc.err == nil {
+			pc.val = pc.e.Eval(nil)
+		}
+		if len(c.conds) >= maxParsed {
+			clear(c.conds)
+		}
+		c.conds[text] = pc
+	}
+	if pc.err != nil {
+		problem(Problem{Rule: r, Kind: "condition", Msg: fmt.Sprintf("condition %q expands to %q: %v (taken as false)", t.src, c.buf, pc.err)})
+		return false
+	}
+	if e != nil {
+		e.key, e.val = string(key), pc.val
+	}
+	return pc.val
+}
+
+// condCache is the values of a condition by the values of its holes
+// (cond): a table of condCacheSize entries, by a hash of those, each
+// holding the last that fell there. The key of an entry is the values,
+// each after its length (uvarint), at most maxCondKey bytes.
+type condCache struct {
+	e [condCacheSize]condEntry
+}
+
+type condEntry struct {
+	key string
+	val bool
+}
+
+const (
+	condCacheSize = 64
+	maxCondKey    = 128
+)
+
+func (cc *condCache) entry(key []byte) *condEntry {
+	return &cc.e[hashKey(key)%condCacheSize]
+}
+
+// hashKey hashes the key of a condCache or a refCache.
+func hashKey(key []byte) uint64 {
+	h := uint64(len(key))
+	for ; len(key) >= 8; key = key[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(key)) * 0x9e3779b97f4a7c15
+		h ^= h >> 32
+	}
+	for _, b := range key {
+		h = (h ^ uint64(b)) * 0x100000001b3
+	}
+	return h ^ h>>29
 }
 
 // expand expands a template over the matches of a line as Regex.Replace
@@ -1219,37 +1395,94 @@ func (c *Converter) expandOne(dst []byte, t *template, m match) ([]byte, string)
 				dst = c.appendText(dst, i, m.loc[2*p.group+1])
 			}
 		case pMacro:
-			mm := &c.memo[p.memo]
-			if mm.gen == c.gen && mm.at == m.index() && mm.ver == c.st.ver {
-				if mm.why != "" {
-					return dst, mm.why
-				}
-				dst = append(dst, mm.val...)
-				continue
-			}
-			var why string
-			var pr parsedRef
-			start := len(dst)
-			if p.static != nil {
-				pr = *p.static
-				dst, why = c.macro(dst, p.macro, p.argText, pr)
-			} else {
-				// Arguments hold no macros (they do not nest): c.arg is free.
-				c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
-				pr = c.parseRefCached(c.arg, p.macro)
-				dst, why = c.macro(dst, p.macro, c.arg, pr)
-			}
-			if !pr.r.hasTime { // [TIME] reads count history misses: each read is made
-				mm.gen, mm.at, mm.ver, mm.why = c.gen, m.index(), c.st.ver, why
-				mm.val = append(mm.val[:0], dst[start:]...)
-			}
+			v, why := c.macroValue(p, m)
 			if why != "" {
 				return dst, why
 			}
+			dst = append(dst, v...)
 		}
 	}
 	return dst, ""
 }
+
+// macroValue returns the value of macro p for match m, or why it has
+// none; the value is valid until the next call. It is remembered for the
+// rule's application and match while the state does not change
+// (macroMemo); a read at a [TIME] is made each time (it counts history
+// misses).
+func (c *Converter) macroValue(p *part, m match) ([]byte, string) {
+	mm := &c.memo[p.memo]
+	if mm.gen == c.gen && mm.at == m.index() && mm.ver == c.st.ver {
+		return mm.val, mm.why
+	}
+	var why string
+	var pr parsedRef
+	val := mm.val[:0]
+	if p.static != nil {
+		pr = *p.static
+		val, why = c.macro(val, p.macro, p.argText, pr)
+	} else {
+		var arg []byte
+		pr, arg = c.argRef(p, m)
+		val, why = c.macro(val, p.macro, arg, pr)
+	}
+	mm.val = val
+	if !pr.r.hasTime { // remembered (a [TIME] macro's slot never is: same argument, same time)
+		mm.gen, mm.at, mm.ver, mm.why = c.gen, m.index(), c.st.ver, why
+	}
+	return val, why
+}
+
+// argRef returns what the argument of macro p parses to for match m, and
+// its text. The text is a function of the values of the groups it holds
+// (on an ASCII line; it holds no macros): what it parses to is kept by
+// those (p.known), so that a line whose values were seen does not write
+// the argument out and look its text up (parseRefCached) again.
+func (c *Converter) argRef(p *part, m match) (parsedRef, []byte) {
+	if c.ascii && !c.noKnown {
+		key := c.akey[:0]
+		for i := range p.arg.parts {
+			if a := &p.arg.parts[i]; a.kind == pGroup {
+				var v string
+				if i := m.loc[2*a.group]; i >= 0 {
+					v = c.line[i:m.loc[2*a.group+1]]
+				}
+				key = binary.AppendUvarint(key, uint64(len(v)))
+				key = append(key, v...)
+			}
+		}
+		c.akey = key
+		if len(key) <= maxCondKey {
+			if p.known == nil {
+				p.known = new(refCache)
+			}
+			e := &p.known.e[hashKey(key)%refCacheSize]
+			if e.key == string(key) {
+				return e.pr, e.arg
+			}
+			// Arguments hold no macros (they do not nest): c.arg is free.
+			c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+			pr := c.parseRefCached(c.arg, p.macro)
+			e.key, e.pr, e.arg = string(key), pr, append(e.arg[:0], c.arg...)
+			return pr, c.arg
+		}
+	}
+	c.arg, _ = c.expandOne(c.arg[:0], p.arg, m)
+	return c.parseRefCached(c.arg, p.macro), c.arg
+}
+
+// refCache is what a macro's argument parses to by the values of its
+// groups (argRef): refCacheSize entries by a hash of the key (the values,
+// each after its length), each holding the last that fell there.
+type refCache struct {
+	e [refCacheSize]struct {
+		key string
+		pr  parsedRef
+		arg []byte
+	}
+}
+
+const refCacheSize = 32
 
 // parseRefCached parses a macro's argument, once for each text (and
 // whether it is $ATTR's, which ends in an attribute).

@@ -42,6 +42,8 @@ type Expr struct {
 	// once and read on every line): the type the attribute names were
 	// checked against, and the number of the left side's attribute.
 	checkedT *typeInfo
+	selT     *typeInfo // the type of the name Select last read it for (selName)
+	selName  string
 	kT       *typeInfo
 	k        int // attribute number; kName, kType for _name, _type
 	sel      selMemo

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/traceduck/traceduck/schema"
@@ -13,7 +14,9 @@ import (
 // in order and a heap of the others) with a heap of all the lines waiting,
 // as it was: the same lines in the same order, the same counts, on logs
 // whose lines come in order, a little late, more than the window late,
-// going back in time, without a time.
+// going back in time, without a time. Each line goes on with its text as
+// it came (the reorder copies it: the reader's buffer is reused), long
+// lines too.
 func TestReorder(t *testing.T) {
 	useLoader(t)
 	s, err := LoadSetup(filepath.Join("testdata", "fig3", "fig3.res"), nil, []string{filepath.Join("testdata", "common.resh")}, nil)
@@ -42,17 +45,30 @@ func TestReorder(t *testing.T) {
 				lines = append(lines, "no time here")
 			case rng.Intn(60) == 0:
 				lines = append(lines, fmt.Sprintf("[%d]:[x]: bad processor", shape(i)))
+			case rng.Intn(2000) == 0:
+				lines = append(lines, fmt.Sprintf("[%d]:[1]: long %s", shape(i), strings.Repeat("y", rng.Intn(3*arenaChunkSize/4))))
 			default:
 				lines = append(lines, fmt.Sprintf("[%d]:[%d]: line", shape(i), 1+rng.Intn(3)))
 			}
 		}
 		var got, want []int64
 		o := newReorder(rd)
-		o.emit = func(text string, n int64, cpu schema.CPU) error { got = append(got, n); return nil }
+		o.emit = func(text string, n int64, cpu schema.CPU) error {
+			if text != lines[n-1] {
+				t.Fatalf("shape %d: line %d goes on as %.40q, want %.40q", k, n, text, lines[n-1])
+			}
+			got = append(got, n)
+			return nil
+		}
 		ref := &refReorder{r: rd}
+		var buf []byte
 		for i, l := range lines {
-			if err := o.push(l, int64(i+1)); err != nil {
+			buf = append(buf[:0], l...)
+			if err := o.push(buf, int64(i+1)); err != nil {
 				t.Fatal(err)
+			}
+			for j := range buf {
+				buf[j] = 'X'
 			}
 			ref.push(l, int64(i+1), &want)
 		}
@@ -72,7 +88,7 @@ func TestReorder(t *testing.T) {
 			t.Fatalf("shape %d: late %d (first %d), too late %d (first %d); want %d (%d), %d (%d)", k,
 				o.late, o.firstLat, o.tooLate, o.firstToo, ref.late, ref.firstLat, ref.tooLate, ref.firstToo)
 		}
-		t.Logf("shape %d: %d lines, %d late, %d too late", k, len(got), o.late, o.tooLate)
+		t.Logf("shape %d: %d lines, %d late, %d too late; %d chunks", k, len(got), o.late, o.tooLate, len(o.arena.free)+1)
 	}
 }
 

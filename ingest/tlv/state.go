@@ -45,6 +45,7 @@ type typeInfo struct {
 	attrs    []*attrInfo // declared first, in header order; then undeclared ones as the trace sets them
 	attrIdx  map[string]int
 	behavior map[string]*BehaviorDef
+	res      []*Res // its resources, in resource file order
 	// ver counts the changes of each attribute, on any resource of the
 	// type: a selection that read attributes whose counts did not move
 	// since is still the same (Select).
@@ -137,6 +138,7 @@ func NewState(res *ResourceFile, types []*ResourceType) (*State, error) {
 		s.res = append(s.res, x)
 		s.byName[r.Name] = x
 		s.byType[r.Type] = append(s.byType[r.Type], x)
+		ti.res = append(ti.res, x)
 	}
 	for _, x := range s.res {
 		x.grow() // attributes that later resources of the type declared
@@ -297,7 +299,14 @@ func (s *State) Select(buf []*Res, name string, cond *Expr, ns int64, at bool) (
 		}
 		return buf, fmt.Errorf("no resource or resource type named %q", name)
 	}
-	t := s.types[name]
+	// A condition is parsed from one text: it is always of the same
+	// name, whose type it keeps.
+	t := cond.selT
+	if t == nil || cond.selName != name {
+		if t = s.types[name]; t != nil {
+			cond.selT, cond.selName = t, name
+		}
+	}
 	if t == nil {
 		if s.byName[name] != nil {
 			return buf, fmt.Errorf("%q is a resource, not a resource type: a condition selects resources of a type", name)
@@ -315,7 +324,7 @@ func (s *State) Select(buf []*Res, name string, cond *Expr, ns int64, at bool) (
 	if !at && cond.sel.valid(t) {
 		return append(buf, cond.sel.res...), nil
 	}
-	for _, r := range s.byType[name] {
+	for _, r := range t.res {
 		if cond.evalRes(s, r, ns, at) {
 			buf = append(buf, r)
 		}

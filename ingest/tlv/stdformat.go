@@ -241,15 +241,29 @@ func splitArgs(s string) []string {
 	return append(args, strings.TrimSpace(s[start:]))
 }
 
-func isAlnum(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+func isAlnum(c byte) bool { return alnum[c] }
+
+// alnum is isAlnum by byte.
+var alnum = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return t
+}()
 
 // Canonical returns the line as TLV writes it: text, the line l was parsed
 // from, without the white space around and between its parts (the
 // arguments of a behavior are kept as written, trimmed). It is text itself when
 // text has none. ("[1] T . f( a, b )" is "[1]T.f(a, b)".)
 func (l *StdLine) Canonical(text string) string {
+	if l.canonicalLen() == len(text) {
+		return text
+	}
+	return string(l.appendCanonical(nil, l.Time))
+}
+
+// canonicalLen is the length of the canonical line.
+func (l *StdLine) canonicalLen() int {
 	n := len("[]") + len(l.Time) + len(l.Res) + len(".") + len(l.Member)
 	if l.Cond != nil {
 		n += len("()") + len(l.CondText)
@@ -259,15 +273,29 @@ func (l *StdLine) Canonical(text string) string {
 	} else {
 		n += len("=") + len(l.Value)
 	}
-	// The canonical line is text less some white space: of the same
-	// length, it is text.
-	if n == len(text) {
-		return text
+	return n
+}
+
+// appendCanonical appends the canonical line to b, with the time tm.
+func (l *StdLine) appendCanonical(b []byte, tm string) []byte {
+	b = append(b, '[')
+	b = append(b, tm...)
+	b = append(b, ']')
+	b = append(b, l.Res...)
+	if l.Cond != nil {
+		b = append(b, '(')
+		b = append(b, l.CondText...)
+		b = append(b, ')')
 	}
-	var b strings.Builder
-	b.Grow(n)
-	l.write(&b, l.ArgsText)
-	return b.String()
+	b = append(b, '.')
+	b = append(b, l.Member...)
+	if l.Behavior {
+		b = append(b, '(')
+		b = append(b, l.ArgsText...)
+		return append(b, ')')
+	}
+	b = append(b, '=')
+	return append(b, l.Value...)
 }
 
 // String writes the line back in the standard format (arguments separated
@@ -330,6 +358,9 @@ func ParseTime(s string, radix int, u TimeUnit) (Time, error) {
 	if radix < 2 || radix > 36 {
 		return Time{}, fmt.Errorf("TimeRadix %d: expected 2 to 36", radix)
 	}
+	if v, ok := parseDigits(s, radix); ok { // the common case: digits only
+		return wholeTime(s, v, u)
+	}
 	intPart, frac, hasFrac := strings.Cut(s, ".")
 	if intPart == "" {
 		return Time{}, fmt.Errorf("time %q: no digits", s)
@@ -349,6 +380,11 @@ func ParseTime(s string, radix int, u TimeUnit) (Time, error) {
 			return Time{}, fmt.Errorf("time %q: not a number in radix %d", s, radix)
 		}
 	}
+	return wholeTime(s, v, u)
+}
+
+// wholeTime is the time of v units (s, as written, for messages).
+func wholeTime(s string, v uint64, u TimeUnit) (Time, error) {
 	hi, lo := bits.Mul64(v, u.Mul)
 	if hi != 0 {
 		return Time{}, fmt.Errorf("time %q: too large for int64 nanoseconds", s)
@@ -365,6 +401,64 @@ func ParseTime(s string, radix int, u TimeUnit) (Time, error) {
 		t.Raw, t.HasRaw = int64(v), true
 	}
 	return t, nil
+}
+
+// parseDigits is strconv.ParseUint(s, radix, 64) of a text of digits of
+// radix only (ok false otherwise, and when the value overflows: the
+// caller's strconv call then says why).
+func parseDigits(s string, radix int) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		d := uint64(digitVal[s[i]])
+		if d >= uint64(radix) {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(v, uint64(radix))
+		if hi != 0 {
+			return 0, false
+		}
+		if v = lo + d; v < lo {
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// digitVal is the value of a digit of radix up to 36 (either case), 36
+// for other bytes.
+var digitVal = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 36
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = uint8(c - '0')
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = uint8(c-'a') + 10
+		t[c-'a'+'A'] = uint8(c-'a') + 10
+	}
+	return t
+}()
+
+// parseSmall is strconv.ParseInt(s, 10, 32) of a text of decimal digits
+// only, without sign (ok false otherwise: the caller's strconv call says
+// why, or takes what this does not).
+func parseSmall(s string) (int64, bool) {
+	if len(s) == 0 || len(s) > 9 {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(d)
+	}
+	return v, true
 }
 
 // fracTime converts a time with a fraction exactly (rare: big numbers).

@@ -1,6 +1,9 @@
 package tlv
 
 import (
+	"math/rand"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -206,6 +209,39 @@ func TestExpr(t *testing.T) {
 		_, err := ParseExpr(c.in, false)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%q: got %v, want %s", c.in, err, c.want)
+		}
+	}
+}
+
+// TestParseDigits: parseDigits is strconv.ParseUint of a radix's digits
+// (it fails where ParseUint fails, overflow included), parseSmall
+// strconv.ParseInt(s, 10, 32) of up to nine decimal digits.
+func TestParseDigits(t *testing.T) {
+	rnd := rand.New(rand.NewSource(1))
+	const alphabet = "0123456789abcdefxyzABCFZ.-+_ "
+	for range 200000 {
+		b := make([]byte, rnd.Intn(22))
+		for i := range b {
+			if rnd.Intn(3) == 0 {
+				b[i] = alphabet[rnd.Intn(len(alphabet))]
+			} else {
+				b[i] = alphabet[rnd.Intn(10)]
+			}
+		}
+		s := string(b)
+		radix := 2 + rnd.Intn(35)
+		if rnd.Intn(2) == 0 {
+			radix = []int{10, 16}[rnd.Intn(2)]
+		}
+		v, ok := parseDigits(s, radix)
+		w, err := strconv.ParseUint(s, radix, 64)
+		if ok != (err == nil) || ok && v != w {
+			t.Fatalf("parseDigits(%q, %d) = %d, %v; ParseUint %d, %v", s, radix, v, ok, w, err)
+		}
+		n, ok := parseSmall(s)
+		m, err := strconv.ParseInt(s, 10, 32)
+		if ok && (err != nil || n != m) || !ok && err == nil && len(s) <= 9 && strings.Trim(s, "0123456789") == "" {
+			t.Fatalf("parseSmall(%q) = %d, %v; ParseInt %d, %v", s, n, ok, m, err)
 		}
 	}
 }

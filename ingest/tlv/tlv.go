@@ -244,6 +244,7 @@ func (g *Ingester) Convert(ctx context.Context, src *ingest.Source, out io.Write
 	if err != nil {
 		return nil, err
 	}
+	src.NoHash() // nothing asks for the log's hash: the bytes are not hashed as they are read
 	p := &printSink{w: bufio.NewWriterSize(out, 64<<10), file: src.Name, skipBad: skipBad, keys: map[string]int{}}
 	rd, err := NewReader(setup, p, p)
 	if err != nil {
@@ -368,7 +369,9 @@ type Reader struct {
 	rawLine string
 
 	// the parses of the parts of lines after their times (parse)
-	rests map[string]*StdLine
+	rests map[string]*restEntry
+	line  restEntry // the parse of a line whose rest is not kept
+	canon []byte    // the canonical line given to the sink (std)
 
 	// the last time parsed, and its text
 	lastTime     Time
@@ -463,7 +466,7 @@ func (r *Reader) readAll(ctx context.Context, src *ingest.Source, file string, f
 	if fmp {
 		o := newReorder(r)
 		err := lr.Each(ctx, file, what, func(line []byte, n int64) error {
-			return o.push(string(line), n)
+			return o.push(line, n)
 		})
 		if err != nil {
 			return err
@@ -496,11 +499,10 @@ func (r *Reader) Line(text string, n int64, cpu schema.CPU) error {
 		return r.std(text, nil, -1)
 	}
 	matched, err := r.Conv.Convert(text, n, r.std, r.problem)
-	var located *schema.InputError
-	if errors.As(err, &located) {
-		return err // r.std's: it names the file and line already
-	}
 	if err != nil {
+		if located := (*schema.InputError)(nil); errors.As(err, &located) {
+			return err // r.std's: it names the file and line already
+		}
 		return r.rep.Bad(n, "%v", err)
 	}
 	if !matched {
@@ -564,36 +566,56 @@ func lineClass(s string) string {
 // std applies one standard-format line; rule is the rule that produced
 // it (nil when the log is in the standard format).
 func (r *Reader) std(text string, rule *crule, prc int) error {
-	l, err := r.parse(text)
+	e, tm, err := r.parse(text)
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q, not a standard-format line: column %v", rule.Name(), text, err)
 		}
 		return r.rep.Bad(r.src, "column %v", err)
 	}
-	if err := r.sink.Std(l.Canonical(text), r.src); err != nil {
+	l := &e.l
+	// The line as TLV writes it: text itself, when it has no white space
+	// to take out (the canonical line is text less some white space: of
+	// the same length, it is text).
+	canon := text
+	if len(tm)+l.canonicalLen() != len(text) {
+		r.canon = l.appendCanonical(r.canon[:0], tm)
+		canon = unsafe.String(unsafe.SliceData(r.canon), len(r.canon))
+	}
+	if err := r.sink.Std(canon, r.src); err != nil {
 		return err
 	}
 	// The lines a rule makes of one raw line share its time.
 	t, err := r.lastTime, error(nil)
-	if l.Time != string(r.lastTimeText) || !r.haveTime {
-		if t, err = ParseTime(l.Time, r.Radix, r.Unit); err == nil {
-			r.lastTime, r.lastTimeText, r.haveTime = t, append(r.lastTimeText[:0], l.Time...), true
+	if tm != string(r.lastTimeText) || !r.haveTime {
+		if t, err = ParseTime(tm, r.Radix, r.Unit); err == nil {
+			r.lastTime, r.lastTimeText, r.haveTime = t, append(r.lastTimeText[:0], tm...), true
 		}
 	}
 	if err != nil {
 		if rule != nil {
 			return r.rep.Bad(r.src, "%s produced %q: %v", rule.Name(), text, err)
 		}
-		return r.rep.Bad(r.src, "column 2: expected a time in radix %d, found %q (%v)", r.Radix, l.Time, err)
+		return r.rep.Bad(r.src, "column 2: expected a time in radix %d, found %q (%v)", r.Radix, tm, err)
 	}
 	if msg := r.sink.TimeOutOfBounds(t.NS); msg != "" {
 		return r.rep.Bad(r.src, "column 2: %s", msg)
 	}
 	if !t.Exact && !t.HasRaw {
-		r.rep.Note(schema.Info, "inexact", r.src, fmt.Sprintf("time %q is not a whole number of ns: rounded down (first at line %d)", l.Time, r.src))
+		r.rep.Note(schema.Info, "inexact", r.src, fmt.Sprintf("time %q is not a whole number of ns: rounded down (first at line %d)", tm, r.src))
 	}
-	r.sel, err = r.St.Select(r.sel, l.Res, l.Cond, t.NS, l.Cond != nil)
+	sel := r.sel
+	if l.Cond == nil {
+		// A name: what it designates never changes.
+		if !e.named {
+			e.sel, e.selErr = r.St.Select(nil, l.Res, nil, 0, false)
+			e.named = true
+		}
+		sel, err = e.sel, e.selErr
+	} else {
+		r.sel, err = r.St.Select(r.sel, l.Res, l.Cond, t.NS, true)
+		sel = r.sel
+	}
 	if err != nil {
 		r.rep.Note(schema.Warning, "select\x00"+l.Res, r.src, fmt.Sprintf("%v: line skipped (first at line %d: %q)", err, r.src, text))
 		return nil
@@ -603,16 +625,16 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	if prc >= 0 {
 		ev.CPU = schema.CPU(prc)
 	}
-	for _, res := range r.sel {
+	for _, res := range sel {
 		ev.Res = res
 		if l.Behavior {
-			if res.Type.behavior[l.Member] == nil {
+			if e.behavior(res) == nil {
 				r.rep.Note(schema.Info, "behavior\x00"+res.Type.def.Name+"\x00"+l.Member, r.src,
 					fmt.Sprintf("behavior %s.%s is not declared in the resource header: its arguments are named arg1, arg2, ... (first at line %d)", res.Type.def.Name, l.Member, r.src))
 			}
 			ev.Behavior, ev.Args = l.Member, l.Args
 		} else {
-			k, declared := r.St.Attr(res, l.Member)
+			k, declared := e.attr(r.St, res)
 			if !declared {
 				r.rep.Note(schema.Info, "attr\x00"+res.Type.def.Name+"\x00"+l.Member, r.src,
 					fmt.Sprintf("attribute %s.%s is not declared in the resource header (first at line %d)", res.Type.def.Name, l.Member, r.src))
@@ -630,13 +652,47 @@ func (r *Reader) std(text string, rule *crule, prc int) error {
 	return nil
 }
 
+// restEntry is the parse of the part of a standard-format line after its
+// time (Time is ""), and what it resolves to that does not change: the
+// resources a name designates, and the member's declaration in the type
+// of the last resource it was read for.
+type restEntry struct {
+	l      StdLine
+	named  bool // sel, selErr: Select of a name without a condition
+	sel    []*Res
+	selErr error
+	typ    *typeInfo    // the type k, declared, bdef are of (nil: none yet)
+	k      int          // the attribute's number
+	decl   bool         // the attribute is declared in the header
+	bdef   *BehaviorDef // the behavior's declaration
+}
+
+// behavior returns the declaration of the line's behavior in res's type.
+func (e *restEntry) behavior(res *Res) *BehaviorDef {
+	if e.typ != res.Type {
+		e.typ, e.bdef = res.Type, res.Type.behavior[e.l.Member]
+	}
+	return e.bdef
+}
+
+// attr is State.Attr of the line's attribute in res's type (an attribute
+// declared once is so from then on, with the same number).
+func (e *restEntry) attr(st *State, res *Res) (int, bool) {
+	if e.typ != res.Type {
+		e.k, e.decl = st.Attr(res, e.l.Member)
+		e.typ = res.Type
+	}
+	return e.k, e.decl
+}
+
 // parse parses a standard-format line (ParseStdLine) that may not outlive
 // the call (a rule's output, a line of the log): the strings of the line
-// it returns do, but for its Time. The part after the time recurs
-// ("TASK1.state=RUNNING"): its parse is kept by that text, at most
-// maxRests of them, so that a line whose rest was seen is not parsed
-// again (nor copied).
-func (r *Reader) parse(text string) (StdLine, error) {
+// it returns do, but for its time (tm, a part of text; the entry's Time is
+// ""). The part after the time recurs ("TASK1.state=RUNNING"): its parse
+// is kept by that text, at most maxRests of them, so that a line whose
+// rest was seen is not parsed again (nor copied). The entry is valid until
+// the next call.
+func (r *Reader) parse(text string) (e *restEntry, tm string, err error) {
 	j := 0
 	if len(text) > 0 && text[0] == '[' {
 		j = 1
@@ -655,23 +711,25 @@ func (r *Reader) parse(text string) (StdLine, error) {
 	}
 	if j > 0 {
 		if e, ok := r.rests[text[j+1:]]; ok {
-			l := *e
-			l.Time = text[1:j]
-			return l, nil
+			return e, text[1:j], nil
 		}
 	}
 	owned := strings.Clone(text)
 	l, err := ParseStdLine(owned)
-	if err != nil || j == 0 || len(text)-j-1 > maxRestLen {
-		return l, err
+	if err != nil {
+		return nil, "", err
+	}
+	tm, l.Time = l.Time, ""
+	if j == 0 || len(text)-j-1 > maxRestLen {
+		r.line = restEntry{l: l}
+		return &r.line, tm, nil
 	}
 	if r.rests == nil || len(r.rests) >= maxRests {
-		r.rests = map[string]*StdLine{}
+		r.rests = map[string]*restEntry{}
 	}
-	e := l
-	e.Time = ""
-	r.rests[owned[j+1:]] = &e
-	return l, nil
+	e = &restEntry{l: l}
+	r.rests[owned[j+1:]] = e
+	return e, tm, nil
 }
 
 const (
@@ -698,40 +756,50 @@ var fmpLine = regexp.MustCompile(`^\s*\[([0-9A-Za-z]+)\]:\[(\d+)(?::[^\]]*)?\]:`
 // fmpPrefix is fmpLine.FindStringSubmatch without the regexp: the time's
 // and the processor's texts, ok false when the line does not begin so.
 func fmpPrefix(s string) (tm, prc string, ok bool) {
+	at, ok := fmpPrefixAt(s)
+	if !ok {
+		return "", "", false
+	}
+	return s[at[0]:at[1]], s[at[2]:at[3]], true
+}
+
+// fmpPrefixAt is fmpPrefix with the offsets of the time and the
+// processor in s.
+func fmpPrefixAt(s string) (at [4]int, ok bool) {
 	i := 0
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
 		i++
 	}
 	if i >= len(s) || s[i] != '[' {
-		return "", "", false
+		return at, false
 	}
 	i++
 	j := i
-	for j < len(s) && isAlnum(s[j]) {
+	for j < len(s) && alnum[s[j]] {
 		j++
 	}
 	if j == i || len(s)-j < 3 || s[j:j+3] != "]:[" {
-		return "", "", false
+		return at, false
 	}
-	tm = s[i:j]
+	at[0], at[1] = i, j
 	i = j + 3
 	j = i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+	for j < len(s) && s[j]-'0' <= 9 {
 		j++
 	}
 	if j == i {
-		return "", "", false
+		return at, false
 	}
-	prc = s[i:j]
+	at[2], at[3] = i, j
 	if j < len(s) && s[j] == ':' {
 		for j < len(s) && s[j] != ']' {
 			j++
 		}
 	}
 	if len(s)-j < 2 || s[j:j+2] != "]:" {
-		return "", "", false
+		return at, false
 	}
-	return tm, prc, true
+	return at, true
 }
 
 // reorder orders FMP lines by time within a window: each processor's
@@ -746,6 +814,7 @@ func fmpPrefix(s string) (tm, prc string, ok bool) {
 // through 14 levels a line.
 type reorder struct {
 	r        *Reader
+	arena    lineArena
 	emit     func(text string, n int64, cpu schema.CPU) error // r.Line
 	q        lineQueue
 	h        lineHeap
@@ -763,12 +832,66 @@ type reorder struct {
 const reorderWindow = 1 << 14
 
 type pending struct {
-	ns   int64
-	n    int64
-	cpu  schema.CPU
-	text string
-	time Time // the time parsed, when has
-	has  bool
+	ns    int64
+	n     int64
+	cpu   schema.CPU
+	text  string // in chunk (nil: a string of its own)
+	chunk *arenaChunk
+	time  Time     // the time parsed, when has
+	tm    [2]int32 // where its text is in text
+	has   bool
+}
+
+// lineArena holds the texts of the lines that wait in the reorder window:
+// chunks of arenaChunkSize bytes, each used again once every line copied
+// into it went on (Reader.Line keeps nothing of a line's text), so that
+// reading a log allocates nothing per line. A line longer than a quarter
+// of a chunk is a string of its own.
+type lineArena struct {
+	cur  *arenaChunk
+	free []*arenaChunk
+}
+
+type arenaChunk struct {
+	buf  []byte
+	live int // lines in it that did not go on yet
+}
+
+const arenaChunkSize = 64 << 10
+
+// copy returns a copy of line, and the chunk that holds it (nil: none).
+func (a *lineArena) copy(line []byte) (string, *arenaChunk) {
+	if len(line) > arenaChunkSize/4 {
+		return string(line), nil
+	}
+	c := a.cur
+	if c == nil || len(c.buf)+len(line) > cap(c.buf) {
+		switch {
+		case c != nil && c.live == 0:
+			c.buf = c.buf[:0]
+		case len(a.free) > 0:
+			c = a.free[len(a.free)-1]
+			a.free = a.free[:len(a.free)-1]
+		default:
+			c = &arenaChunk{buf: make([]byte, 0, arenaChunkSize)}
+		}
+		a.cur = c
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, line...)
+	c.live++
+	return unsafe.String(unsafe.SliceData(c.buf[start:]), len(line)), c
+}
+
+// done is a line of chunk c that went on.
+func (a *lineArena) done(c *arenaChunk) {
+	if c == nil {
+		return
+	}
+	if c.live--; c.live == 0 && c != a.cur {
+		c.buf = c.buf[:0]
+		a.free = append(a.free, c)
+	}
 }
 
 func (p *pending) less(q *pending) bool {
@@ -852,15 +975,20 @@ func (h *lineHeap) pop() pending {
 
 func newReorder(r *Reader) *reorder { return &reorder{r: r, emit: r.Line} }
 
-func (o *reorder) push(text string, n int64) error {
+func (o *reorder) push(line []byte, n int64) error {
 	if n == 1 {
-		text = strings.TrimPrefix(text, "\xef\xbb\xbf")
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 	}
-	p := pending{n: n, cpu: schema.NoCPU, text: text}
-	if tm, prc, ok := fmpPrefix(text); ok {
+	text, chunk := o.arena.copy(line)
+	p := pending{n: n, cpu: schema.NoCPU, text: text, chunk: chunk}
+	if at, ok := fmpPrefixAt(text); ok {
+		tm, prc := text[at[0]:at[1]], text[at[2]:at[3]]
 		if t, err := ParseTime(tm, o.r.Radix, o.r.Unit); err == nil {
 			p.ns, p.time, p.has = t.NS, t, true
-			if c, err := strconv.ParseInt(prc, 10, 32); err == nil {
+			p.tm = [2]int32{int32(at[0]), int32(at[1])}
+			if c, ok := parseSmall(prc); ok {
+				p.cpu = schema.CPU(c)
+			} else if c, err := strconv.ParseInt(prc, 10, 32); err == nil {
 				p.cpu = schema.CPU(c)
 			}
 			if o.haveMax && p.ns < o.maxNS {
@@ -906,10 +1034,11 @@ func (o *reorder) out() error {
 	}
 	if p.has {
 		// The rules' lines have the line's time: parsed already.
-		tm, _, _ := fmpPrefix(p.text)
-		o.r.lastTime, o.r.lastTimeText, o.r.haveTime = p.time, append(o.r.lastTimeText[:0], tm...), true
+		o.r.lastTime, o.r.lastTimeText, o.r.haveTime = p.time, append(o.r.lastTimeText[:0], p.text[p.tm[0]:p.tm[1]]...), true
 	}
-	return o.emit(p.text, p.n, p.cpu)
+	err := o.emit(p.text, p.n, p.cpu)
+	o.arena.done(p.chunk)
+	return err
 }
 
 func (o *reorder) flush() error {

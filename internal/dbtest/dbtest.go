@@ -72,6 +72,9 @@ func Ingest(t testing.TB, db *schema.DB, path string, opt ingest.Options) ingest
 	if err != nil {
 		t.Fatalf("ingest %s: %v", path, err)
 	}
+	if res.SummaryErr != nil {
+		t.Fatalf("ingest %s: the run's summary: %v", path, res.SummaryErr)
+	}
 	return res
 }
 
@@ -140,6 +143,14 @@ var order = map[string]string{
 	schema.TableMessages:          "run_id, coalesce(send_seq, receive_seq, reply_seq), receive_seq, reply_seq",
 	schema.TablePriorityIntervals: "run_id, object_id, start_ts, start_seq",
 	schema.TableClocks:            "run_id",
+	// The report's summaries (optional: an ingest of dbtest writes none).
+	schema.TableReportSummaries:   "run_id",
+	schema.TableReportValues:      "run_id, metric, key",
+	schema.TableReportBuckets:     "run_id, what, object, bucket",
+	schema.TableReportObjects:     "run_id, rank",
+	schema.TableReportStates:      "run_id, object, class",
+	schema.TableReportDiagnostics: "run_id, rank",
+	schema.TableReportCPULoad:     "run_id, cpu, t_ns",
 }
 
 // optional lists the tables that only some formats fill: a dump shows them
@@ -152,6 +163,13 @@ var optional = map[string]bool{
 	schema.TableMessages:          true,
 	schema.TablePriorityIntervals: true,
 	schema.TableClocks:            true,
+	schema.TableReportSummaries:   true,
+	schema.TableReportValues:      true,
+	schema.TableReportBuckets:     true,
+	schema.TableReportObjects:     true,
+	schema.TableReportStates:      true,
+	schema.TableReportDiagnostics: true,
+	schema.TableReportCPULoad:     true,
 }
 
 // Dump returns every table's content as text, for golden files. Columns

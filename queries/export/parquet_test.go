@@ -17,6 +17,7 @@ import (
 	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/queries/align"
 	"github.com/traceduck/traceduck/queries/export"
+	"github.com/traceduck/traceduck/queries/report"
 	"github.com/traceduck/traceduck/schema"
 )
 
@@ -30,6 +31,7 @@ import (
 func sampleDB(t *testing.T) *schema.DB {
 	t.Helper()
 	db := dbtest.Open(t)
+	db.SetSummarize(report.Summarize) // the report's summaries, as traceduck ingests
 	for _, p := range []string{
 		"../../samples/btf/rtos-2core.btf",
 		"../../samples/qnx/neutrino-2cpu.txt",
@@ -317,5 +319,49 @@ func TestParquetKeepAndRenumber(t *testing.T) {
 	exportRuns(t, a.SQL(), dir, 1, 3)
 	if got := dbtest.Query(t, readDataset(t, dir), q); got != "1 | rtos-2core | btf\n3 | minirtos-2cpu | baget\n4 | neutrino-2cpu | qnx\n" {
 		t.Errorf("dataset's runs after a again:\n%s", got)
+	}
+}
+
+// TestOpenDatasetTables: a dataset opened with some tables only has
+// them, with the rows OpenDataset gives, and the glob macros; all() then
+// gives everything else, as OpenDataset does.
+func TestOpenDatasetTables(t *testing.T) {
+	ctx := context.Background()
+	db := sampleDB(t)
+	dir := filepath.Join(t.TempDir(), "dataset")
+	exportRuns(t, db.SQL(), dir, 1, 2, 3)
+	whole := readDataset(t, dir)
+	lite, all, err := export.OpenDatasetTables(ctx, dir, "runs", "report_values")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	for _, rel := range []string{"runs", "report_values"} {
+		if w, g := contents(t, whole, rel, "1,2,3"), contents(t, lite, rel, "1,2,3"); w != g || w == "" {
+			t.Errorf("%s differs:\n%s", rel, dbtest.Diff(w, g))
+		}
+	}
+	if got := dbtest.Query(t, lite, "SELECT regexp_full_match('Task_1', glob_regex('Task_*'))"); got != "true\n" {
+		t.Errorf("glob_regex: %s", got)
+	}
+	for _, rel := range []string{"events", "state_summary", "report_summaries"} {
+		if _, err := lite.Exec("SELECT count(*) FROM " + rel); err == nil {
+			t.Errorf("%s is there before all()", rel)
+		}
+	}
+	conn, err := lite.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := all(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	want, got := relations(t, whole), relations(t, lite)
+	if strings.Join(want, " ") != strings.Join(got, " ") {
+		t.Fatalf("relations after all():\nwhole %v\nlite  %v", want, got)
+	}
+	if w, g := contents(t, whole, "state_summary", "1,2,3"), contents(t, lite, "state_summary", "1,2,3"); w != g {
+		t.Errorf("state_summary differs:\n%s", dbtest.Diff(w, g))
 	}
 }

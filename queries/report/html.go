@@ -13,7 +13,16 @@ import (
 //go:embed report.html.tmpl
 var htmlTemplateText string
 
-var htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"changeTable": func(p *htmlPage, cols []htmlRun, rows []htmlChangeRow) changeTable { return changeTable{p, cols, rows} },
+}).Parse(htmlTemplateText))
+
+// changeTable is a table of the largest changes, for the template.
+type changeTable struct {
+	Page *htmlPage
+	Cols []htmlRun
+	Rows []htmlChangeRow
+}
 
 // Limits of the HTML page, so that it stays readable with many runs.
 const (
@@ -37,6 +46,11 @@ type htmlPage struct {
 	Hists      []htmlFigure
 	Details    []htmlDetail
 	Thresholds []htmlThreshold
+	// Changes are the largest changes from the baseline, and apart from
+	// them the values that dropped to 0 or are gone (as in the Markdown).
+	Changes *htmlChanges
+	// ShadingRule says when a change is shaded red or green.
+	ShadingRule string
 	// NotCompared counts the runs of another format than the baseline's.
 	NotCompared int
 }
@@ -45,6 +59,20 @@ type htmlThreshold struct {
 	Spec    string
 	Mode    string
 	Crossed int
+}
+
+type htmlChanges struct {
+	Cols        []htmlRun // the last compared runs
+	HiddenCols  int
+	Rows        []htmlChangeRow
+	Dropped     []htmlChangeRow
+	MoreDropped int
+	DroppedNote string
+}
+
+type htmlChangeRow struct {
+	Metric, Key, Baseline string
+	Cells                 []htmlCell
 }
 
 type htmlCrossing struct {
@@ -62,13 +90,31 @@ type htmlRun struct {
 	Crossings int
 }
 
-type legendItem struct{ Name, Color string }
+type legendItem struct{ Name, Color, Dash string }
 
 type htmlFigure struct {
 	Title  string
 	Note   string
 	Plot   template.HTML
 	Legend []legendItem
+	plot   *linePlot // drawn into Plot once every figure's series are known
+}
+
+// render draws the figure's plot, its series in their styles (by their
+// names, each series' own when not there).
+func (f *htmlFigure) render(styles map[string]seriesStyle) {
+	for i := range f.plot.Series {
+		s := &f.plot.Series[i]
+		if st, ok := styles[s.Name]; ok {
+			s.Color, s.Dash = st.Color, st.Dash
+		}
+		dash := s.Dash
+		if dash == "" {
+			dash = lineDashes[0].Name
+		}
+		f.Legend = append(f.Legend, legendItem{s.Name, s.Color, dash})
+	}
+	f.Plot = template.HTML(f.plot.svg())
 }
 
 type htmlMetric struct {
@@ -77,6 +123,7 @@ type htmlMetric struct {
 	Cols   []htmlRun
 	Hidden int // run columns left out
 	Rows   []htmlMetricRow
+	Span   int // the table's columns: the key's and the runs'
 }
 
 type htmlMetricRow struct {
@@ -146,7 +193,7 @@ func (r *Report) PlotCount() int {
 
 func (r *Report) htmlPage() *htmlPage {
 	base := r.baselineRun()
-	p := &htmlPage{R: r, Base: base, BaseLabel: base.label(), WindowNote: windowNote}
+	p := &htmlPage{R: r, Base: base, BaseLabel: base.label(), WindowNote: windowNote, ShadingRule: shadingRule()}
 	runs := map[int32]htmlRun{}
 	crossedBy := map[int32]int{}
 	for _, c := range r.Crossings {
@@ -206,6 +253,7 @@ func (r *Report) htmlPage() *htmlPage {
 		}
 	}
 	p.NotCompared = len(p.Runs) - len(compared)
+	p.Changes = r.htmlChanges(p.Runs)
 	for i := range r.Metrics {
 		p.Metrics = append(p.Metrics, r.htmlMetric(&r.Metrics[i], compared))
 	}
@@ -214,16 +262,143 @@ func (r *Report) htmlPage() *htmlPage {
 			p.Hists = append(p.Hists, *f)
 		}
 	}
-	for i, d := range r.Details {
-		p.Details = append(p.Details, r.htmlDetail(d, p.Runs[i]))
+	byRun := map[int32][]Value{} // the values of the runs not compared
+	for _, v := range r.Values {
+		if run := runs[v.RunID]; !run.Baseline && !run.Compared {
+			byRun[v.RunID] = append(byRun[v.RunID], v)
+		}
 	}
+	for i, d := range r.Details {
+		p.Details = append(p.Details, r.htmlDetail(d, p.Runs[i], byRun[d.RunID]))
+	}
+	p.render()
 	return p
+}
+
+// render gives every key one style in all the plots that draw keys (the
+// trends, the CPU load plots), and every run one in all the histograms,
+// then draws the plots.
+func (p *htmlPage) render() {
+	var keyFigs, runFigs []*htmlFigure
+	for i := range p.Metrics {
+		if f := p.Metrics[i].Figure; f != nil {
+			keyFigs = append(keyFigs, f)
+		}
+	}
+	for i := range p.Details {
+		if f := p.Details[i].Load; f != nil {
+			keyFigs = append(keyFigs, f)
+		}
+	}
+	for i := range p.Hists {
+		runFigs = append(runFigs, &p.Hists[i])
+	}
+	names := func(figs []*htmlFigure) (plots [][]string, all []string) {
+		for _, f := range figs {
+			var plot []string
+			for _, s := range f.plot.Series {
+				if s.Color == "" { // a series of its own colour (a baseline) takes none
+					plot = append(plot, s.Name)
+				}
+			}
+			plots = append(plots, plot)
+			all = append(all, plot...)
+		}
+		return plots, all
+	}
+	// Keys in order of first appearance in the plots, each plot's in its
+	// order (crossed thresholds, then the largest changes), so that the
+	// keys a reader looks for first take the first colours; runs in the
+	// report's order.
+	plots, keys := names(keyFigs)
+	keyStyles := assignStyles(keys, plots, true)
+	plots, _ = names(runFigs)
+	var runs []string
+	for _, run := range p.Runs {
+		runs = append(runs, run.Label)
+	}
+	runStyles := assignStyles(runs, plots, false)
+	for _, f := range keyFigs {
+		f.render(keyStyles)
+	}
+	for _, f := range runFigs {
+		f.render(runStyles)
+	}
+}
+
+// htmlChanges is the page's list of the largest changes (largestChanges,
+// as the Markdown has it), over the last compared runs.
+func (r *Report) htmlChanges(runs []htmlRun) *htmlChanges {
+	changes, dropped, more := r.largestChanges(mdMaxChanges)
+	if len(changes)+len(dropped) == 0 {
+		return nil
+	}
+	hc := &htmlChanges{MoreDropped: more, DroppedNote: droppedNote}
+	for _, run := range runs {
+		if run.Compared {
+			hc.Cols = append(hc.Cols, run)
+		}
+	}
+	if len(hc.Cols) > mdMaxRuns {
+		hc.HiddenCols = len(hc.Cols) - mdMaxRuns
+		hc.Cols = hc.Cols[hc.HiddenCols:]
+	}
+	base := r.baselineRun()
+	rows := func(cs []change) []htmlChangeRow {
+		var out []htmlChangeRow
+		for _, c := range cs {
+			m := r.metric(c.metric)
+			bv, _ := r.Value(c.metric, c.key, base.ID)
+			row := htmlChangeRow{Metric: c.metric, Key: keyLabel(c.key), Baseline: fmtValue(m.Unit, bv.Value)}
+			for _, col := range hc.Cols {
+				row.Cells = append(row.Cells, r.htmlCell(m, c.key, col.ID))
+			}
+			out = append(out, row)
+		}
+		return out
+	}
+	hc.Rows, hc.Dropped = rows(changes), rows(dropped)
+	return hc
+}
+
+// htmlCell is a metric table's cell: the run's value of a key and its
+// change from the baseline, shaded by changeClass, or crossed.
+func (r *Report) htmlCell(m *Metric, key string, run int32) htmlCell {
+	base := r.baselineRun()
+	v, ok := r.Value(m.Name, key, run)
+	if !ok {
+		c := htmlCell{Class: "missing", Title: "no value in this run"}
+		if _, inBase := r.Value(m.Name, key, base.ID); inBase && run != base.ID {
+			c.Value, c.Title = noSamples, noSamples+" in this run: the metric found nothing to measure for "+keyLabel(key)+", which "+base.label()+" has"
+		}
+		return c
+	}
+	c := htmlCell{Value: fmtValue(m.Unit, v.Value)}
+	if v.Change != nil {
+		c.Change = changeText(m.Unit, v.Change, v.ChangePct)
+		if v.ChangePct != nil {
+			c.Change = fmtPct(*v.ChangePct)
+		}
+		c.Class = changeClass(m, v)
+		c.Title = fmt.Sprintf("%s against %s in %s: %s", c.Value, fmtValue(m.Unit, *v.Baseline), base.label(), changeText(m.Unit, v.Change, v.ChangePct))
+		if droppedToZero(v) {
+			c.Title += ": dropped to 0"
+		}
+	}
+	if cs := r.crossingsOf(m.Name, key, run); len(cs) > 0 {
+		c.Class = "crossed"
+		var specs []string
+		for _, x := range cs {
+			specs = append(specs, x.Threshold)
+		}
+		c.Title = "beyond " + strings.Join(specs, ", ") + ". " + c.Title
+	}
+	return c
 }
 
 // htmlMetric is a metric's section: its trend plot and its table.
 func (r *Report) htmlMetric(m *Metric, runs []htmlRun) htmlMetric {
 	hm := htmlMetric{Metric: m}
-	base := r.baselineRun()
 	shown := map[int32]bool{}
 	for _, run := range runs {
 		shown[run.ID] = true
@@ -251,32 +426,11 @@ func (r *Report) htmlMetric(m *Metric, runs []htmlRun) htmlMetric {
 		others = others[hm.Hidden:]
 	}
 	hm.Cols = append([]htmlRun{baseCol}, others...)
+	hm.Span = 1 + len(hm.Cols)
 	for _, k := range keys {
 		row := htmlMetricRow{Key: keyLabel(k)}
 		for _, col := range hm.Cols {
-			v, ok := r.Value(m.Name, k, col.ID)
-			if !ok {
-				row.Cells = append(row.Cells, htmlCell{Class: "missing"})
-				continue
-			}
-			c := htmlCell{Value: fmtValue(m.Unit, v.Value)}
-			if v.Change != nil {
-				c.Change = changeText(m.Unit, v.Change, v.ChangePct)
-				if v.ChangePct != nil {
-					c.Change = fmtPct(*v.ChangePct)
-				}
-				c.Class = changeClass(m, v)
-				c.Title = fmt.Sprintf("%s against %s in %s: %s", c.Value, fmtValue(m.Unit, *v.Baseline), base.label(), changeText(m.Unit, v.Change, v.ChangePct))
-			}
-			if cs := r.crossingsOf(m.Name, k, col.ID); len(cs) > 0 {
-				c.Class = "crossed"
-				var specs []string
-				for _, x := range cs {
-					specs = append(specs, x.Threshold)
-				}
-				c.Title = "beyond " + strings.Join(specs, ", ") + ". " + c.Title
-			}
-			row.Cells = append(row.Cells, c)
+			row.Cells = append(row.Cells, r.htmlCell(m, k, col.ID))
 		}
 		hm.Rows = append(hm.Rows, row)
 	}
@@ -284,19 +438,37 @@ func (r *Report) htmlMetric(m *Metric, runs []htmlRun) htmlMetric {
 	return hm
 }
 
-// changeClass colours a change: worse or better beyond 1%, by the
-// metric's direction.
+// shadePct is the smallest change, in percent of the baseline's value,
+// that the tables shade (either way).
+const shadePct = 1.0
+
+// changeClass colours a change: worse or better from shadePct on, by the
+// metric's direction; shadingRule says so on the page.
 func changeClass(m *Metric, v Value) string {
 	if v.Change == nil || *v.Change == 0 {
 		return "same"
 	}
-	if v.ChangePct != nil && math.Abs(*v.ChangePct) < 1 {
+	if v.ChangePct != nil && math.Abs(*v.ChangePct) < shadePct {
 		return "same"
 	}
 	if (*v.Change > 0) == (m.Better == "lower") {
 		return "worse"
 	}
 	return "better"
+}
+
+// shadingRule is changeClass in words, with the numbers in effect, for
+// the page (next to the thresholds, since it is not one).
+func shadingRule() string {
+	pct := sig(shadePct, 3) + "%"
+	return fmt.Sprintf("A value in the metrics' tables is shaded when its change from the baseline "+
+		"is at least %[1]s of the baseline's value, either way (the percentage before it is rounded for display): "+
+		"red when it is worse (a rise, for a metric where lower is better; a fall where higher is better), "+
+		"green when it is better; a change under %[1]s is left white (so %[2]s is shaded, %[3]s is not), "+
+		"and any change from a baseline of 0 is shaded. "+
+		"This shading is not a threshold and fails nothing: "+
+		"a value beyond a --fail-on threshold is red whichever way it changed, with a red edge.",
+		pct, fmtPct(1.46*shadePct), fmtPct(0.606*shadePct))
 }
 
 // trendFigure plots a metric over the runs: shares as they are (0-100%),
@@ -322,8 +494,8 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 			if !ok {
 				continue
 			}
-			if v.ChangePct != nil {
-				x.score = math.Max(x.score, math.Abs(*v.ChangePct))
+			if pct, ok := rankedPct(v); ok {
+				x.score = math.Max(x.score, pct)
 			}
 			x.crossed = x.crossed || len(r.crossingsOf(m.Name, k, run.ID)) > 0
 		}
@@ -368,7 +540,7 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 		if drawn == htmlMaxTrendLines {
 			break
 		}
-		s := plotSeries{Name: keyLabel(x.key), Color: palette[drawn%len(palette)]}
+		s := plotSeries{Name: keyLabel(x.key)}
 		finite := 0
 		for i, run := range runs {
 			pt := plotPoint{X: float64(i), Y: math.NaN()}
@@ -396,16 +568,15 @@ func (r *Report) trendFigure(m *Metric, keys []string, runs []htmlRun) *htmlFigu
 			continue
 		}
 		plot.Series = append(plot.Series, s)
-		fig.Legend = append(fig.Legend, legendItem{s.Name, s.Color})
 		drawn++
 	}
 	if drawn == 0 {
 		return nil
 	}
 	if n := len(keys) - drawn; n > 0 {
-		fig.Note = fmt.Sprintf("%d of %d keys drawn (crossed thresholds first, then the largest changes); the table has all.", drawn, len(keys))
+		fig.Note = fmt.Sprintf("%d of %d keys drawn (crossed thresholds first, then the largest changes, a drop to 0 not counted); the table has all.", drawn, len(keys))
 	}
-	fig.Plot = template.HTML(plot.svg())
+	fig.plot = plot
 	return fig
 }
 
@@ -457,7 +628,7 @@ func (r *Report) histFigure(h Hist) *htmlFigure {
 		e *= 2
 	}
 	pos := map[int64]int{}
-	plot := &linePlot{Width: 900, Height: 260, Markers: true, YMin: 0, XAxis: "duration (bucket from its value to twice it)"}
+	plot := &linePlot{Width: 900, Height: 260, Bars: true, YMin: 0, XAxis: "duration (bucket from its value to twice it)"}
 	for i, e := range all {
 		pos[e] = i
 		plot.XLabels = append(plot.XLabels, fmtDuration(float64(e)))
@@ -469,10 +640,10 @@ func (r *Report) histFigure(h Hist) *htmlFigure {
 	}
 	plot.Title = "Histogram of " + what + " per run"
 	fig := &htmlFigure{Title: plot.Title}
-	for i, hr := range runs {
-		s := plotSeries{Name: names[hr.RunID], Color: palette[i%len(palette)]}
+	for _, hr := range runs {
+		s := plotSeries{Name: names[hr.RunID], Kind: "run"}
 		if hr.RunID == base.ID {
-			s.Color, s.Width = "#333333", 2.5
+			s.Color = baselineColor
 		}
 		ys := make([]float64, len(all))
 		for _, b := range hr.Buckets {
@@ -483,19 +654,18 @@ func (r *Report) histFigure(h Hist) *htmlFigure {
 				Tip: fmt.Sprintf("%s: %s of %d values in [%s, %s)", s.Name, fmtValue(UnitRatio, y), hr.Total, fmtDuration(float64(all[j])), fmtDuration(float64(2*max(all[j], 1))))})
 		}
 		plot.Series = append(plot.Series, s)
-		fig.Legend = append(fig.Legend, legendItem{s.Name, s.Color})
 	}
 	if len(runs) < len(h.Runs) {
 		fig.Note = fmt.Sprintf("The baseline and the last runs drawn (%d of %d); the JSON has every run.", len(runs), len(h.Runs))
 	}
-	fig.Plot = template.HTML(plot.svg())
+	fig.plot = plot
 	return fig
 }
 
-func (r *Report) htmlDetail(d RunDetails, run htmlRun) htmlDetail {
+func (r *Report) htmlDetail(d RunDetails, run htmlRun, values []Value) htmlDetail {
 	hd := htmlDetail{Run: run, Diags: d.Diagnostics}
 	if !run.Baseline && !run.Compared {
-		hd.Values = r.pivot(run.ID)
+		hd.Values = r.pivot(run.ID, values)
 	}
 	if d.CPULoad != nil {
 		plot := &linePlot{Width: 900, Height: 200, YMin: 0, YMax: 1,
@@ -503,8 +673,8 @@ func (r *Report) htmlDetail(d RunDetails, run htmlRun) htmlDetail {
 			Title: "CPU load of " + run.Label + " per " + fmtDuration(float64(d.CPULoad.WindowNS)) + " window",
 			XAxis: "time from the first event"}
 		fig := &htmlFigure{Title: plot.Title}
-		for i, c := range d.CPULoad.CPUs {
-			s := plotSeries{Name: c.CPU, Color: palette[i%len(palette)], Width: 1.2}
+		for _, c := range d.CPULoad.CPUs {
+			s := plotSeries{Name: c.CPU, Width: 1.2}
 			// A window without a known state breaks the line.
 			prev := math.Inf(-1)
 			for _, pt := range c.Points {
@@ -515,9 +685,8 @@ func (r *Report) htmlDetail(d RunDetails, run htmlRun) htmlDetail {
 				prev = pt[0]
 			}
 			plot.Series = append(plot.Series, s)
-			fig.Legend = append(fig.Legend, legendItem{c.CPU, s.Color})
 		}
-		fig.Plot = template.HTML(plot.svg())
+		fig.plot = plot
 		hd.Load = fig
 	}
 	opt := func(v *int64) string {
@@ -544,17 +713,17 @@ func (r *Report) htmlDetail(d RunDetails, run htmlRun) htmlDetail {
 	return hd
 }
 
-// pivot tabulates a run's values: keys in order, the metrics that have a
-// value in the run.
-func (r *Report) pivot(run int32) *htmlPivot {
+// pivot tabulates a run's values (values: those of the run): keys in
+// order, the metrics that have a value in the run.
+func (r *Report) pivot(run int32, values []Value) *htmlPivot {
 	var metrics []*Metric
 	var keys []string
 	firstMetric := map[string]int{} // keys of one kind (objects, CPUs) together
 	for i := range r.Metrics {
 		m := &r.Metrics[i]
 		has := false
-		for _, v := range r.Values {
-			if v.Metric == m.Name && v.RunID == run {
+		for _, v := range values {
+			if v.Metric == m.Name {
 				has = true
 				if _, seen := firstMetric[v.Key]; !seen {
 					firstMetric[v.Key] = i

@@ -3,12 +3,14 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +72,8 @@ func TestHTMLSelfContained(t *testing.T) {
 		"<strong>1 value crossed a threshold</strong>",
 		"<code>response_p99 &gt; &#43;10%</code>: response_p99 of <b>" + slowTask + "</b> in <a href=\"#run-3\">v3</a>",
 		"Histogram of response of " + slowTask + " per run",
+		// the key's column and the 3 runs'
+		`<h3 id="metric-round_trip_p99">`, `<tr><td colspan="4" class="muted">no value in any run</td></tr>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
@@ -110,48 +114,108 @@ func runChromium(t *testing.T, browser string, args ...string) []byte {
 	return out.Bytes()
 }
 
-// TestHTMLInBrowser opens the page in headless Chromium: the screenshot is
-// not blank, and the DOM Chromium built holds every plot. With -update it
-// keeps the screenshot as docs/report-demo.png.
+// overflowProbe is a script for a test-only copy of the page (the page
+// itself has none): once the page is laid out, it writes into the DOM the
+// width of the document and of the window, and the elements that stick
+// out on the right and are not inside something that scrolls or clips
+// them (a wide table in its .scroll box is fine).
+const overflowProbe = `<script>
+(function () {
+  var w = document.documentElement.clientWidth, out = [];
+  function clipped(e) {
+    for (var p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX !== "visible") return true;
+    }
+    return false;
+  }
+  document.querySelectorAll("body *").forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 0.5 && !clipped(e)) {
+      out.push(e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.getAttribute("class") ? "." + e.getAttribute("class") : "") + " right=" + Math.round(r.right));
+    }
+  });
+  var pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = "scrollWidth=" + document.documentElement.scrollWidth + " clientWidth=" + w + "\n" + out.slice(0, 20).join("\n");
+  document.body.appendChild(pre);
+})();
+</script>`
+
+// The widths the page is looked at: a desktop browser's and a narrow
+// window's (a laptop's half screen). The screenshots of the report's
+// documentation are these (-update writes them).
+var browserWidths = []struct {
+	width, height int
+	doc           string
+}{
+	{1400, 1860, "../../docs/report-demo.png"},
+	{800, 1700, "../../docs/report-800.png"},
+}
+
+// TestHTMLInBrowser opens the page in headless Chromium at each width:
+// the DOM Chromium built holds every plot and the verdict, nothing sticks
+// out on the right (no horizontal scrolling of the page: plots shrink to
+// the width, wide tables scroll in their box), and the screenshot is not
+// blank. With -update it keeps the screenshots in docs/.
 func TestHTMLInBrowser(t *testing.T) {
 	browser := chromium(t)
 	dir := t.TempDir()
+	html := regressionHTML(t, "response:"+slowTask)
 	page := filepath.Join(dir, "r.html")
-	if err := os.WriteFile(page, regressionHTML(t), 0o644); err != nil {
+	if err := os.WriteFile(page, html, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	url := "file://" + page
+	probed := filepath.Join(dir, "probed.html")
+	if err := os.WriteFile(probed, bytes.Replace(html, []byte("</body>"), []byte(overflowProbe+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	probeRE := regexp.MustCompile(`(?s)<pre id="probe">scrollWidth=(\d+) clientWidth=(\d+)\n(.*?)</pre>`)
 
-	dom := string(runChromium(t, browser, "--dump-dom", url))
-	if n := strings.Count(dom, "<svg"); n != documentedPlots {
-		t.Errorf("the DOM holds %d plots, want %d", n, documentedPlots)
-	}
-	if !strings.Contains(dom, "1 value crossed a threshold") {
-		t.Errorf("the DOM lacks the verdict:\n%.2000s", dom)
-	}
+	for _, size := range browserWidths {
+		t.Run(strconv.Itoa(size.width), func(t *testing.T) {
+			window := fmt.Sprintf("--window-size=%d,%d", size.width, size.height)
+			dom := string(runChromium(t, browser, window, "--dump-dom", "file://"+probed))
+			if n := strings.Count(dom, "<svg"); n != documentedPlots+1 {
+				t.Errorf("the DOM holds %d plots, want %d and the histogram", n, documentedPlots)
+			}
+			if !strings.Contains(dom, "1 value crossed a threshold") {
+				t.Errorf("the DOM lacks the verdict:\n%.2000s", dom)
+			}
+			m := probeRE.FindStringSubmatch(dom)
+			if m == nil {
+				t.Fatalf("the probe wrote nothing:\n%.2000s", dom)
+			}
+			if m[2] != strconv.Itoa(size.width) {
+				t.Errorf("the window is %s px wide, want %d", m[2], size.width)
+			}
+			if m[1] != m[2] || m[3] != "" {
+				t.Errorf("the page is %s px wide in a window of %s: it scrolls sideways; what sticks out:\n%s", m[1], m[2], m[3])
+			}
 
-	shot := filepath.Join(dir, "shot.png")
-	runChromium(t, browser, "--window-size=1280,1500", "--screenshot="+shot, url)
-	data, err := os.ReadFile(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	colours, inked := inkOf(img)
-	b := img.Bounds()
-	// The top of the page has text, tables, the red verdict and the first
-	// trend plots: far from blank.
-	if b.Dx() != 1280 || b.Dy() != 1500 || colours < 100 || inked < b.Dx()*b.Dy()/50 {
-		t.Errorf("screenshot %dx%d: %d colours, %d of %d pixels not white: blank?", b.Dx(), b.Dy(), colours, inked, b.Dx()*b.Dy())
-	}
-	t.Logf("screenshot: %d bytes, %d colours, %.1f%% of the pixels not white", len(data), colours, 100*float64(inked)/float64(b.Dx()*b.Dy()))
-	if *dbtest.Update {
-		if err := os.WriteFile("../../docs/report-demo.png", data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+			shot := filepath.Join(dir, fmt.Sprintf("shot-%d.png", size.width))
+			runChromium(t, browser, window, "--screenshot="+shot, "file://"+page)
+			data, err := os.ReadFile(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			colours, inked := inkOf(img)
+			b := img.Bounds()
+			// The top of the page has text, tables, the red verdict, the
+			// largest changes: far from blank.
+			if b.Dx() != size.width || b.Dy() != size.height || colours < 100 || inked < b.Dx()*b.Dy()/50 {
+				t.Errorf("screenshot %dx%d: %d colours, %d of %d pixels not white: blank?", b.Dx(), b.Dy(), colours, inked, b.Dx()*b.Dy())
+			}
+			t.Logf("screenshot: %d bytes, %d colours, %.1f%% of the pixels not white", len(data), colours, 100*float64(inked)/float64(b.Dx()*b.Dy()))
+			if *dbtest.Update {
+				if err := os.WriteFile(size.doc, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
-	"sort"
 	"strings"
 
 	"github.com/traceduck/traceduck/internal/safetext"
@@ -47,41 +45,32 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 
-	// The largest relative changes, each (metric, key) once.
+	// The largest relative changes, each (metric, key) once; apart from
+	// them, the values that fell to 0 or are gone.
 	cols := r.mdRuns()
-	changes := r.largestChanges(mdMaxChanges)
-	if len(changes) == 0 {
+	changes, dropped, moreDropped := r.largestChanges(mdMaxChanges)
+	switch {
+	case len(cols) == 0:
 		b.WriteString("No run is compared with the baseline (runs are compared with a baseline of the same format).\n")
-	} else {
-		fmt.Fprintf(&b, "### Largest changes from %s\n\n| metric | key | %s |", mdCell(base.label()), mdCell(base.label()))
-		for _, run := range cols {
-			fmt.Fprintf(&b, " %s |", mdCell(run.label()))
-		}
-		b.WriteString("\n| --- | --- | ---: |" + strings.Repeat(" ---: |", len(cols)) + "\n")
-		for _, c := range changes {
-			m := r.metric(c.metric)
-			bv, _ := r.Value(c.metric, c.key, base.ID)
-			fmt.Fprintf(&b, "| %s | %s | %s |", mdCell(c.metric), mdCell(keyLabel(c.key)), fmtValue(m.Unit, bv.Value))
-			for _, run := range cols {
-				v, ok := r.Value(c.metric, c.key, run.ID)
-				switch {
-				case !ok:
-					b.WriteString(" |")
-				case v.ChangePct != nil:
-					mark := ""
-					if len(r.crossingsOf(c.metric, c.key, run.ID)) > 0 {
-						mark = " **!**"
-					}
-					fmt.Fprintf(&b, " %s (%s)%s |", fmtValue(m.Unit, v.Value), fmtPct(*v.ChangePct), mark)
-				default:
-					fmt.Fprintf(&b, " %s |", fmtValue(m.Unit, v.Value))
-				}
-			}
+	case len(changes) == 0 && len(dropped) == 0:
+		fmt.Fprintf(&b, "No value changed from %s.\n", mdCell(base.label()))
+	}
+	if len(changes) > 0 {
+		fmt.Fprintf(&b, "### Largest changes from %s\n\n", mdCell(base.label()))
+		r.mdChanges(&b, changes, cols)
+	}
+	if len(dropped) > 0 {
+		if len(changes) > 0 {
 			b.WriteString("\n")
 		}
-		if n := len(r.compared()) - len(cols); n > 0 {
-			fmt.Fprintf(&b, "\nThe table shows the last %d runs; %d more are in the HTML and JSON reports.\n", len(cols), n)
+		fmt.Fprintf(&b, "### Dropped to 0 or gone since %s\n\n%s\n\n", mdCell(base.label()), droppedNote)
+		r.mdChanges(&b, dropped, cols)
+		if moreDropped > 0 {
+			fmt.Fprintf(&b, "\n%d more in the HTML and JSON reports.\n", moreDropped)
 		}
+	}
+	if n := len(r.compared()) - len(cols); n > 0 && len(changes)+len(dropped) > 0 {
+		fmt.Fprintf(&b, "\nThe tables show the last %d runs; %d more are in the HTML and JSON reports.\n", len(cols), n)
 	}
 	var others []string
 	for _, run := range r.Runs {
@@ -117,48 +106,36 @@ func (r *Report) compared() []Run {
 	return out
 }
 
-type change struct {
-	metric, key string
-	score       float64 // the largest |change_pct| of any run
-	crossed     bool
-}
-
-// largestChanges returns the (metric, key) pairs with the largest
-// relative change in any compared run, those with a crossed threshold
-// first; pairs whose change is 0 everywhere are left out.
-func (r *Report) largestChanges(n int) []change {
-	at := map[[2]string]*change{}
-	var all []*change
-	for _, v := range r.Values {
-		if v.ChangePct == nil {
-			continue
-		}
-		k := [2]string{v.Metric, v.Key}
-		c := at[k]
-		if c == nil {
-			c = &change{metric: v.Metric, key: v.Key}
-			at[k] = c
-			all = append(all, c)
-		}
-		c.score = math.Max(c.score, math.Abs(*v.ChangePct))
-		if len(r.crossingsOf(v.Metric, v.Key, v.RunID)) > 0 {
-			c.crossed = true
-		}
+// mdChanges writes a table of (metric, key) pairs: the baseline's value,
+// and each run's with its relative change.
+func (r *Report) mdChanges(b *strings.Builder, changes []change, cols []Run) {
+	base := r.baselineRun()
+	fmt.Fprintf(b, "| metric | key | %s |", mdCell(base.label()))
+	for _, run := range cols {
+		fmt.Fprintf(b, " %s |", mdCell(run.label()))
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].crossed != all[j].crossed {
-			return all[i].crossed
+	b.WriteString("\n| --- | --- | ---: |" + strings.Repeat(" ---: |", len(cols)) + "\n")
+	for _, c := range changes {
+		m := r.metric(c.metric)
+		bv, _ := r.Value(c.metric, c.key, base.ID)
+		fmt.Fprintf(b, "| %s | %s | %s |", mdCell(c.metric), mdCell(keyLabel(c.key)), fmtValue(m.Unit, bv.Value))
+		for _, run := range cols {
+			v, ok := r.Value(c.metric, c.key, run.ID)
+			switch {
+			case !ok:
+				b.WriteString(" " + noSamples + " |")
+			case v.ChangePct != nil:
+				mark := ""
+				if len(r.crossingsOf(c.metric, c.key, run.ID)) > 0 {
+					mark = " **!**"
+				}
+				fmt.Fprintf(b, " %s (%s)%s |", fmtValue(m.Unit, v.Value), fmtPct(*v.ChangePct), mark)
+			default:
+				fmt.Fprintf(b, " %s |", fmtValue(m.Unit, v.Value))
+			}
 		}
-		return all[i].score > all[j].score
-	})
-	var out []change
-	for _, c := range all {
-		if len(out) == n || (c.score == 0 && !c.crossed) {
-			break
-		}
-		out = append(out, *c)
+		b.WriteString("\n")
 	}
-	return out
 }
 
 func (r *Report) thresholdList() string {

@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
 )
 
 // Version is the version of the JSON report's layout (docs/report.md); it
@@ -32,6 +32,20 @@ type Options struct {
 	Hists      []HistSpec  // --hist latency histograms
 	Top        int         // objects per run in the run tables; 0: 10
 	Window     *Window     // --from/--to; nil: the whole runs
+	// Recompute computes every run's summary from its tables instead of
+	// reading the stored ones (the tests compare the two).
+	Recompute bool
+	// Expand, when set, creates the views the database lacks (a dataset
+	// opened with only the tables of the runs and their summaries:
+	// export.OpenDatasetTables); the report calls it on its connection
+	// before it computes anything from the runs' tables.
+	Expand func(context.Context, *sql.Conn) error
+	// Store stores the summaries the report computes (of runs without
+	// one of this version) into the database, for the next report; a
+	// failure to is Report.StoreErr, and the report goes on. Not with a
+	// window, Recompute or a Top over summaryTop, whose summaries are not
+	// the runs'.
+	Store bool
 }
 
 // Report is everything the outputs print. The JSON output is this struct
@@ -49,7 +63,13 @@ type Report struct {
 	Hists      []Hist       `json:"histograms"`
 	Window     *Window      `json:"window"` // null: the whole runs
 
-	index map[valueKey]int // into Values
+	// StoreErr is why the summaries the report computed could not be
+	// stored (Options.Store); the report is whole without them.
+	StoreErr error `json:"-"`
+
+	index    map[valueKey]int // into Values
+	crossed  map[valueKey][]Crossing
+	crossedN int // len(Crossings) when crossed was built
 }
 
 // RunRef names a run.
@@ -216,17 +236,77 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 	if rep.Thresholds == nil {
 		rep.Thresholds = []Threshold{}
 	}
-	ids := runIDList(runs)
+	ids := idList(runIDs(runs))
+	user := metrics[len(metrics)-len(opt.Metrics):]
+	expand := func() error {
+		if opt.Expand == nil {
+			return nil
+		}
+		err := opt.Expand(ctx, conn)
+		opt.Expand = nil
+		return err
+	}
+	useStored := opt.Window == nil && !opt.Recompute && opt.Top <= summaryTop
+	if len(user) > 0 || !useStored {
+		if err := expand(); err != nil {
+			return nil, err
+		}
+	}
 
 	// A metric's mistakes show before the long work.
-	for i := range metrics {
-		if err := checkColumns(ctx, conn, &metrics[i]); err != nil {
+	for i := range user {
+		if err := checkColumns(ctx, conn, &user[i]); err != nil {
 			return nil, err
 		}
 	}
 	var catalog string
 	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&catalog); err != nil {
 		return nil, err
+	}
+	cat := queries.Ident(catalog) + ".main."
+
+	// The runs' summaries: stored ones of this version, else computed
+	// now (live), from the window's rows under --from/--to. With
+	// opt.Store, those computed are stored first, for the next report.
+	stored := map[int32]bool{}
+	var liveRuns []Run
+	var storedRuns []int32
+	split := func() error {
+		if useStored {
+			var err error
+			drop, err := idTable(ctx, conn, "report_selected", runIDs(runs))
+			defer drop()
+			if err != nil {
+				return err
+			}
+			if stored, err = storedSummaries(ctx, conn, cat, "temp.main.report_selected"); err != nil {
+				return err
+			}
+		}
+		liveRuns, storedRuns = nil, nil
+		for _, r := range runs {
+			if !stored[r.ID] {
+				liveRuns = append(liveRuns, r)
+			} else {
+				storedRuns = append(storedRuns, r.ID)
+			}
+		}
+		return nil
+	}
+	if err := split(); err != nil {
+		return nil, err
+	}
+	if len(liveRuns) > 0 {
+		if err := expand(); err != nil {
+			return nil, err
+		}
+	}
+	if useStored && opt.Store && len(liveRuns) > 0 {
+		if rep.StoreErr = storeSummaries(ctx, conn, catalog, liveRuns); rep.StoreErr == nil {
+			if err := split(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if opt.Window != nil {
 		dropWindow, err := applyWindow(ctx, conn, catalog, ids, opt.Window)
@@ -237,30 +317,108 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 		if err := rep.windowRuns(ctx, conn); err != nil {
 			return nil, err
 		}
+		// The runs' events in the window, for the chunks.
+		for i := range liveRuns {
+			for _, r := range rep.Runs {
+				if r.ID == liveRuns[i].ID {
+					liveRuns[i].Events = r.Events
+				}
+			}
+		}
 	}
-	drop, err := materialize(ctx, conn, catalog, ids, opt.Window != nil)
-	defer drop()
-	if err != nil {
-		return nil, err
+	live := summaryTables{}
+	for _, name := range schema.ReportTables()[1:] {
+		live[name] = "temp.main." + strings.Replace(name, "report_", "report_live_", 1)
 	}
-	if opt.Window != nil {
-		if err := fixWindowCuts(ctx, conn); err != nil {
+	if len(liveRuns) > 0 {
+		dropLive, err := createLiveTables(ctx, conn, live)
+		defer dropLive()
+		if err != nil {
 			return nil, err
 		}
 	}
-	for i := range metrics {
-		if err := rep.computeMetric(ctx, conn, &metrics[i], ids); err != nil {
+	whats := []string{}
+	for _, h := range opt.Hists {
+		if !contains(whats, h.What) {
+			whats = append(whats, h.What)
+		}
+	}
+	if len(liveRuns) > 0 && len(user) == 0 {
+		restore, err := limitLiveMemory(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
+	// summarize computes the live summaries of the runs ids, whose views
+	// are materialized.
+	summarize := func(ids []int32) error {
+		return computeSummaries(ctx, conn, idList(ids), live, whats, opt.Top)
+	}
+	// The views the summaries read (materialize), computed once for the
+	// runs of a chunk at a time; for the user's metrics, which may read
+	// them for any run, once for every run.
+	if len(user) > 0 {
+		drop, err := materialize(ctx, conn, catalog, ids, opt.Window != nil)
+		defer drop()
+		if err == nil && opt.Window != nil {
+			err = fixWindowCuts(ctx, conn)
+		}
+		if err == nil && len(liveRuns) > 0 {
+			err = summarize(runIDs(liveRuns))
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		for _, chunk := range chunks(liveRuns) {
+			drop, err := materialize(ctx, conn, catalog, idList(chunk), opt.Window != nil)
+			if err == nil && opt.Window != nil {
+				err = fixWindowCuts(ctx, conn)
+			}
+			if err == nil {
+				err = summarize(chunk)
+			}
+			drop()
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	// source is the rows of a summaries' table: the stored ones of the
+	// runs read, the live ones of the others.
+	dropStored, err := idTable(ctx, conn, "report_stored", storedRuns)
+	defer dropStored()
+	if err != nil {
+		return nil, err
+	}
+	source := func(table string) string {
+		var parts []string
+		if len(storedRuns) > 0 {
+			parts = append(parts, fmt.Sprintf("SELECT * FROM %s%s WHERE run_id IN (SELECT run_id FROM temp.main.report_stored)", cat, table))
+		}
+		if len(liveRuns) > 0 {
+			parts = append(parts, "SELECT * FROM "+live[table])
+		}
+		return strings.Join(parts, "\nUNION ALL ")
+	}
+
+	if err := rep.readValues(ctx, conn, "SELECT run_id, metric, key, value FROM ("+source(schema.TableReportValues)+")"); err != nil {
+		return nil, err
+	}
+	for i := range user {
+		if err := rep.computeMetric(ctx, conn, &user[i], ids); err != nil {
 			return nil, err
 		}
 	}
 	rep.compare()
 	rep.checkThresholds()
 	rep.sortCrossings()
-	if err := rep.loadDetails(ctx, conn, ids, opt.Top); err != nil {
+	if err := rep.readDetails(ctx, conn, source, opt.Top); err != nil {
 		return nil, err
 	}
 	for _, h := range opt.Hists {
-		hist, err := loadHist(ctx, conn, h, ids)
+		hist, err := readHist(ctx, conn, h, source(schema.TableReportBuckets))
 		if err != nil {
 			return nil, err
 		}
@@ -269,6 +427,69 @@ func Build(ctx context.Context, db *sql.DB, opt Options) (*Report, error) {
 		rep.Hists = append(rep.Hists, hist)
 	}
 	return rep, nil
+}
+
+// createLiveTables creates the tables of live (the temporary twins of
+// the summaries' tables, by their names), which hold the summaries a
+// report computes; drop removes them.
+func createLiveTables(ctx context.Context, conn *sql.Conn, live summaryTables) (drop func(), err error) {
+	drop = func() {
+		for _, name := range live {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+name)
+		}
+	}
+	drop() // what an interrupted report left on this connection
+	for table, name := range live {
+		if _, err := conn.ExecContext(ctx, schema.TempTableDDL(table, strings.TrimPrefix(name, "temp.main."))); err != nil {
+			return drop, err
+		}
+	}
+	return drop, nil
+}
+
+// readValues reads the default metrics' values from the summaries (from:
+// a query of report_values' columns).
+func (r *Report) readValues(ctx context.Context, conn *sql.Conn, from string) error {
+	defaults := DefaultMetrics()
+	rows, err := conn.QueryContext(ctx, from)
+	if err != nil {
+		return fmt.Errorf("report: the metrics' values: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v Value
+		if err := rows.Scan(&v.RunID, &v.Metric, &v.Key, &v.Value); err != nil {
+			return err
+		}
+		m := findMetric(defaults, v.Metric)
+		if m == nil || math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			continue // no JSON for it, and nothing to compare
+		}
+		if err := r.addValue(m, v); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// addValue adds a value of metric m; a second one for its run and key is
+// an error.
+func (r *Report) addValue(m *Metric, v Value) error {
+	k := valueKey{m.Name, v.Key, v.RunID}
+	if _, dup := r.index[k]; dup {
+		return fmt.Errorf("%s: metric %s: expected one row per run and key, found two for run %d and key %q", m.where(), m.Name, v.RunID, v.Key)
+	}
+	r.index[k] = len(r.Values)
+	r.Values = append(r.Values, v)
+	return nil
+}
+
+func runIDs(runs []Run) []int32 {
+	out := make([]int32, len(runs))
+	for i, r := range runs {
+		out[i] = r.ID
+	}
+	return out
 }
 
 // mergeMetrics appends the user's metrics to the defaults; a name defined
@@ -300,20 +521,6 @@ func containsRun(runs []Run, id int32) bool {
 		}
 	}
 	return false
-}
-
-// runIDList is the run_ids as a SQL list: (1, 2, 3).
-func runIDList(runs []Run) string {
-	ids := make([]int, len(runs))
-	for i, r := range runs {
-		ids[i] = int(r.ID)
-	}
-	sort.Ints(ids)
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.Itoa(id)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // materializedViews are the views that several metrics and the run
@@ -419,12 +626,9 @@ func (r *Report) computeMetric(ctx context.Context, conn *sql.Conn, m *Metric, i
 			continue // no JSON for it, and nothing to compare
 		}
 		v.Metric = m.Name
-		k := valueKey{m.Name, v.Key, v.RunID}
-		if _, dup := r.index[k]; dup {
-			return fmt.Errorf("%s: metric %s: expected one row per run and key, found two for run %d and key %q", m.where(), m.Name, v.RunID, v.Key)
+		if err := r.addValue(m, v); err != nil {
+			return err
 		}
-		r.index[k] = len(r.Values)
-		r.Values = append(r.Values, v)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("%s: metric %s: %w", m.where(), m.Name, err)
@@ -574,13 +778,15 @@ func (r *Report) sortCrossings() {
 	})
 }
 
-// crossingsOf returns the crossings of one metric, key and run.
+// crossingsOf returns the crossings of one metric, key and run (an index
+// built at the first call: the outputs ask for every value of every run).
 func (r *Report) crossingsOf(metric, key string, run int32) []Crossing {
-	var out []Crossing
-	for _, c := range r.Crossings {
-		if c.Metric == metric && c.Key == key && c.RunID == run {
-			out = append(out, c)
+	if r.crossed == nil || r.crossedN != len(r.Crossings) {
+		r.crossed, r.crossedN = map[valueKey][]Crossing{}, len(r.Crossings)
+		for _, c := range r.Crossings {
+			k := valueKey{c.Metric, c.Key, c.RunID}
+			r.crossed[k] = append(r.crossed[k], c)
 		}
 	}
-	return out
+	return r.crossed[valueKey{metric, key, run}]
 }

@@ -30,7 +30,7 @@ const slowTask = demoruns.SlowTask
 func regressionDB(t testing.TB) (*schema.DB, []demoruns.Written, string) {
 	t.Helper()
 	dir := t.TempDir()
-	db := dbtest.Open(t)
+	db := openSummarized(t)
 	runs, err := demoruns.Write(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -367,4 +367,13 @@ func mustThreshold(t *testing.T, spec string) report.Threshold {
 		t.Fatal(err)
 	}
 	return th
+}
+
+// openSummarized is dbtest.Open whose ingests store the report's
+// summaries, as traceduck's do.
+func openSummarized(t testing.TB) *schema.DB {
+	t.Helper()
+	db := dbtest.Open(t)
+	db.SetSummarize(report.Summarize)
+	return db
 }

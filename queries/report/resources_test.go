@@ -41,7 +41,7 @@ func TestResourceWaitP99(t *testing.T) {
 1350,T3,0,SEM,Sem2,0,assigned
 1400,T3,0,SEM,Sem2,0,released
 `
-	db := dbtest.Open(t)
+	db := openSummarized(t)
 	dir := t.TempDir()
 	for _, v := range []struct{ name, text string }{{"v1", v1}, {"v2", v2}} {
 		p := filepath.Join(dir, v.name+".btf")

@@ -22,7 +22,7 @@ import (
 // second run is compared with the first per key.
 func TestRoundTripP99(t *testing.T) {
 	ctx := context.Background()
-	db := dbtest.Open(t)
+	db := openSummarized(t)
 	dir := t.TempDir()
 	want := map[int32]map[string]int64{}
 	for i, seed := range []int64{1, 2} {

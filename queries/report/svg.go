@@ -8,14 +8,22 @@ import (
 	"strings"
 )
 
-// A small SVG writer for the report's line plots: axes with round ticks,
-// grid lines, one polyline per series (broken where a value is missing),
-// markers with a tooltip (<title>), and horizontal limit lines. The SVG
-// is inline in the HTML page: no script, no font or file to fetch.
+// A small SVG writer for the report's plots: axes with round ticks, grid
+// lines, one polyline per series (broken where a value is missing) with
+// markers with a tooltip (<title>), or grouped bars, and horizontal limit
+// lines. Each series is a group <g class="series" data-key="NAME"> (or
+// data-run, for a histogram's runs). The SVG is inline in the HTML page:
+// no script, no font or file to fetch; it scales to the page's width
+// (viewBox, and the page's CSS).
 
 // palette is Tableau 10, which stays distinguishable for most colour
 // vision deficiencies.
 var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac", "#e15759"}
+
+// lineDashes are the line styles that extend the palette: the palette's
+// colours solid, then dashed, then dotted (the names are CSS border
+// styles, for the legends; the values SVG dash arrays).
+var lineDashes = []struct{ Name, Array string }{{"solid", ""}, {"dashed", "7 4"}, {"dotted", "2 3"}}
 
 // crossedColor marks values beyond a threshold and limit lines.
 const crossedColor = "#d62728"
@@ -28,7 +36,9 @@ type plotPoint struct {
 
 type plotSeries struct {
 	Name   string
+	Kind   string // what Name is, the attribute data-KIND of its group: "key" or "run"
 	Color  string
+	Dash   string  // one of lineDashes' names; "": solid
 	Width  float64 // stroke width; 0: 1.5
 	Points []plotPoint
 }
@@ -50,6 +60,7 @@ type linePlot struct {
 	YFormat        func(float64) string
 	YMin, YMax     float64 // the y range includes these (e.g. 0 and 1 for a load)
 	Markers        bool
+	Bars           bool   // each series a bar per category (XLabels), side by side, from 0 to Y
 	XAxis, YAxis   string // axis titles
 	MaxXLabelWidth int    // characters of a category label before it is cut
 }
@@ -172,16 +183,35 @@ func (p *linePlot) svg() string {
 		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-dasharray="5 3"><title>%s</title></line>`,
 			f1(x0), f1(y), f1(x1), f1(y), crossedColor, esc(l.Label))
 	}
+	if p.Bars {
+		p.bars(&b, sx, sy)
+	} else {
+		p.lines(&b, sx, sy)
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// lines draws each series as a polyline with markers, the first drawn
+// last, on top.
+func (p *linePlot) lines(b *strings.Builder, sx, sy func(float64) float64) {
 	for i := len(p.Series) - 1; i >= 0; i-- {
 		s := p.Series[i]
 		width := s.Width
 		if width == 0 {
 			width = 1.5
 		}
+		dash := ""
+		for _, d := range lineDashes {
+			if d.Name == s.Dash && d.Array != "" {
+				dash = ` stroke-dasharray="` + d.Array + `"`
+			}
+		}
+		s.group(b)
 		var pts []string
 		flush := func() {
 			if len(pts) > 1 {
-				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round" points="%s"/>`, s.Color, f1(width), strings.Join(pts, " "))
+				fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="%s"%s stroke-linejoin="round" points="%s"/>`, s.Color, f1(width), dash, strings.Join(pts, " "))
 			}
 			pts = pts[:0]
 		}
@@ -199,13 +229,49 @@ func (p *linePlot) svg() string {
 			}
 			x, y := sx(pt.X), sy(pt.Y)
 			if pt.Crossed {
-				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="6" fill="none" stroke="%s" stroke-width="2"/>`, f1(x), f1(y), crossedColor)
+				fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="6" fill="none" stroke="%s" stroke-width="2"/>`, f1(x), f1(y), crossedColor)
 			}
-			fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s</title></circle>`, f1(x), f1(y), s.Color, esc(pt.Tip))
+			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s</title></circle>`, f1(x), f1(y), s.Color, esc(pt.Tip))
 		}
+		b.WriteString(`</g>`)
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
+}
+
+// barGroup is the share of a category's width its bars take together, and
+// maxBar the widest bar (px).
+const (
+	barGroup = 0.8
+	maxBar   = 36.0
+)
+
+// bars draws each series as bars: in each category (X the category's
+// index), a bar per series from 0 to Y, side by side in the series'
+// order, centred on the category. A Y of 0 or NaN draws no bar.
+func (p *linePlot) bars(b *strings.Builder, sx, sy func(float64) float64) {
+	n := float64(len(p.Series))
+	w := math.Min((sx(barGroup)-sx(0))/n, maxBar) // px per bar
+	for i, s := range p.Series {
+		s.group(b)
+		for _, pt := range s.Points {
+			if math.IsNaN(pt.Y) || pt.Y == 0 {
+				continue
+			}
+			left := sx(pt.X) - w*n/2 + w*float64(i)
+			top, bottom := sy(math.Max(pt.Y, 0)), sy(math.Min(pt.Y, 0))
+			fmt.Fprintf(b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>`,
+				f1(left), f1(top), f1(math.Max(w-1, 0.5)), f1(bottom-top), s.Color, esc(pt.Tip))
+		}
+		b.WriteString(`</g>`)
+	}
+}
+
+// group opens the series' group, named by its data-key or data-run.
+func (s *plotSeries) group(b *strings.Builder) {
+	kind := s.Kind
+	if kind == "" {
+		kind = "key"
+	}
+	fmt.Fprintf(b, `<g class="series" data-%s="%s">`, kind, esc(s.Name))
 }
 
 // niceTicks returns about n round values (1, 2 or 5 times a power of ten
