@@ -1,44 +1,13 @@
--- eco_tree: (eco_tree(ord, sort_by := 'name', t_from := NULL, t_to :=
--- NULL, relative := false)) the event statistics tree of
--- the Baget tracer (seed, 4.3-4.4): the eco-triples (event, context, main
--- object) of every run summed up one of six hierarchies, chosen by ord, the
--- order of the three dimensions e (event), c (context), o (main object):
---   eco: class        | event   | (event, context)   | (event, context, object)
---   eoc: class        | event   | (event, object)    | (event, object, context)
---   ceo: context kind | context | (context, event)   | (context, event, object)
---   coe: context kind | context | (context, object)  | (context, object, event)
---   oec: object kind  | object  | (object, event)    | (object, event, context)
---   oce: object kind  | object  | (object, context)  | (object, context, event)
--- The top level groups the first dimension (the event's class, the
--- context's or the object's kind); a missing context or object is the
--- node '(none)' of kind '(none)'. One row per node, in depth-first order:
--- a run's root, then each node followed by its subtree, siblings by label
--- (sort_by := 'name') or by count, largest first (sort_by := 'count'),
--- ties by label. Equal labels of different objects stay apart (by
--- object_id).
--- Columns:
---   run_id
---   pos           the row's place in the run's depth-first order, from 1 (the root)
---   depth         0 the run, 1 group, 2 event/context/object, 3 pair, 4 triple
---   level         what the node names: run, class, event, context.kind,
---                 context, object.kind or object (the words of the marks
---                 of eco_selection: level=label marks this node)
---   label         the node's name: run name, class, 'class:event', kind or object name;
---                 a missing class, event, context or object is named (none)
---                 (a Chrome event without cat), as eco_selection's marks name it
---   count         events under the node
---   eco_id        the triple of a depth-4 node (NULL above)
---   path          the labels from depth 1 down to the node
---   class, event, context_kind, context, object_kind, object, context_id,
---   object_id     the node's coordinates: what it fixes, NULL for what it does not
--- t_from and t_to (ns on the trace's time base; relative := true: from
--- each run's first event) count only the events in [t_from, t_to); a triple (and a run) with none there has no node
--- (eco_tree_window below).
--- Indent label by depth to print the tree (what `traceduck stats` does).
--- Example, how often each event happened in each context, first 3 levels:
---   SELECT repeat('  ', depth - 1) || label AS node, count
---   FROM eco_tree('eco') WHERE run_id = 1 AND depth BETWEEN 1 AND 3 ORDER BY pos;
-CREATE OR REPLACE MACRO eco_tree(ord, sort_by := 'name', t_from := NULL, t_to := NULL, relative := false) AS TABLE
+-- eco_tree_reference: (eco_tree_reference(ord, sort_by := 'name', t_from
+-- := NULL, t_to := NULL, relative := false, unstored := false)) the
+-- definition of eco_tree in SQL, same parameters and columns: it ranks,
+-- groups and sorts the triples' names at every query. eco_tree reads the
+-- nodes that the ingest wrote (eco_tree_nodes) instead, and this macro
+-- only for the runs without them (unstored := true keeps only those): the
+-- runs of a database written by a traceduck before that table. Tests
+-- compare the two, format by format.
+-- Example: SELECT * FROM eco_tree('coe') EXCEPT ALL SELECT * FROM eco_tree_reference('coe')
+CREATE OR REPLACE MACRO eco_tree_reference(ord, sort_by := 'name', t_from := NULL, t_to := NULL, relative := false, unstored := false) AS TABLE
 WITH
 -- the arguments, checked once: a bad one is an error even on an empty database
 params AS (
@@ -62,8 +31,9 @@ in_window AS (
     GROUP BY e.run_id, e.eco_id
 ),
 -- one row per triple with its names, and where each dimension stands in
--- the order (pe, pc, po: 1, 2 or 3)
-triples AS (
+-- the order (pe, pc, po: 1, 2 or 3); computed once (DuckDB inlines a CTE
+-- read several times otherwise)
+triples AS MATERIALIZED (
     SELECT t.run_id, t.eco_id, CASE WHEN p.windowed THEN w.count ELSE t.count END AS count, coalesce(t.class, '(none)') AS class, coalesce(t.event, '(none)') AS event,
            coalesce(c.kind, '(none)') AS context_kind, coalesce(c.name, '(none)') AS context, t.context_id,
            coalesce(o.kind, '(none)') AS object_kind, coalesce(o.name, '(none)') AS object, t.object_id,
@@ -73,7 +43,9 @@ triples AS (
     LEFT JOIN in_window w ON w.run_id = t.run_id AND w.eco_id = t.eco_id
     LEFT JOIN objects c ON c.run_id = t.run_id AND c.object_id = t.context_id
     LEFT JOIN objects o ON o.run_id = t.run_id AND o.object_id = t.object_id
-    WHERE NOT p.windowed OR w.count IS NOT NULL
+    WHERE (NOT p.windowed OR w.count IS NOT NULL)
+      AND t.run_id IN (SELECT run_id FROM runs
+                       WHERE NOT unstored OR run_id NOT IN (SELECT run_id FROM eco_tree_nodes WHERE depth = 0))
 ),
 -- each triple once per depth 0..4, keeping only the coordinates the node at
 -- that depth fixes: the dimension at position p is fixed below depth p
@@ -172,6 +144,213 @@ FROM counted n
 CROSS JOIN params p
 LEFT JOIN runs r ON r.run_id = n.run_id
 ORDER BY n.run_id, pos;
+
+-- eco_tree: (eco_tree(ord, sort_by := 'name', t_from := NULL, t_to :=
+-- NULL, relative := false)) the event statistics tree of
+-- the Baget tracer (seed, 4.3-4.4): the eco-triples (event, context, main
+-- object) of every run summed up one of six hierarchies, chosen by ord, the
+-- order of the three dimensions e (event), c (context), o (main object):
+--   eco: class        | event   | (event, context)   | (event, context, object)
+--   eoc: class        | event   | (event, object)    | (event, object, context)
+--   ceo: context kind | context | (context, event)   | (context, event, object)
+--   coe: context kind | context | (context, object)  | (context, object, event)
+--   oec: object kind  | object  | (object, event)    | (object, event, context)
+--   oce: object kind  | object  | (object, context)  | (object, context, event)
+-- The top level groups the first dimension (the event's class, the
+-- context's or the object's kind); a missing context or object is the
+-- node '(none)' of kind '(none)'. One row per node, in depth-first order:
+-- a run's root, then each node followed by its subtree, siblings by label
+-- (sort_by := 'name') or by count, largest first (sort_by := 'count'),
+-- ties by label. Equal labels of different objects stay apart (by
+-- object_id).
+-- Columns:
+--   run_id
+--   pos           the row's place in the run's depth-first order, from 1 (the root)
+--   depth         0 the run, 1 group, 2 event/context/object, 3 pair, 4 triple
+--   level         what the node names: run, class, event, context.kind,
+--                 context, object.kind or object (the words of the marks
+--                 of eco_selection: level=label marks this node)
+--   label         the node's name: run name, class, 'class:event', kind or object name;
+--                 a missing class, event, context or object is named (none)
+--                 (a Chrome event without cat), as eco_selection's marks name it
+--   count         events under the node
+--   eco_id        the triple of a depth-4 node (NULL above)
+--   path          the labels from depth 1 down to the node
+--   class, event, context_kind, context, object_kind, object, context_id,
+--   object_id     the node's coordinates: what it fixes, NULL for what it does not
+-- t_from and t_to (ns on the trace's time base; relative := true: from
+-- each run's first event) count only the events in [t_from, t_to); a triple (and a run) with none there has no node
+-- (eco_tree_window below).
+-- The nodes are those the ingest wrote (eco_tree_nodes: the tree of every
+-- order as numbers, in depth-first order by name, schema/ecotree.go),
+-- named from the triple each points to; in a window, each node counts the
+-- events in the window of the triples of its subtree (the leaves from pos
+-- to last_pos) and the nodes are placed again; by count, siblings are
+-- ordered by the counts of their ancestors (parent_pos). A run without
+-- those rows (ingested by a traceduck before them) is answered by
+-- eco_tree_reference, the SQL definition.
+-- Indent label by depth to print the tree (what `traceduck stats` does).
+-- Example, how often each event happened in each context, first 3 levels:
+--   SELECT repeat('  ', depth - 1) || label AS node, count
+--   FROM eco_tree('eco') WHERE run_id = 1 AND depth BETWEEN 1 AND 3 ORDER BY pos;
+CREATE OR REPLACE MACRO eco_tree(ord, sort_by := 'name', t_from := NULL, t_to := NULL, relative := false) AS TABLE
+WITH
+-- the arguments, checked once: a bad one is an error even on an empty database
+params AS (
+    SELECT CASE WHEN ord::VARCHAR IN ('eco', 'eoc', 'ceo', 'coe', 'oec', 'oce') THEN ord::VARCHAR
+                ELSE error('eco_tree: order ' || coalesce('"' || ord::VARCHAR || '"', 'NULL')
+                           || ' is not one of eco, eoc, ceo, coe, oec, oce') END AS ord,
+           CASE WHEN sort_by::VARCHAR IN ('name', 'count') THEN sort_by::VARCHAR
+                ELSE error('eco_tree: sort_by ' || coalesce('"' || sort_by::VARCHAR || '"', 'NULL')
+                           || ' is not one of name, count') END AS sort_by,
+           CASE WHEN t_from IS NULL AND t_to IS NULL THEN false
+                WHEN t_from IS NULL OR t_to IS NULL OR t_from < t_to THEN true
+                ELSE error('eco_tree: the window [' || t_from || ', ' || t_to || ') is empty: want t_from < t_to') END AS windowed
+),
+-- the order's nodes (ord a constant: the scan skips the other orders')
+et_nodes AS (
+    SELECT * FROM eco_tree_nodes
+    WHERE ord_no = list_position(['eco', 'eoc', 'ceo', 'coe', 'oec', 'oce'], ord::VARCHAR)
+),
+-- whole runs: the nodes as they are
+et_whole AS (
+    SELECT run_id, pos, parent_pos, depth, count, eco_id
+    FROM et_nodes
+    WHERE t_from IS NULL AND t_to IS NULL
+),
+-- in a window: the events of each triple in [t_from, t_to)
+et_in_window AS (
+    SELECT e.run_id, e.eco_id, count(*) AS count
+    FROM events e
+    JOIN (SELECT run_id, CASE WHEN relative THEN first_ts ELSE 0 END AS origin FROM runs) o ON o.run_id = e.run_id
+    WHERE (t_from IS NOT NULL OR t_to IS NOT NULL)
+      AND (t_from IS NULL OR e.ts >= t_from + o.origin) AND (t_to IS NULL OR e.ts < t_to + o.origin)
+    GROUP BY e.run_id, e.eco_id
+),
+-- the triples that are one leaf with another (a missing class or event
+-- and one named '(none)'), each with the leaf's eco_id, the smallest
+et_merged AS (
+    SELECT run_id, eco_id,
+           min(eco_id) OVER (PARTITION BY run_id, coalesce(class, '(none)'), coalesce(event, '(none)'), context_id, object_id) AS leaf
+    FROM eco_triples
+    WHERE (t_from IS NOT NULL OR t_to IS NOT NULL)
+      AND (class IS NULL OR event IS NULL OR class = '(none)' OR event = '(none)')
+),
+-- the leaves in depth-first order, with the events in the window of
+-- those up to each
+et_leaves AS MATERIALIZED (
+    SELECT n.run_id, n.pos, coalesce(w.count, 0) AS count,
+           sum(coalesce(w.count, 0)) OVER (PARTITION BY n.run_id ORDER BY n.pos ROWS UNBOUNDED PRECEDING) AS upto
+    FROM et_nodes n
+    LEFT JOIN (SELECT w.run_id, coalesce(m.leaf, w.eco_id) AS eco_id, sum(w.count) AS count
+               FROM et_in_window w LEFT JOIN et_merged m ON m.run_id = w.run_id AND m.eco_id = w.eco_id
+               GROUP BY ALL) w ON w.run_id = n.run_id AND w.eco_id = n.eco_id
+    WHERE (t_from IS NOT NULL OR t_to IS NOT NULL) AND n.depth = 4
+),
+-- each node's events in the window: those of its leaves, the first at
+-- pos + 4 - depth (straight down), the last at last_pos; the nodes
+-- without any are left out
+et_counted AS MATERIALIZED (
+    SELECT n.run_id, n.pos, n.parent_pos, n.depth, l.upto - f.upto + f.count AS count, n.eco_id
+    FROM et_nodes n
+    JOIN et_leaves f ON f.run_id = n.run_id AND f.pos = n.pos + 4 - n.depth
+    JOIN et_leaves l ON l.run_id = n.run_id AND l.pos = n.last_pos
+    WHERE (t_from IS NOT NULL OR t_to IS NOT NULL) AND l.upto - f.upto + f.count > 0
+),
+-- the nodes kept, with their counts: the whole run's, or the window's
+et_kept AS MATERIALIZED (
+    SELECT * FROM et_whole
+    UNION ALL
+    SELECT * FROM et_counted
+),
+-- placed: by name, a whole run's as stored, a window's numbered again in
+-- that order; by count, siblings by their counts, largest first, ties by
+-- name: the order of the path of (count, pos) of the ancestors at depths
+-- 1..4 (a_k, c_k: the node itself at its depth, NULL below it), its
+-- parents p1, p2, p3 up
+et_placed AS (
+    SELECT run_id, pos, depth, count, eco_id
+    FROM et_whole
+    WHERE sort_by::VARCHAR = 'name'
+    UNION ALL
+    SELECT run_id, row_number() OVER (PARTITION BY run_id ORDER BY pos) AS pos, depth, count, eco_id
+    FROM et_counted
+    WHERE sort_by::VARCHAR = 'name'
+    UNION ALL
+    SELECT run_id,
+           row_number() OVER (PARTITION BY run_id ORDER BY
+               -c1 NULLS FIRST, a1 NULLS FIRST, -c2 NULLS FIRST, a2 NULLS FIRST,
+               -c3 NULLS FIRST, a3 NULLS FIRST, -c4 NULLS FIRST, a4 NULLS FIRST) AS pos,
+           depth, count, eco_id
+    FROM (
+        SELECT n.run_id, n.depth, n.count, n.eco_id,
+               CASE n.depth - 1 WHEN 0 THEN n.pos WHEN 1 THEN p1.pos WHEN 2 THEN p2.pos WHEN 3 THEN p3.pos END AS a1,
+               CASE n.depth - 1 WHEN 0 THEN n.count WHEN 1 THEN p1.count WHEN 2 THEN p2.count WHEN 3 THEN p3.count END AS c1,
+               CASE n.depth - 2 WHEN 0 THEN n.pos WHEN 1 THEN p1.pos WHEN 2 THEN p2.pos END AS a2,
+               CASE n.depth - 2 WHEN 0 THEN n.count WHEN 1 THEN p1.count WHEN 2 THEN p2.count END AS c2,
+               CASE n.depth - 3 WHEN 0 THEN n.pos WHEN 1 THEN p1.pos END AS a3,
+               CASE n.depth - 3 WHEN 0 THEN n.count WHEN 1 THEN p1.count END AS c3,
+               CASE n.depth WHEN 4 THEN n.pos END AS a4,
+               CASE n.depth WHEN 4 THEN n.count END AS c4
+        FROM et_kept n
+        LEFT JOIN et_kept p1 ON p1.run_id = n.run_id AND p1.pos = n.parent_pos
+        LEFT JOIN et_kept p2 ON p2.run_id = p1.run_id AND p2.pos = p1.parent_pos
+        LEFT JOIN et_kept p3 ON p3.run_id = p2.run_id AND p3.pos = p2.parent_pos)
+    WHERE sort_by::VARCHAR = 'count'
+),
+-- each node with the names of its triple, and where each dimension
+-- stands in the order (pe, pc, po: 1, 2 or 3)
+et_named AS (
+    SELECT n.run_id, n.pos::BIGINT AS pos, n.depth::BIGINT AS depth, n.count::BIGINT AS count, n.eco_id,
+           coalesce(t.class, '(none)') AS class, coalesce(t.event, '(none)') AS event,
+           coalesce(c.kind, '(none)') AS context_kind, coalesce(c.name, '(none)') AS context, t.context_id,
+           coalesce(o.kind, '(none)') AS object_kind, coalesce(o.name, '(none)') AS object, t.object_id,
+           strpos(p.ord, 'e') AS pe, strpos(p.ord, 'c') AS pc, strpos(p.ord, 'o') AS po
+    FROM et_placed n
+    CROSS JOIN params p
+    JOIN eco_triples t ON t.run_id = n.run_id AND t.eco_id = n.eco_id
+    LEFT JOIN objects c ON c.run_id = t.run_id AND c.object_id = t.context_id
+    LEFT JOIN objects o ON o.run_id = t.run_id AND o.object_id = t.object_id
+),
+-- the coordinates the node fixes (as eco_tree_reference's nodes)
+et_fixed AS (
+    SELECT run_id, pos, depth, pe, pc, po, count,
+           CASE WHEN depth = 4 THEN eco_id END AS eco_id,
+           CASE WHEN depth > pe OR (pe = 1 AND depth >= 1) THEN class END AS class,
+           CASE WHEN depth > pe THEN event END AS event,
+           CASE WHEN depth > pc OR (pc = 1 AND depth >= 1) THEN context_kind END AS context_kind,
+           CASE WHEN depth > pc THEN context END AS context,
+           CASE WHEN depth > pc THEN context_id END AS context_id,
+           CASE WHEN depth > po OR (po = 1 AND depth >= 1) THEN object_kind END AS object_kind,
+           CASE WHEN depth > po THEN object END AS object,
+           CASE WHEN depth > po THEN object_id END AS object_id
+    FROM et_named
+),
+-- the labels of its path (as eco_tree_reference's keyed)
+et_keyed AS (
+    SELECT *,
+           CASE WHEN depth >= 1 THEN CASE 1 WHEN pe THEN class WHEN pc THEN context_kind ELSE object_kind END END AS l1,
+           CASE WHEN depth >= 2 THEN CASE 1 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l2,
+           CASE WHEN depth >= 3 THEN CASE 2 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l3,
+           CASE WHEN depth >= 4 THEN CASE 3 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l4
+    FROM et_fixed
+)
+SELECT * FROM (
+    SELECT n.run_id, n.pos, n.depth,
+           CASE n.depth WHEN 0 THEN 'run'
+                        WHEN 1 THEN CASE 1 WHEN n.pe THEN 'class' WHEN n.pc THEN 'context.kind' ELSE 'object.kind' END
+                        ELSE CASE n.depth - 1 WHEN n.pe THEN 'event' WHEN n.pc THEN 'context' ELSE 'object' END
+           END AS level,
+           CASE n.depth WHEN 0 THEN r.name WHEN 1 THEN n.l1 WHEN 2 THEN n.l2 WHEN 3 THEN n.l3 ELSE n.l4 END AS label,
+           n.count,
+           n.eco_id,
+           [n.l1, n.l2, n.l3, n.l4][1:n.depth] AS path,
+           n.class, n.event, n.context_kind, n.context, n.object_kind, n.object, n.context_id, n.object_id
+    FROM et_keyed n
+    LEFT JOIN runs r ON r.run_id = n.run_id
+    UNION ALL
+    SELECT * FROM eco_tree_reference(ord, sort_by := sort_by, t_from := t_from, t_to := t_to, relative := relative, unstored := true))
+ORDER BY run_id, pos;
 
 -- eco_tree_window: (eco_tree_window(ord, t1, t2, sort_by := 'name',
 -- relative := false)) the

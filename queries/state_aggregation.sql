@@ -31,22 +31,24 @@ GROUP BY run_id, kind;
 CREATE OR REPLACE MACRO state_level_at(lvl, depth) AS
 CASE WHEN lvl < 0 THEN greatest(coalesce(depth, 0) + 1 + lvl, 0) ELSE least(lvl, coalesce(depth, 0)) END;
 
--- state_level_map: per run and kind with levels, every state named in
--- state_levels taken as a level-0 state, and what it is at each level
--- 0..depth. Columns: run_id, kind, atomic (the state at level 0), level,
--- state (its aggregate at that level). A state that state_levels never
--- names keeps its name at every level (the macros below use coalesce for
--- it). Each kind's rows become one map from 'level:state' to the parent,
--- which the state is passed through once per level (list_reduce), not a
--- recursive CTE: a plan with a recursive CTE gets no IE_JOIN from DuckDB
--- 1.1, and interval_intersect over state_trace needs one.
--- Example: SELECT level, state FROM state_level_map WHERE run_id = 1 AND
--- kind = 'cpu' AND atomic = 'Task_1ms_1' ORDER BY level (BTF: Task_1ms_1,
--- tasks, busy).
-CREATE OR REPLACE VIEW state_level_map AS
+-- state_level_map_reference: (state_level_map_reference(unstored :=
+-- false)) the definition of state_level_map in SQL, same columns. Each
+-- kind's rows become one map from 'level:state' to the parent, which the
+-- state is passed through once per level (list_reduce), not a recursive
+-- CTE: a plan with a recursive CTE gets no IE_JOIN from DuckDB 1.1, and
+-- interval_intersect over state_trace needs one. A DuckDB MAP lookup scans
+-- the map, so this takes time in the number of states times the map's
+-- size (0.6-0.9 s of CPU for the 7,000 states of the processors of a
+-- 1M-event ftrace run): state_level_map reads the rows the ingest wrote
+-- (state_level_paths) instead, and this macro only for the runs without
+-- them (unstored := true keeps only those: the runs of a database written
+-- by a traceduck before that table). Tests compare the two.
+-- Example: SELECT * FROM state_level_map EXCEPT ALL SELECT * FROM state_level_map_reference()
+CREATE OR REPLACE MACRO state_level_map_reference(unstored := false) AS TABLE
 WITH slm_parent AS (
     SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS parent
     FROM state_levels
+    WHERE NOT unstored OR run_id NOT IN (SELECT run_id FROM state_level_paths)
     GROUP BY run_id, kind, level, state),
 slm_kind AS (
     SELECT p.run_id, p.kind, d.depth,
@@ -64,6 +66,22 @@ SELECT run_id, kind, atomic, level,
        list_reduce(list_concat([atomic], list_transform(range(level), l -> CAST(l AS VARCHAR))),
                    (s, l) -> coalesce(map_extract(up, l || ':' || s)[1], s)) AS state
 FROM slm_rows;
+
+-- state_level_map: per run and kind with levels, every state named in
+-- state_levels taken as a level-0 state, and what it is at each level
+-- 0..depth. Columns: run_id, kind, atomic (the state at level 0), level,
+-- state (its aggregate at that level). A state that state_levels never
+-- names keeps its name at every level (the macros below use coalesce for
+-- it). The rows are those the ingest wrote (state_level_paths,
+-- schema/levelmap.go); a run without them is answered by
+-- state_level_map_reference, the SQL definition.
+-- Example: SELECT level, state FROM state_level_map WHERE run_id = 1 AND
+-- kind = 'cpu' AND atomic = 'Task_1ms_1' ORDER BY level (BTF: Task_1ms_1,
+-- tasks, busy).
+CREATE OR REPLACE VIEW state_level_map AS
+SELECT run_id, kind, atomic, level::BIGINT AS level, state FROM state_level_paths
+UNION ALL
+SELECT * FROM state_level_map_reference(unstored := true);
 
 -- state_intervals_window: (state_intervals_window(t_from, t_to, run :=
 -- NULL, relative := false)) the rows of state_intervals in the time window
@@ -226,9 +244,15 @@ JOIN sti_objects o ON o.run_id = t.run_id AND o.object_id = t.object_id;
 -- interval that crosses a bound is clipped to it, and its parts,
 -- instance, cpu, seqs and truncated are those of its parts inside (what
 -- merging the clipped intervals gives). state_stats_of aggregates these
--- rows and names the objects after, on far fewer rows.
+-- rows and names the objects after, on far fewer rows. With detail :=
+-- false, such a clipped interval is not made again of its parts: its
+-- instance, cpu, start_seq, end_seq and parts are NULL, and truncated is
+-- found among its truncated parts alone (a merged interval that crosses
+-- the window, such as a CPU busy through all of it, has as many parts
+-- inside as the window has intervals): what the statistics, which read
+-- only its level, state, dur and truncated, need.
 -- Example: SELECT level, count(*) FROM state_trace_level_rows(0, -1, run := 1) GROUP BY level.
-CREATE OR REPLACE MACRO state_trace_level_rows(lo, hi, run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+CREATE OR REPLACE MACRO state_trace_level_rows(lo, hi, run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false, detail := true) AS TABLE
 WITH stl_objects AS (
     SELECT o.run_id, o.object_id,
            state_level_at(lo, d.depth) AS lv_lo, state_level_at(hi, d.depth) AS lv_hi,
@@ -305,12 +329,33 @@ stl_cut AS (
            arg_max_null(s.end_seq, s.end_ts) AS end_seq,
            count(*) AS parts,
            bool_or(s.truncated) AS truncated
-    FROM (SELECT * FROM stl_in WHERE NOT inside) c
+    FROM (SELECT * FROM stl_in WHERE NOT inside AND detail) c
     JOIN state_intervals_window(t_from, t_to, run := run, relative := relative) s
       ON s.run_id = c.run_id AND s.object_id = c.object_id
      AND s.start_ts >= c.start_ts AND s.end_ts <= c.end_ts AND s.end_ts > s.start_ts
      AND (c.instance IS NULL OR s.instance = c.instance)
     GROUP BY c.run_id, c.object_id, c.instance, c.level, c.state, c.start_ts),
+-- without detail: clipped (its parts meet, so the parts inside run from
+-- the bound to its end or the other bound), truncated when a part inside
+-- is (only a truncated interval can be; few are)
+stl_cut_parts AS (
+    SELECT DISTINCT c.run_id, c.object_id, c.instance, c.level, c.start_ts
+    FROM (SELECT * FROM stl_in WHERE NOT inside AND truncated AND NOT detail) c
+    JOIN (SELECT * FROM state_intervals_window(t_from, t_to, run := run, relative := relative) WHERE truncated) s
+      ON s.run_id = c.run_id AND s.object_id = c.object_id
+     AND s.start_ts >= c.start_ts AND s.end_ts <= c.end_ts AND s.end_ts > s.start_ts
+     AND (c.instance IS NULL OR s.instance = c.instance)),
+stl_clipped AS (
+    SELECT c.run_id, c.object_id, NULL::BIGINT AS instance, c.level, c.state,
+           greatest(c.start_ts, coalesce(w.w_lo, c.start_ts)) AS start_ts,
+           least(c.end_ts, coalesce(w.w_hi, c.end_ts)) AS end_ts,
+           least(c.end_ts, coalesce(w.w_hi, c.end_ts)) - greatest(c.start_ts, coalesce(w.w_lo, c.start_ts)) AS dur,
+           NULL::INTEGER AS cpu, NULL::BIGINT AS start_seq, NULL::BIGINT AS end_seq, NULL::BIGINT AS parts,
+           p.run_id IS NOT NULL AS truncated
+    FROM (SELECT * FROM stl_in WHERE NOT inside AND NOT detail) c
+    JOIN stl_bounds w ON w.run_id = c.run_id
+    LEFT JOIN stl_cut_parts p ON p.run_id = c.run_id AND p.object_id = c.object_id AND p.level = c.level
+         AND p.start_ts = c.start_ts AND p.instance IS NOT DISTINCT FROM c.instance),
 stl_rows AS (
     SELECT * FROM stl_level0
     UNION ALL
@@ -321,6 +366,8 @@ stl_rows AS (
     FROM stl_in WHERE inside
     UNION ALL
     SELECT * FROM stl_cut
+    UNION ALL
+    SELECT * FROM stl_clipped
     UNION ALL
     SELECT run_id, object_id, instance, level, state, start_ts, end_ts, dur, cpu, start_seq, end_seq, parts, truncated
     FROM state_trace_levels_reference(lo, hi, run := run, object_kind := object_kind, object_name := object_name,

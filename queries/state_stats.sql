@@ -26,7 +26,7 @@ WITH ss_grouped AS (
            quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
            count(*) - count(known) AS truncated
     FROM (SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END AS known
-          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative))
+          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative, detail := false))
     GROUP BY run_id, object_id, level, state)
 SELECT g.run_id, o.kind, g.object_id, o.name AS object, g.level, g.state,
        CASE WHEN g.level < coalesce(d.depth, 0) THEN coalesce(p.state_up, g.state) END AS parent_state,

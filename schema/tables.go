@@ -44,6 +44,12 @@ const (
 	TableSchedDurations = "sched_durations"
 	TableSchedRuns      = "sched_runs"
 	TableSchedFallback  = "sched_fallback"
+	// TableStateLevelPaths holds the rows of the view state_level_map,
+	// made from the run's levels when it ends (levelmap.go).
+	TableStateLevelPaths = "state_level_paths"
+	// TableEcoTreeNodes holds the nodes of eco_tree's six hierarchies,
+	// made when the run ends from its eco-triples (ecotree.go).
+	TableEcoTreeNodes = "eco_tree_nodes"
 	// The report's per-run summaries (queries/report, summary.go): what
 	// traceduck report shows of a run, computed once, in the run's ingest
 	// (DB.SetSummarize), so that a report over many runs reads a few rows
@@ -254,6 +260,24 @@ var tables = []table{
 		{"object_id", "INTEGER", i32, ""},
 		{"count", "BIGINT", i64, "events with this triple"},
 	}},
+	// The event statistics tree (queries/eco_tree.sql, eco_tree) of each
+	// of its six orders, as numbers: ranking, grouping and sorting the
+	// triples' names took eco_tree longer than a tenth of the ingest on
+	// runs of many triples, and it is the same tree at every query. The
+	// view names the nodes from their eco_id; a time window counts a node's
+	// events in the leaves from pos to last_pos. The SQL definition stays as
+	// eco_tree_reference, which tests compare these rows with; a run
+	// without rows here (an older traceduck's) is answered by it.
+	{name: TableEcoTreeNodes, doc: "one row per node of the event statistics tree of each order (eco_tree): its place in the depth-first order by name", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"ord_no", "INTEGER", i32, "the order (ord of eco_tree): 1 eco, 2 eoc, 3 ceo, 4 coe, 5 oec, 6 oce"},
+		{"depth", "INTEGER", i32, "0 the run, 1 group, 2 event/context/object, 3 pair, 4 triple"},
+		{"pos", "INTEGER", i32, "place in the run's depth-first order, siblings by name (eco_tree's sort_by := 'name'), from 1"},
+		{"parent_pos", "INTEGER", i32, "pos of its parent (NULL for the run)"},
+		{"last_pos", "INTEGER", i32, "pos of the last node of its subtree (a triple: pos itself)"},
+		{"count", "BIGINT", i64, "events under the node"},
+		{"eco_id", "INTEGER", i32, "the smallest eco_id under the node (a triple: its own): its names are the node's"},
+	}},
 	{name: TableStateIntervals, doc: "one row per time an object spent in one state", rows: "state_interval_rows", columns: []column{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
 		{"object_id", "INTEGER", i32, ""},
@@ -273,6 +297,20 @@ var tables = []table{
 		{"state", "VARCHAR", str, "state at this level"},
 		{"level", "INTEGER", i32, "0 = atomic state as in state_intervals"},
 		{"parent_state", "VARCHAR", str, "the state it aggregates into at level+1"},
+	}},
+	// What each state named in state_levels is at every level of its kind
+	// (the view state_level_map): its SQL looks each step up in a MAP,
+	// which DuckDB scans, 0.6-0.9 s for the thousands of states of a large
+	// run's processors, in every view that knows whether a CPU is busy
+	// (cpu_intervals). The SQL stays as state_level_map_reference, which
+	// tests compare these rows with; a run without rows here (an older
+	// traceduck's) is answered by it.
+	{name: TableStateLevelPaths, doc: "one row per state named in state_levels and level of its kind: what the state is at that level (the rows of the view state_level_map)", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"kind", "VARCHAR", dict, "object kind"},
+		{"atomic", "VARCHAR", str, "the state taken at level 0"},
+		{"level", "INTEGER", i32, "0 to the kind's depth"},
+		{"state", "VARCHAR", str, "what atomic is at that level"},
 	}},
 	{name: TableDiagnostics, doc: "one row per problem found in the input", columns: []column{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
@@ -726,11 +764,12 @@ func Columns(name string) []string {
 }
 
 // DerivedTables lists the tables whose rows an ingest computes from the
-// state intervals it writes (sched.go, levels.go), rather than from the
-// trace: the rows of views that have a SQL reference.
+// state intervals and eco-triples it writes (sched.go, levels.go,
+// ecotree.go), rather than from the trace: the rows of views that have a
+// SQL reference.
 func DerivedTables() []string {
 	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback,
-		TableStateLevelIntervals, TableStateLevelObjects}
+		TableStateLevelIntervals, TableStateLevelObjects, TableStateLevelPaths, TableEcoTreeNodes}
 }
 
 // TableNames lists the tables in the order they are created.

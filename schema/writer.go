@@ -544,7 +544,7 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	if err := w.msgs.finish(); err != nil {
 		return w.out.close(err)
 	}
-	for _, put := range []func() error{w.putObjects, w.putEco, w.putLevels, func() error { return w.putRun(ingestedAt) }, w.putDiagnostics} {
+	for _, put := range []func() error{w.putObjects, w.putEco, w.putEcoTree, w.putLevels, w.putLevelPaths, func() error { return w.putRun(ingestedAt) }, w.putDiagnostics} {
 		if err := put(); err != nil {
 			return w.out.close(err)
 		}

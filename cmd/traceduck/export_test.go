@@ -91,16 +91,18 @@ func TestExportParquetOtherDatabase(t *testing.T) {
 	mustRun(t, dir, nil, "ingest", "--db", a, "--name", "first", seedSample)
 	mustRun(t, dir, nil, "ingest", "--db", b, "--name", "second", sampleCopy(t, dir, "b.btf", "second"))
 	ds := filepath.Join(dir, "ds")
-	// 36 files: one per table of a run (schema/tables.go: runs, objects,
+	// 38 files: one per table of a run (schema/tables.go: runs, objects,
 	// events, eco_triples, state_intervals, state_levels, diagnostics,
 	// aggregations, histograms, resource_intervals, messages,
-	// priority_intervals, clocks; the two of the levels merged at ingest,
+	// priority_intervals, clocks; the rows made at ingest of eco_tree,
+	// eco_tree_nodes, and of state_level_map, state_level_paths; the two
+	// of the levels merged at ingest,
 	// state_level_intervals and state_level_objects; the five of the
 	// scheduling rows written at ingest, sched_instances, sched_waits,
 	// sched_durations, sched_runs, sched_fallback; the seven of the
 	// report's summary, schema.ReportTables) and the overhead model's
 	// tables beside them (its parameters and overhead_measured).
-	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 36 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
+	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 38 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
 	expectOut := func(out, want string) {
 		t.Helper()
 		if !regexp.MustCompile("^" + want).MatchString(out) {

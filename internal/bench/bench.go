@@ -72,6 +72,7 @@ type Result struct {
 	BasePeakRSS  int64
 	BaseDBBytes  int64
 	Views        map[string]float64 // seconds per view (ViewQueries), when timed on this run
+	ViewsCPU     map[string]float64 // CPU seconds (user + system) per view
 	ViewRows     map[string]int64   // rows of each view's answer
 	ViewsPeakRSS int64
 }
@@ -186,7 +187,7 @@ func measure(opt Options, format string, n int, largest bool) (Result, error) {
 		if err != nil {
 			return r, err
 		}
-		r.Views, r.ViewRows, r.ViewsPeakRSS = res.Queries, res.Rows, rss
+		r.Views, r.ViewsCPU, r.ViewRows, r.ViewsPeakRSS = res.Queries, res.QueriesCPU, res.Rows, rss
 	}
 	return r, nil
 }

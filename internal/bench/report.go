@@ -37,12 +37,16 @@ func WriteTable(w io.Writer, results []Result) {
 		if r.Views == nil {
 			continue
 		}
-		fmt.Fprintf(w, "\nCanned views on the %s run of %d events (each run once, in a child process whose peak RSS was %.0f MB; × ingest is the view's time over the %.2f s the ingest took, target ≤ %.1f×):\n\n",
-			r.Format, r.Events, float64(r.ViewsPeakRSS)/mb, r.Seconds, ViewRatioTarget)
-		fmt.Fprintln(w, "| view | s | × ingest | rows |")
-		fmt.Fprintln(w, "| --- | ---: | ---: | ---: |")
+		fmt.Fprintf(w, "\nCanned views on the %s run of %d events (each run once, in a child process whose peak RSS was %.0f MB; × ingest is the view's time over the %.2f s the ingest took, target ≤ %.1f×; CPU × ingest, its CPU time over the ingest's %.2f s, is steadier on a loaded machine):\n\n",
+			r.Format, r.Events, float64(r.ViewsPeakRSS)/mb, r.Seconds, ViewRatioTarget, r.CPUSeconds)
+		fmt.Fprintln(w, "| view | s | × ingest | CPU s | CPU × ingest | rows |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: |")
 		for _, q := range ViewQueries {
-			fmt.Fprintf(w, "| %s | %.2f | %.3f | %d |\n", q.Name, r.Views[q.Name], r.Views[q.Name]/r.Seconds, r.ViewRows[q.Name])
+			cpu, cpuRatio := "", ""
+			if c, ok := r.ViewsCPU[q.Name]; ok && r.CPUSeconds > 0 {
+				cpu, cpuRatio = fmt.Sprintf("%.2f", c), fmt.Sprintf("%.3f", c/r.CPUSeconds)
+			}
+			fmt.Fprintf(w, "| %s | %.2f | %.3f | %s | %s | %d |\n", q.Name, r.Views[q.Name], r.Views[q.Name]/r.Seconds, cpu, cpuRatio, r.ViewRows[q.Name])
 		}
 	}
 	if v := ViewVerdicts(results); len(v) > 0 {

@@ -42,6 +42,8 @@ func Open(t testing.TB) *schema.DB {
 		checkJSON(t, db.SQL())
 		CheckSched(t, db.SQL())
 		CheckLevels(t, db.SQL())
+		CheckLevelMap(t, db.SQL())
+		CheckEco(t, db.SQL(), "'ceo', sort_by := 'count'")
 		db.Close()
 	})
 	return db

@@ -35,3 +35,31 @@ func CheckLevels(t testing.TB, db *sql.DB) int64 {
 	}
 	return total
 }
+
+// CheckLevelMap asserts that state_level_map, whose rows are written at
+// ingest (state_level_paths, schema/levelmap.go), holds exactly the rows
+// of its SQL reference (state_level_map_reference), and returns how many
+// rows it has. Every database Open makes is checked at the end of its
+// test.
+func CheckLevelMap(t testing.TB, db *sql.DB) int64 {
+	t.Helper()
+	const diff = `SELECT x, sum(side) AS d FROM (
+		SELECT m AS x, 1 AS side FROM state_level_map m
+		UNION ALL
+		SELECT r, -1 FROM state_level_map_reference() r)
+	GROUP BY x`
+	var n, rows sql.NullInt64
+	if err := db.QueryRow("SELECT count(*) FILTER (WHERE d <> 0), sum(abs(d)) FILTER (WHERE d <> 0) FROM ("+diff+")").Scan(&n, &rows); err != nil {
+		t.Errorf("compare state_level_map with its reference: %v", err)
+		return 0
+	}
+	if n.Int64 > 0 {
+		t.Errorf("state_level_map differs from state_level_map_reference() in %d rows (+n: only in the view, -n: only in the reference), the first:\n%s",
+			rows.Int64, Query(t, db, "SELECT d, x FROM ("+diff+") WHERE d <> 0 ORDER BY x LIMIT 20"))
+	}
+	var total int64
+	if err := db.QueryRow("SELECT count(*) FROM state_level_map").Scan(&total); err != nil {
+		t.Errorf("state_level_map: %v", err)
+	}
+	return total
+}

@@ -1,0 +1,221 @@
+package queries_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
+	"github.com/traceduck/traceduck/internal/recount"
+	"github.com/traceduck/traceduck/queries"
+	"github.com/traceduck/traceduck/schema"
+)
+
+// The rows the ingest writes for views that used to compute them at every
+// query must give the rows of their SQL definitions exactly: the nodes of
+// eco_tree (eco_tree_nodes, schema/ecotree.go; reference
+// eco_tree_reference) in every order, sorted by name and by count, over
+// whole runs and in windows, and the rows of state_level_map
+// (state_level_paths, schema/levelmap.go; reference
+// state_level_map_reference), with what reads it (cpu_intervals,
+// cpu_utilization, cpu_load). The tests below compare them on generated
+// traces of every format (two seeds and sizes, traces cut at a line in the
+// middle) and on the real traces beside the repository. (The merged levels
+// and the scheduling rows have their own: levels_test.go,
+// sched_rows_test.go.)
+
+// checkIngestRows compares the views with their references over every
+// run of db: state_level_map; eco_tree in each order and sort over whole
+// runs, some in windows (absolute around the middle third of run 1,
+// one-sided, relative). Every run with eco-triples must have its nodes,
+// every run with levels its paths (none left to the references).
+func checkIngestRows(t *testing.T, db *sql.DB) {
+	t.Helper()
+	if n := dbtest.Query(t, db, `SELECT run_id FROM runs WHERE run_id IN (SELECT run_id FROM eco_triples)
+		AND run_id NOT IN (SELECT run_id FROM eco_tree_nodes) ORDER BY 1`); n != "" {
+		t.Errorf("runs with eco-triples and no eco_tree_nodes:\n%s", n)
+	}
+	if n := dbtest.Query(t, db, `SELECT run_id FROM runs WHERE run_id IN (SELECT run_id FROM state_level_depth)
+		AND run_id NOT IN (SELECT run_id FROM state_level_paths) ORDER BY 1`); n != "" {
+		t.Errorf("runs with levels and no state_level_paths:\n%s", n)
+	}
+	t.Logf("%d rows of state_level_map compared", dbtest.CheckLevelMap(t, db))
+	var rows int64
+	for _, ord := range schema.EcoOrders {
+		for _, sortBy := range []string{"name", "count"} {
+			rows += dbtest.CheckEco(t, db, fmt.Sprintf("'%s', sort_by := '%s'", ord, sortBy))
+		}
+	}
+	var lo, hi sql.NullInt64
+	if err := db.QueryRow("SELECT first_ts, last_ts FROM runs WHERE run_id = 1").Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rows of eco_tree compared over whole runs", rows)
+	if !lo.Valid || hi.Int64-lo.Int64 < 3 {
+		return
+	}
+	a, b := lo.Int64+(hi.Int64-lo.Int64)/3, lo.Int64+2*(hi.Int64-lo.Int64)/3
+	// the statistics' rows of a window (detail := false: the intervals
+	// across a bound clipped, not made again of their parts) are those of
+	// state_trace_level_rows in what the statistics read
+	for _, w := range []string{
+		fmt.Sprintf("t_from := %d, t_to := %d", a, b),
+		fmt.Sprintf("t_from := %d, relative := true", (hi.Int64-lo.Int64)/7),
+		fmt.Sprintf("t_to := %d, relative := true", (hi.Int64-lo.Int64)/2),
+	} {
+		const cols = "run_id, object_id, level, state, start_ts, end_ts, dur, truncated"
+		diff := dbtest.Query(t, db, `SELECT sum(side) AS d, `+cols+` FROM (
+				SELECT `+cols+`, 1 AS side FROM state_trace_level_rows(0, -1, `+w+`, detail := false)
+				UNION ALL
+				SELECT `+cols+`, -1 FROM state_trace_level_rows(0, -1, `+w+`))
+			GROUP BY ALL HAVING sum(side) <> 0 ORDER BY ALL LIMIT 12`)
+		if diff != "" {
+			t.Errorf("state_trace_level_rows(0, -1, %s, detail := false) differs (+n: rows only there, -n: rows only with detail):\n%s", w, diff)
+		}
+	}
+	for _, w := range []string{
+		fmt.Sprintf("'eco', t_from := %d, t_to := %d", a, b),
+		fmt.Sprintf("'coe', sort_by := 'count', t_from := %d, t_to := %d", a, b),
+		fmt.Sprintf("'oec', sort_by := 'count', t_from := %d, relative := true", (hi.Int64-lo.Int64)/7),
+		fmt.Sprintf("'eoc', t_to := %d, relative := true", (hi.Int64-lo.Int64)/2),
+		fmt.Sprintf("'ceo', sort_by := 'count', t_from := %d, t_to := %d", b, b+1),
+	} {
+		dbtest.CheckEco(t, db, w)
+	}
+}
+
+func TestIngestRowsGenerated(t *testing.T) {
+	seeds := []int64{1, 2}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, format := range levelFormats {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			db := dbtest.Open(t)
+			for _, seed := range seeds {
+				path, opt := genTrace(t, dir, format, 4000*int(seed), seed)
+				dbtest.Ingest(t, db, path, opt)
+				if cutFormats[format] && seed == seeds[0] {
+					dbtest.Ingest(t, db, cutAtLine(t, path, 0.43), opt)
+				}
+			}
+			checkIngestRows(t, db.SQL())
+		})
+	}
+}
+
+func TestIngestRowsReal(t *testing.T) {
+	type trace struct {
+		path string
+		opt  ingest.Options
+	}
+	var traces []trace
+	for _, pattern := range []string{"btf/*.btf", "ftrace/*", "qnx/*.txt", "chrome-json/*.json", "dtrace/*_example.txt"} {
+		files, _ := filepath.Glob(filepath.Join(externalTraces, pattern))
+		for _, f := range files {
+			traces = append(traces, trace{path: f})
+		}
+	}
+	dir := t.TempDir()
+	for _, c := range recount.TOPPERSLogs {
+		log := filepath.Join(externalTraces, "toppers", "YixiaoLi__tlv4mc__"+c.Log)
+		res := filepath.Join(dir, "full.res")
+		if c.Res != "" {
+			res = filepath.Join(externalTraces, "toppers", "YixiaoLi__tlv4mc__"+c.Res)
+		} else if err := os.WriteFile(res, []byte(recount.FullLogResources()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(log); err == nil {
+			traces = append(traces, trace{log, ingest.Options{Format: "toppers-asp", Params: map[string]string{"resources": res}}})
+		}
+	}
+	if len(traces) == 0 {
+		t.Skipf("no traces in %s", externalTraces)
+	}
+	// every trace a run of one database: the comparison covers them all
+	db := dbtest.Open(t)
+	runs := 0
+	for _, tr := range traces {
+		if _, err := ingest.Path(context.Background(), db, tr.path, tr.opt); err == nil {
+			runs++
+		}
+	}
+	t.Logf("%d of %d files ingested", runs, len(traces))
+	checkIngestRows(t, db.SQL())
+}
+
+// TestIngestRowsOlderDatabase: the runs of a database written before
+// eco_tree_nodes and state_level_paths (no rows there) answer with the
+// same rows, from the reference SQL, as do those of a database whose
+// tables are gone; a database with both kinds of runs answers each from
+// its own path.
+func TestIngestRowsOlderDatabase(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "old.duckdb")
+	db, err := schema.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queries.Install(context.Background(), db.SQL()); err != nil {
+		t.Fatal(err)
+	}
+	for i, format := range []string{"btf", "qnx", "ftrace"} {
+		p, opt := genTrace(t, dir, format, 6000, int64(i+1))
+		dbtest.Ingest(t, db, p, opt)
+	}
+	qs := []string{
+		`SELECT * FROM eco_tree('eco')`,
+		`SELECT * FROM eco_tree('oce', sort_by := 'count')`,
+		`SELECT * FROM eco_tree_window('coe', 1000, 20000000, relative := true, sort_by := 'count')`,
+		`SELECT * FROM state_level_map ORDER BY ALL`,
+		`SELECT * FROM cpu_utilization ORDER BY ALL`,
+		`SELECT * FROM cpu_load(1000000) ORDER BY ALL`,
+	}
+	want := make([]string, len(qs))
+	for i, q := range qs {
+		want[i] = dbtest.Query(t, db.SQL(), q)
+		if want[i] == "" {
+			t.Fatalf("%s: no rows", q)
+		}
+	}
+	same := func(what string) {
+		t.Helper()
+		for i, q := range qs {
+			if got := dbtest.Query(t, db.SQL(), q); got != want[i] {
+				t.Errorf("%s: %s differs:\n%s", what, q, dbtest.Diff(want[i], got))
+			}
+		}
+	}
+	// run 2 as an older traceduck wrote it: without the rows
+	for _, table := range []string{"eco_tree_nodes", "state_level_paths"} {
+		if _, err := db.SQL().Exec(`DELETE FROM ` + table + ` WHERE run_id = 2`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same("run 2 without rows")
+
+	// a database of a traceduck before the tables
+	for _, table := range []string{"eco_tree_nodes", "state_level_paths"} {
+		if _, err := db.SQL().Exec("DROP TABLE " + table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	db, err = schema.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := queries.Install(context.Background(), db.SQL()); err != nil {
+		t.Fatal(err)
+	}
+	if n := dbtest.Query(t, db.SQL(), "SELECT (SELECT count(*) FROM eco_tree_nodes) + (SELECT count(*) FROM state_level_paths)"); n != "0\n" {
+		t.Fatalf("eco_tree_nodes, state_level_paths: %s rows", n)
+	}
+	same("older database")
+}
