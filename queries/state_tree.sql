@@ -168,20 +168,31 @@ present AS MATERIALIZED (
 ),
 -- a state above one that has intervals may have none at its own level
 -- (its only intervals were 0 ns there, which the levels above level 0
--- leave out): it is a node all the same, with count 0
+-- leave out): it is a node all the same, with count 0; so is an object
+-- whose states have intervals but none at its top level (a 0 ns one, cut
+-- by a window), its kind and its run
 kept AS MATERIALIZED (
     SELECT * FROM present
     UNION ALL
     SELECT DISTINCT ON (p.run_id, p.key[1:r.n])
-           p.run_id, CASE WHEN p.ord = 'kos' THEN 'state' ELSE 'pooled' END AS node,
-           p.kind, CASE WHEN p.ord = 'kos' THEN p.object_id END, CASE WHEN p.ord = 'kos' THEN p.object END,
-           p.level + len(p.key) - r.n, p.key[r.n].l,
+           p.run_id,
+           CASE WHEN r.n = 1 THEN 'kind' WHEN r.n = 2 AND p.ord = 'kos' THEN 'object'
+                WHEN p.ord = 'kos' THEN 'state' ELSE 'pooled' END AS node,
+           p.kind, CASE WHEN p.ord = 'kos' AND r.n >= 2 THEN p.object_id END,
+           CASE WHEN p.ord = 'kos' AND r.n >= 2 THEN p.object END,
+           CASE WHEN r.n > CASE WHEN p.ord = 'kos' THEN 2 ELSE 1 END THEN p.level + len(p.key) - r.n END,
+           CASE WHEN r.n > CASE WHEN p.ord = 'kos' THEN 2 ELSE 1 END THEN p.key[r.n].l END,
            0, 0, NULL, NULL, NULL, 0,
            p.ord, p.sort_by, p.key[1:r.n]
     FROM present p
-    CROSS JOIN LATERAL (SELECT unnest(range(CASE WHEN p.ord = 'kos' THEN 3 ELSE 2 END, len(p.key))) AS n) r
+    CROSS JOIN LATERAL (SELECT unnest(range(1, len(p.key))) AS n) r
     WHERE (p.node = 'state' AND p.ord = 'kos' OR p.node = 'pooled')
       AND NOT EXISTS (SELECT 1 FROM present q WHERE q.run_id = p.run_id AND q.key = p.key[1:r.n])
+    UNION ALL
+    SELECT DISTINCT ON (p.run_id) p.run_id, 'run', NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0,
+           p.ord, p.sort_by, []
+    FROM present p
+    WHERE NOT EXISTS (SELECT 1 FROM present q WHERE q.run_id = p.run_id AND q.node = 'run')
 ),
 -- per node, the totals of its ancestors and its own, down its key (to
 -- sort siblings by total, largest first)
@@ -357,8 +368,23 @@ sst_nodes AS MATERIALIZED (
           FROM sst_above a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 3) g
                ON g.run_id = a.run_id AND g.kind = a.kind AND g.object_id IS NOT DISTINCT FROM a.object_id
-              AND g.level = a.level AND g.state IS NOT DISTINCT FROM a.state) n
-    LEFT JOIN sst_up u ON u.run_id = n.run_id AND u.kind = n.kind AND u.level = n.level AND u.state = n.state AND n.nk = 3
+              AND g.level = a.level AND g.state IS NOT DISTINCT FROM a.state
+          UNION ALL
+          -- the objects (kos), kinds and runs above states, without
+          -- top-level intervals
+          SELECT DISTINCT a.run_id, 2, a.kind, a.object_id, a.object, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
+          FROM sst_above a
+          ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 2) g ON g.run_id = a.run_id AND g.object_id = a.object_id
+          WHERE ord::VARCHAR = 'kos'
+          UNION ALL
+          SELECT DISTINCT a.run_id, 1, a.kind, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
+          FROM sst_above a
+          ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 1) g ON g.run_id = a.run_id AND g.kind = a.kind
+          UNION ALL
+          SELECT DISTINCT a.run_id, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
+          FROM sst_above a
+          ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 0) g ON g.run_id = a.run_id) n
+    LEFT JOIN sst_up u ON u.run_id = n.run_id AND u.kind = n.kind AND u.level = n.level AND u.state = n.state
 ),
 sst_linked AS MATERIALIZED (
     SELECT n.id, n.run_id, n.nk, n.kind, n.object_id, n.object, n.level, n.state, n.count, n.total_ns, n.mean_ns,
@@ -377,28 +403,36 @@ sst_ranked AS MATERIALIZED (
     FROM sst_linked l CROSS JOIN sst_params p
     WHERE p.ord IS NOT NULL
 ),
--- down from each run: the ranks and the labels from depth 1
+-- down from each run: the ranks, as a text that sorts as their list
+-- (ten digits each; a window sorts a text much faster than a list), and
+-- the labels from depth 1
 sst_walk(id, ranks, path) AS (
-    SELECT id, []::BIGINT[], []::VARCHAR[] FROM sst_ranked WHERE nk = 0
+    SELECT id, '', []::VARCHAR[] FROM sst_ranked WHERE nk = 0
     UNION ALL
-    SELECT c.id, list_append(w.ranks, c.rank), list_append(w.path, c.label)
+    SELECT c.id, w.ranks || lpad(c.rank::VARCHAR, 10, '0'), list_append(w.path, c.label)
     FROM sst_walk w JOIN sst_ranked c ON c.parent_id = w.id
+),
+-- (the order apart from the wide rows: a window sorts what it carries)
+sst_pos AS (
+    SELECT w.id, row_number() OVER (PARTITION BY r.run_id ORDER BY w.ranks) AS pos
+    FROM sst_walk w JOIN (SELECT id, run_id FROM sst_ranked) r ON r.id = w.id
 )
 SELECT r.run_id,
-       row_number() OVER (PARTITION BY r.run_id ORDER BY w.ranks) AS pos,
-       len(w.path) AS depth,
+       w.pos,
+       len(k.path) AS depth,
        CASE WHEN r.nk = 0 THEN 'run' WHEN r.nk = 1 THEN 'kind' WHEN r.nk = 3 THEN 'state' ELSE 'object' END AS node,
        CASE WHEN r.nk = 0 THEN coalesce(n.name, 'run ' || r.run_id) ELSE r.label END AS label,
        CASE WHEN r.nk = 3 THEN r.level END AS level,
        r.count, r.total_ns, r.mean_ns, r.max_ns,
        r.pct[1] AS p50_ns, r.pct[2] AS p90_ns, r.pct[3] AS p99_ns,
        r.truncated,
-       w.path,
+       k.path,
        r.kind,
        r.object_id,
        r.object,
        r.state
 FROM sst_ranked r
-JOIN sst_walk w ON w.id = r.id
+JOIN sst_pos w ON w.id = r.id
+JOIN sst_walk k ON k.id = r.id
 LEFT JOIN runs n ON n.run_id = r.run_id
-ORDER BY r.run_id, pos;
+ORDER BY r.run_id, w.pos;
