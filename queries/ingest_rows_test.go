@@ -44,6 +44,7 @@ func checkIngestRows(t *testing.T, db *sql.DB) {
 		t.Errorf("runs with levels and no state_level_paths:\n%s", n)
 	}
 	t.Logf("%d rows of state_level_map compared", dbtest.CheckLevelMap(t, db))
+	checkTreeRows(t, db)
 	var rows int64
 	for _, ord := range schema.EcoOrders {
 		for _, sortBy := range []string{"name", "count"} {
@@ -175,6 +176,8 @@ func TestIngestRowsOlderDatabase(t *testing.T) {
 		`SELECT * FROM state_level_map ORDER BY ALL`,
 		`SELECT * FROM cpu_utilization ORDER BY ALL`,
 		`SELECT * FROM cpu_load(1000000) ORDER BY ALL`,
+		`SELECT * FROM state_stats_tree('kos') ORDER BY run_id, pos`,
+		`SELECT * FROM state_stats_tree('kso', sort_by := 'total', t_from := 1000, t_to := 20000000, relative := true) ORDER BY run_id, pos`,
 	}
 	want := make([]string, len(qs))
 	for i, q := range qs {

@@ -403,6 +403,7 @@ var macroCalls = map[string]string{
 	"state_stats_window":           "SELECT count(*) FROM state_stats_window(0, 10000000, run := 1)",
 	"state_intervals_window":       "SELECT count(*) FROM state_intervals_window(0, 10000000, run := 1)",
 	"state_stats_tree":             "SELECT count(*) FROM state_stats_tree('kos', run := 1)",
+	"state_stats_tree_reference":   "SELECT count(*) FROM state_stats_tree_reference('kso', run := 1, sort_by := 'total')",
 	"state_stats_selected":         "SELECT count(*) FROM state_stats_selected(['kind=cpu'], ['state=idle'], run := 1)",
 	"state_marks":                  "SELECT count(*) FROM state_marks(['kind=cpu&state=busy'], ['all'])",
 	"state_trace":                  "SELECT count(*) FROM state_trace(1, run := 1, object_kind := 'cpu')",

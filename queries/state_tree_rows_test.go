@@ -1,0 +1,79 @@
+package queries_test
+
+import (
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"github.com/traceduck/traceduck/internal/dbtest"
+)
+
+// checkTreeRows compares state_stats_tree with its definition,
+// state_stats_tree_reference, row for row (pos and path included) over
+// every run of db: both orders, both sorts, over whole runs, one run, the
+// objects of one kind (each kind with levels, and one without), and in
+// windows (absolute around the middle third of run 1, one-sided,
+// relative). checkIngestRows calls it, so it runs on the generated traces
+// of every format and on the real ones; TestIngestRowsOlderDatabase reads
+// the tree of a database without the ingest's newer tables.
+func checkTreeRows(t *testing.T, db *sql.DB) {
+	t.Helper()
+	args := []string{}
+	for _, ord := range []string{"kos", "kso"} {
+		for _, sortBy := range []string{"name", "total"} {
+			args = append(args, fmt.Sprintf("'%s', sort_by := '%s'", ord, sortBy))
+		}
+	}
+	args = append(args, "'kos', run := 1", "'kso', run := 2, sort_by := 'total'")
+	kinds := dbtest.Query(t, db, `(SELECT kind FROM state_level_depth ORDER BY depth DESC, kind LIMIT 2)
+		UNION (SELECT kind FROM objects WHERE kind NOT IN (SELECT kind FROM state_level_depth) ORDER BY kind LIMIT 1)`)
+	for _, k := range splitLines(kinds) {
+		args = append(args, fmt.Sprintf("'kos', object_kind := '%s'", k), fmt.Sprintf("'kso', object_kind := '%s', sort_by := 'total'", k))
+	}
+	var lo, hi sql.NullInt64
+	if err := db.QueryRow("SELECT first_ts, last_ts FROM runs WHERE run_id = 1").Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	if lo.Valid && hi.Int64-lo.Int64 >= 3 {
+		a, b := lo.Int64+(hi.Int64-lo.Int64)/3, lo.Int64+2*(hi.Int64-lo.Int64)/3
+		args = append(args,
+			fmt.Sprintf("'kos', t_from := %d, t_to := %d", a, b),
+			fmt.Sprintf("'kso', sort_by := 'total', t_from := %d, t_to := %d", a, b),
+			fmt.Sprintf("'kos', sort_by := 'total', run := 1, t_from := %d, relative := true", (hi.Int64-lo.Int64)/7),
+			fmt.Sprintf("'kso', t_to := %d, relative := true", (hi.Int64-lo.Int64)/2))
+	}
+	var rows int64
+	for _, a := range args {
+		diff := dbtest.Query(t, db, `WITH n AS (SELECT * FROM state_stats_tree(`+a+`)),
+				r AS (SELECT * FROM state_stats_tree_reference(`+a+`))
+			SELECT sum(side) AS d, * EXCLUDE (side) FROM (
+				SELECT *, 1 AS side FROM n UNION ALL SELECT *, -1 FROM r)
+			GROUP BY ALL HAVING sum(side) <> 0 ORDER BY run_id, pos, d LIMIT 12`)
+		if diff != "" {
+			t.Errorf("state_stats_tree(%s) differs from the reference (+1: its rows, -1: the reference's):\n%s", a, diff)
+		}
+		var n int64
+		if err := db.QueryRow(`SELECT count(*) FROM state_stats_tree(` + a + `)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		rows += n
+	}
+	t.Logf("%d rows of state_stats_tree compared (%d calls)", rows, len(args))
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
