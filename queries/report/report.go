@@ -531,17 +531,26 @@ func containsRun(runs []Run, id int32) bool {
 // sched_latency and sched_stats are computed from rows written at ingest
 // (sched.sql), which a window does not clip (applyWindow shadows
 // state_intervals): under a window they are computed from the clipped
-// intervals by their references instead (from). Even read from the
-// ingest's rows, task_instances is worth a copy: DuckDB plans the view
-// (with its fallback to the reference) in about 40 ms, and four metrics
-// read it; a one-run summary took 0.5 CPU-s, 0.25 with the copies.
+// intervals by their references instead (from). Without one,
+// task_instances and sched_latency are read in place (stored) unless
+// the runs are small (copyStoredEvents).
 var materializedViews = []struct {
 	name, from string
+	stored     bool
 }{
-	{"task_instances", "task_instances_reference()"},
-	{"sched_latency", "sched_latency_reference()"},
-	{"sched_stats", "sched_stats_reference()"},
+	{"task_instances", "task_instances_reference()", true},
+	{"sched_latency", "sched_latency_reference()", true},
+	{"sched_stats", "sched_stats_reference()", false},
 }
+
+// copyStoredEvents: runs of at most this many events (together) have
+// their stored views copied too. DuckDB plans task_instances (with its
+// fallback to the reference) in about 40 ms, and four metrics read it:
+// copied once, a 6-event run's summary took 0.25 CPU-s instead of 0.5.
+// On long runs the copy costs more than it saves, in time and memory:
+// the summary of a 100M-event BTF run took 86 CPU-s and peaked at
+// 790 MB with the copies, 58 CPU-s and 580 MB without.
+const copyStoredEvents = 1_000_000
 
 // stepViews are computed first under a window, for the references above
 // to read, and dropped once these are made: task_instances_reference and
@@ -557,6 +566,11 @@ func materialize(ctx context.Context, conn *sql.Conn, catalog, ids string, windo
 	type step struct{ name, from string }
 	var steps []step
 	all := append([]string(nil), stepViews...)
+	var events int64
+	if err := conn.QueryRowContext(ctx, fmt.Sprintf("SELECT coalesce(sum(event_count), 0)::BIGINT FROM %s.main.runs WHERE run_id IN %s", queries.Ident(catalog), ids)).Scan(&events); err != nil {
+		return func() {}, err
+	}
+	small := events <= copyStoredEvents
 	if window {
 		for _, v := range stepViews {
 			steps = append(steps, step{v, v})
@@ -564,9 +578,10 @@ func materialize(ctx context.Context, conn *sql.Conn, catalog, ids string, windo
 	}
 	for _, v := range materializedViews {
 		all = append(all, v.name)
-		if window {
+		switch {
+		case window:
 			steps = append(steps, step{v.name, v.from})
-		} else {
+		case !v.stored || small:
 			steps = append(steps, step{v.name, v.name})
 		}
 	}
