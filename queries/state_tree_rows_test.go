@@ -43,6 +43,7 @@ func checkTreeRows(t *testing.T, db *sql.DB) {
 			fmt.Sprintf("'kso', t_to := %d, relative := true", (hi.Int64-lo.Int64)/2))
 	}
 	var rows int64
+	args = calls(t, args)
 	for _, a := range args {
 		diff := dbtest.Query(t, db, `WITH n AS (SELECT * FROM state_stats_tree(`+a+`)),
 				r AS (SELECT * FROM state_stats_tree_reference(`+a+`))
