@@ -11,7 +11,6 @@ import (
 
 	"github.com/traceduck/traceduck/ingest"
 	"github.com/traceduck/traceduck/internal/dbtest"
-	"github.com/traceduck/traceduck/internal/recount"
 	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/schema"
 )
@@ -142,33 +141,7 @@ func TestIngestRowsGenerated(t *testing.T) {
 }
 
 func TestIngestRowsReal(t *testing.T) {
-	type trace struct {
-		path string
-		opt  ingest.Options
-	}
-	var traces []trace
-	for _, pattern := range []string{"btf/*.btf", "ftrace/*", "qnx/*.txt", "chrome-json/*.json", "dtrace/*_example.txt"} {
-		files, _ := filepath.Glob(filepath.Join(externalTraces, pattern))
-		for _, f := range files {
-			traces = append(traces, trace{path: f})
-		}
-	}
-	dir := t.TempDir()
-	for _, c := range recount.TOPPERSLogs {
-		log := filepath.Join(externalTraces, "toppers", "YixiaoLi__tlv4mc__"+c.Log)
-		res := filepath.Join(dir, "full.res")
-		if c.Res != "" {
-			res = filepath.Join(externalTraces, "toppers", "YixiaoLi__tlv4mc__"+c.Res)
-		} else if err := os.WriteFile(res, []byte(recount.FullLogResources()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := os.Stat(log); err == nil {
-			traces = append(traces, trace{log, ingest.Options{Format: "toppers-asp", Params: map[string]string{"resources": res}}})
-		}
-	}
-	if len(traces) == 0 {
-		t.Skipf("no traces in %s", externalTraces)
-	}
+	traces := realTraces(t, t.TempDir(), "btf/*.btf", "ftrace/*", "qnx/*.txt", "chrome-json/*.json", "dtrace/*_example.txt")
 	// every trace a run of one database: the comparison covers them all
 	db := dbtest.Open(t)
 	runs := 0

@@ -154,19 +154,25 @@ func TestLevelsMaterializedGenerated(t *testing.T) {
 // external is the collection of real traces beside the repository.
 const externalTraces = "../../shared/testdata-external"
 
-func TestLevelsMaterializedReal(t *testing.T) {
-	type trace struct {
-		path string
-		opt  ingest.Options
-	}
-	var traces []trace
-	for _, pattern := range []string{"btf/*.btf", "ftrace/*", "qnx/*.txt", "chrome-json/*.json"} {
+// realTrace is a real trace beside the repository and how to ingest it.
+type realTrace struct {
+	path string
+	opt  ingest.Options
+}
+
+// realTraces lists the real traces of the given patterns under
+// externalTraces, then the TOPPERS logs (recount.TOPPERSLogs) with their
+// resource files (dir holds the full log's); it skips the test when none
+// is there.
+func realTraces(t *testing.T, dir string, patterns ...string) []realTrace {
+	t.Helper()
+	var traces []realTrace
+	for _, pattern := range patterns {
 		files, _ := filepath.Glob(filepath.Join(externalTraces, pattern))
 		for _, f := range files {
-			traces = append(traces, trace{path: f})
+			traces = append(traces, realTrace{path: f})
 		}
 	}
-	dir := t.TempDir()
 	for _, c := range recount.TOPPERSLogs {
 		log := filepath.Join(externalTraces, "toppers", "YixiaoLi__tlv4mc__"+c.Log)
 		res := filepath.Join(dir, "full.res")
@@ -176,12 +182,17 @@ func TestLevelsMaterializedReal(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(log); err == nil {
-			traces = append(traces, trace{log, ingest.Options{Format: "toppers-asp", Params: map[string]string{"resources": res}}})
+			traces = append(traces, realTrace{log, ingest.Options{Format: "toppers-asp", Params: map[string]string{"resources": res}}})
 		}
 	}
 	if len(traces) == 0 {
 		t.Skipf("no traces in %s", externalTraces)
 	}
+	return traces
+}
+
+func TestLevelsMaterializedReal(t *testing.T) {
+	traces := realTraces(t, t.TempDir(), "btf/*.btf", "ftrace/*", "qnx/*.txt", "chrome-json/*.json")
 	for _, tr := range traces {
 		t.Run(filepath.Base(tr.path), func(t *testing.T) {
 			db := dbtest.Open(t)

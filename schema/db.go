@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/traceduck/traceduck/internal/sqltx"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -102,20 +103,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // statement (a new database took about a second longer to open on a
 // loaded machine), and a crash leaves none of them half made.
 func createTables(ctx context.Context, db *sql.DB) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
+	return sqltx.Run(ctx, db, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, DDL())
 		return err
-	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, DDL()); err != nil {
-		return err
-	}
-	return tx.Commit()
+	})
 }
 
 // removeStaleTemp removes what a process that died (killed, or DuckDB
