@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/traceduck/traceduck/ingest"
+	"github.com/traceduck/traceduck/internal/dbtest"
 )
 
 // wrongFormatMessage is an error at a place of the file: FILE:LINE: or
@@ -126,4 +127,14 @@ func TestWrongFormat(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queryLines returns the rows of q, values joined by " | ".
+func queryLines(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	text := dbtest.Query(t, db, q)
+	if text == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }

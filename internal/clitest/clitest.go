@@ -1,9 +1,9 @@
 // Package clitest runs the traceduck binary as a user does, for the test
-// packages of the command line: cmd/traceduck (the commands) and
-// cmd/traceduck/safety (killed, interrupted and hostile runs), two
-// packages so that each stays well inside go test's 10-minute limit per
-// package on a loaded 2-core machine. Setup builds the binary once per
-// test package.
+// packages of the command line: cmd/traceduck (the commands),
+// cmd/traceduck/safety (killed, interrupted and hostile runs) and
+// cmd/traceduck/badinput (the catalogue of bad inputs), three packages so
+// that each stays well inside go test's 10-minute limit per package on a
+// loaded 2-core machine. Setup builds the binary once per test package.
 package clitest
 
 import (

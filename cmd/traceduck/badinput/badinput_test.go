@@ -1,10 +1,16 @@
-package main
+// Package badinput runs the catalogue of bad inputs (testdata/*/*.txtar)
+// through the traceduck binary and keeps docs/bad-input.md. A package of
+// its own, beside cmd/traceduck's tests: together they came near go
+// test's 10-minute limit per package on a loaded 2-core machine.
+package badinput
 
 import (
 	"bytes"
 	"database/sql"
 	"encoding/hex"
+	"flag"
 	"fmt"
+	"github.com/traceduck/traceduck/internal/clitest"
 	"github.com/traceduck/traceduck/internal/dbtest"
 	"os"
 	"path/filepath"
@@ -17,8 +23,8 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-// TestBadInput runs every case of testdata/badinput/FORMAT/*.txtar through
-// `traceduck ingest` (in process: run() is the command line) and compares
+// TestBadInput runs every case of testdata/FORMAT/*.txtar through
+// `traceduck ingest` (the binary, clitest.Binary) and compares
 // what traceduck did — exit code, standard error, the diagnostics of the
 // run, the rows of the case's query — with the case's "-- want --"
 // section, then checks that docs/bad-input.md is the catalogue made of the
@@ -48,6 +54,24 @@ import (
 // from hex digits, HH*N, "quoted strings" (Go syntax) and # comments; a file
 // named NAME.tmpl is written as NAME through text/template with
 // {{repeat S N}}.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	clitest.Main(m)
+}
+
+// update is the one -update flag of every test package (internal/dbtest).
+var update = dbtest.Update
+
+// run runs traceduck with args and no input, as a user does, appends
+// what it printed to stdout and stderr, and returns its exit code.
+func run(t *testing.T, args []string, stdout, stderr *bytes.Buffer) int {
+	t.Helper()
+	r := clitest.RunIn(t, os.TempDir(), nil, args...)
+	stdout.WriteString(r.Stdout)
+	stderr.WriteString(r.Stderr)
+	return r.Code
+}
+
 func TestBadInput(t *testing.T) {
 	cases := loadBadCases(t)
 	// The cases run in parallel inside a group, so that the page is made
@@ -65,7 +89,7 @@ func TestBadInput(t *testing.T) {
 	}
 	doc := badInputDoc(cases)
 
-	const path = "../../docs/bad-input.md"
+	const path = "../../../docs/bad-input.md"
 	if *update {
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
@@ -76,7 +100,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(have) != doc {
-		t.Errorf("%s is stale: go test ./cmd/traceduck -run TestBadInput -update, then review the diff", path)
+		t.Errorf("%s is stale: go test ./cmd/traceduck/badinput -update, then review the diff", path)
 	}
 }
 
@@ -93,11 +117,11 @@ func (c *badCase) check(t *testing.T) {
 		return
 	}
 	if got != c.want {
-		t.Errorf("%s: what traceduck did changed (go test ./cmd/traceduck -run TestBadInput -update, then review the diff)\n%s", c.path, dbtest.Diff(c.want, got))
+		t.Errorf("%s: what traceduck did changed (go test ./cmd/traceduck/badinput -update, then review the diff)\n%s", c.path, dbtest.Diff(c.want, got))
 	}
 }
 
-// badCase is one testdata/badinput case.
+// badCase is one case of testdata.
 type badCase struct {
 	path, id, format string
 	ar               *txtar.Archive
@@ -107,12 +131,12 @@ type badCase struct {
 
 func loadBadCases(t *testing.T) []*badCase {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "badinput", "*", "*.txtar"))
+	paths, err := filepath.Glob(filepath.Join("testdata", "*", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(paths) == 0 {
-		t.Fatal("no cases in testdata/badinput")
+		t.Fatal("no cases in testdata")
 	}
 	var cases []*badCase
 	for _, p := range paths {
@@ -198,7 +222,7 @@ func (c *badCase) run(t *testing.T) string {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, dir, name, data)
+		clitest.WriteFile(t, dir, name, data)
 	}
 	db := filepath.Join(dir, "t.duckdb")
 	if name := c.meta["db"]; name != "" {
@@ -224,13 +248,13 @@ func (c *badCase) run(t *testing.T) string {
 	var stdout, stderr bytes.Buffer
 	runsBefore := "0"
 	if c.meta["first"] == "the same ingest" {
-		if code := run(args, bytes.NewReader(nil), &stdout, &stderr); code != 0 {
+		if code := run(t, args, &stdout, &stderr); code != 0 {
 			t.Fatalf("the first ingest: exit %d: %s", code, stderr.String())
 		}
 		stdout.Reset()
 		runsBefore = "1"
 	}
-	code := run(args, bytes.NewReader(nil), &stdout, &stderr)
+	code := run(t, args, &stdout, &stderr)
 	rel := func(s string) string { return strings.ReplaceAll(s, dir+string(filepath.Separator), "") }
 
 	var out strings.Builder
@@ -303,14 +327,14 @@ func (c *badCase) runCommands(t *testing.T, dir, db, commands string) string {
 	}
 	var stdout, stderr bytes.Buffer
 	for _, args := range lines[:len(lines)-1] {
-		if code := run(args, bytes.NewReader(nil), &stdout, &stderr); code != 0 {
+		if code := run(t, args, &stdout, &stderr); code != 0 {
 			t.Fatalf("%s: %q: exit %d: %s", c.path, args, code, stderr.String())
 		}
 		stdout.Reset()
 		stderr.Reset()
 	}
 	dbBefore, _ := os.ReadFile(db)
-	code := run(lines[len(lines)-1], bytes.NewReader(nil), &stdout, &stderr)
+	code := run(t, lines[len(lines)-1], &stdout, &stderr)
 	rel := func(s string) string { return strings.ReplaceAll(s, dir+string(filepath.Separator), "") }
 	var out strings.Builder
 	fmt.Fprintf(&out, "exit %d\n", code)
@@ -469,7 +493,7 @@ func badInputDoc(cases []*badCase) string {
 		fmt.Fprintf(&b, "\n## %s\n\n| bad input | traceduck | exit | message | case |\n| --- | --- | --- | --- | --- |\n", f.title)
 		for _, c := range cs {
 			code, msgs := c.outcome()
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | [%s](../cmd/traceduck/%s) |\n",
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | [%s](../cmd/traceduck/badinput/%s) |\n",
 				cell(c.meta["class"]), cell(c.meta["does"]), code, msgs, c.id, filepath.ToSlash(c.path))
 		}
 	}
@@ -524,8 +548,8 @@ func code1(s string) string {
 
 const badInputIntro = `# Bad input: what traceduck does with it
 
-Generated from the cases in ` + "`cmd/traceduck/testdata/badinput/FORMAT/*.txtar`" + ` by
-` + "`go test ./cmd/traceduck -run TestBadInput -update`" + `; do not edit by hand. Every row
+Generated from the cases in ` + "`cmd/traceduck/badinput/testdata/FORMAT/*.txtar`" + ` by
+` + "`go test ./cmd/traceduck/badinput -update`" + `; do not edit by hand. Every row
 is a test: the case's file is ingested with ` + "`traceduck ingest`" + ` (flags in the case), or
 the case's commands are run (a case of the command line: its last command is the one
 shown), and the exit code, the message and the diagnostics must be exactly these.
