@@ -67,13 +67,16 @@ func checkLevels(t *testing.T, db *sql.DB, run int, all bool) {
 	}
 	r := fmt.Sprintf("run := %d", run)
 	sameLevels(t, db, "0, -1, "+r)
-	sameLevels(t, db, "1, 1, object_kind := 'cpu', "+r)
-	if !lo.Valid || hi.Int64-lo.Int64 < 3 {
-		return
+	more := []string{"1, 1, object_kind := 'cpu', " + r}
+	if lo.Valid && hi.Int64-lo.Int64 >= 3 {
+		a, b := lo.Int64+(hi.Int64-lo.Int64)/3, lo.Int64+2*(hi.Int64-lo.Int64)/3
+		more = append(more,
+			fmt.Sprintf("0, -1, %s, t_from := %d, t_to := %d", r, a, b),
+			fmt.Sprintf("-2, -1, %s, t_from := %d, relative := true", r, (hi.Int64-lo.Int64)/7))
 	}
-	a, b := lo.Int64+(hi.Int64-lo.Int64)/3, lo.Int64+2*(hi.Int64-lo.Int64)/3
-	sameLevels(t, db, fmt.Sprintf("0, -1, %s, t_from := %d, t_to := %d", r, a, b))
-	sameLevels(t, db, fmt.Sprintf("-2, -1, %s, t_from := %d, relative := true", r, (hi.Int64-lo.Int64)/7))
+	for _, w := range calls(t, more) {
+		sameLevels(t, db, w)
+	}
 }
 
 // genTrace writes a generated trace of format (chrome: chromegen's) and
