@@ -115,7 +115,7 @@ func TestWrongFormat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := queryLines(t, sqldb, "SELECT count(*) FROM runs"); len(n) != 1 || n[0] != "0" {
+			if n := dbtest.QueryLines(t, sqldb, "SELECT count(*) FROM runs"); len(n) != 1 || n[0] != "0" {
 				t.Errorf("the failed ingests left runs: %v", n)
 			}
 			sqldb.Close()
@@ -127,14 +127,4 @@ func TestWrongFormat(t *testing.T) {
 			}
 		})
 	}
-}
-
-// queryLines returns the rows of q, values joined by " | ".
-func queryLines(t *testing.T, db *sql.DB, q string) []string {
-	t.Helper()
-	text := dbtest.Query(t, db, q)
-	if text == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }

@@ -299,3 +299,14 @@ func QueryCounts(t testing.TB, db *sql.DB, q string, args ...any) map[string]int
 	}
 	return m
 }
+
+// QueryLines returns the rows of q, values joined by " | " (Query), one
+// string per row; nil when there is none.
+func QueryLines(t testing.TB, db *sql.DB, q string) []string {
+	t.Helper()
+	text := Query(t, db, q)
+	if text == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}

@@ -289,18 +289,18 @@ func (c *badCase) run(t *testing.T) string {
 	}
 	defer sqldb.Close()
 	if code != 0 {
-		if n := queryLines(t, sqldb, "SELECT count(*) FROM runs"); len(n) != 1 || n[0] != runsBefore {
+		if n := dbtest.QueryLines(t, sqldb, "SELECT count(*) FROM runs"); len(n) != 1 || n[0] != runsBefore {
 			t.Errorf("a failed ingest left runs: %v, want %s", n, runsBefore)
 		}
 		return out.String()
 	}
 	out.WriteString("diagnostics:\n")
-	for _, d := range queryLines(t, sqldb, "SELECT severity || ' ' || coalesce(src_line::VARCHAR, '-') || ': ' || message || CASE WHEN count > 1 THEN ' (count ' || count || ')' ELSE '' END FROM diagnostics ORDER BY src_line NULLS LAST, severity, message") {
+	for _, d := range dbtest.QueryLines(t, sqldb, "SELECT severity || ' ' || coalesce(src_line::VARCHAR, '-') || ': ' || message || CASE WHEN count > 1 THEN ' (count ' || count || ')' ELSE '' END FROM diagnostics ORDER BY src_line NULLS LAST, severity, message") {
 		fmt.Fprintf(&out, "  %s\n", rel(d))
 	}
 	if q := c.meta["query"]; q != "" {
 		fmt.Fprintf(&out, "query:\n")
-		for _, r := range queryLines(t, sqldb, q) {
+		for _, r := range dbtest.QueryLines(t, sqldb, q) {
 			fmt.Fprintf(&out, "  %s\n", r)
 		}
 	}
@@ -369,7 +369,7 @@ func (c *badCase) runCommands(t *testing.T, dir, db, commands string) string {
 		}
 		defer sqldb.Close()
 		fmt.Fprintf(&out, "query:\n")
-		for _, r := range queryLines(t, sqldb, q) {
+		for _, r := range dbtest.QueryLines(t, sqldb, q) {
 			fmt.Fprintf(&out, "  %s\n", rel(r))
 		}
 	}
@@ -404,16 +404,6 @@ func splitCommand(line string) ([]string, error) {
 		args = append(args, cur.String())
 	}
 	return args, nil
-}
-
-// queryLines returns the rows of q, values joined by " | ".
-func queryLines(t *testing.T, db *sql.DB, q string) []string {
-	t.Helper()
-	text := dbtest.Query(t, db, q)
-	if text == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
 // decodeHexFile reads hex digits (blanks anywhere between bytes), HH*N (the
