@@ -28,21 +28,15 @@ import (
 // and the scheduling rows have their own: levels_test.go,
 // sched_rows_test.go.)
 
-// allCallsEnv names the environment variable that makes the checks below
-// run every call on every database. By default each database runs a
-// third of them (calls), a different third for each test by its name, so
-// that the formats together still run every call, about three times
-// each: the whole matrix took 90-110 s per format at load 10 (the queries
-// package then ran past go test's 10-minute limit);
-// TRACEDUCK_ALL_CALLS=1 runs all of it.
-const allCallsEnv = "TRACEDUCK_ALL_CALLS"
-
 // calls returns the calls a check runs on this test's database: all of
-// them with TRACEDUCK_ALL_CALLS=1, else every third from an offset given
-// by the test's name.
+// them with TRACEDUCK_ALL_CALLS=1 (dbtest.AllCallsEnv), else every third
+// from an offset given by the test's name, so that the formats together
+// still run every call, about three times each: the whole matrix took
+// 90-110 s per format at load 10 (the queries package then ran past go
+// test's 10-minute limit).
 func calls(t *testing.T, all []string) []string {
 	t.Helper()
-	if os.Getenv(allCallsEnv) != "" || len(all) < 3 {
+	if os.Getenv(dbtest.AllCallsEnv) != "" || len(all) < 3 {
 		return all
 	}
 	h := fnv.New32a()
@@ -119,6 +113,9 @@ func checkIngestRows(t *testing.T, db *sql.DB) {
 	}
 }
 
+// TestIngestRowsGenerated compares the rows written at ingest with their
+// references on generated traces of every format: the merged levels of
+// each run (checkLevels), then the rest over the database (checkIngestRows).
 func TestIngestRowsGenerated(t *testing.T) {
 	seeds := []int64{1, 2}
 	if testing.Short() {
@@ -128,11 +125,16 @@ func TestIngestRowsGenerated(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			dir := t.TempDir()
 			db := dbtest.Open(t)
+			run := 0
 			for _, seed := range seeds {
 				path, opt := genTrace(t, dir, format, 4000*int(seed), seed)
 				dbtest.Ingest(t, db, path, opt)
+				run++
+				t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { checkLevels(t, db.SQL(), run, true) })
 				if cutFormats[format] && seed == seeds[0] {
 					dbtest.Ingest(t, db, cutAtLine(t, path, 0.43), opt)
+					run++
+					t.Run("cut", func(t *testing.T) { checkLevels(t, db.SQL(), run, true) })
 				}
 			}
 			checkIngestRows(t, db.SQL())
@@ -140,15 +142,21 @@ func TestIngestRowsGenerated(t *testing.T) {
 	}
 }
 
+// TestIngestRowsReal: the same comparisons on the real traces, every
+// trace a run of one database (the comparisons over the database cover
+// them all).
 func TestIngestRowsReal(t *testing.T) {
 	traces := realTraces(t, t.TempDir(), "btf/*.btf", "ftrace/*", "qnx/*.txt", "chrome-json/*.json", "dtrace/*_example.txt")
-	// every trace a run of one database: the comparison covers them all
 	db := dbtest.Open(t)
 	runs := 0
 	for _, tr := range traces {
-		if _, err := ingest.Path(context.Background(), db, tr.path, tr.opt); err == nil {
-			runs++
+		res, err := ingest.Path(context.Background(), db, tr.path, tr.opt)
+		if err != nil {
+			t.Logf("%s: not a trace traceduck reads whole: %v", filepath.Base(tr.path), err)
+			continue
 		}
+		runs++
+		t.Run(filepath.Base(tr.path), func(t *testing.T) { checkLevels(t, db.SQL(), int(res.RunID), true) })
 	}
 	t.Logf("%d of %d files ingested", runs, len(traces))
 	checkIngestRows(t, db.SQL())

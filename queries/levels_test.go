@@ -24,7 +24,9 @@ import (
 // definition, state_trace_levels_reference, exactly: the tests below
 // compare state_trace_levels with it on generated traces of every format
 // (two seeds and sizes, traces cut at a line in the middle) and on the real
-// traces beside the repository, over whole runs and in windows.
+// traces beside the repository, over whole runs and in windows
+// (checkLevels, from TestIngestRowsGenerated and TestIngestRowsReal, which
+// ingest each trace once for all the comparisons).
 
 // sameLevels fails when state_trace_levels(args) and
 // state_trace_levels_reference(args) differ, with the rows that differ
@@ -128,32 +130,6 @@ var (
 	cutFormats   = map[string]bool{"btf": true, "qnx": true, "tlv": true, "toppers-asp": true, "toppers-fmp": true, "dtrace": true, "ftrace": true}
 )
 
-func TestLevelsMaterializedGenerated(t *testing.T) {
-	seeds := []int64{1, 2}
-	if testing.Short() {
-		seeds = seeds[:1]
-	}
-	for _, format := range levelFormats {
-		t.Run(format, func(t *testing.T) {
-			dir := t.TempDir()
-			db := dbtest.Open(t)
-			run := 0
-			for _, seed := range seeds {
-				events := 4000 * int(seed)
-				path, opt := genTrace(t, dir, format, events, seed)
-				dbtest.Ingest(t, db, path, opt)
-				run++
-				t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { checkLevels(t, db.SQL(), run, true) })
-				if cutFormats[format] && seed == seeds[0] {
-					dbtest.Ingest(t, db, cutAtLine(t, path, 0.43), opt)
-					run++
-					t.Run("cut", func(t *testing.T) { checkLevels(t, db.SQL(), run, true) })
-				}
-			}
-		})
-	}
-}
-
 // external is the collection of real traces beside the repository.
 const externalTraces = "../../shared/testdata-external"
 
@@ -192,19 +168,6 @@ func realTraces(t *testing.T, dir string, patterns ...string) []realTrace {
 		t.Skipf("no traces in %s", externalTraces)
 	}
 	return traces
-}
-
-func TestLevelsMaterializedReal(t *testing.T) {
-	traces := realTraces(t, t.TempDir(), "btf/*.btf", "ftrace/*", "qnx/*.txt", "chrome-json/*.json")
-	for _, tr := range traces {
-		t.Run(filepath.Base(tr.path), func(t *testing.T) {
-			db := dbtest.Open(t)
-			if _, err := ingest.Path(context.Background(), db, tr.path, tr.opt); err != nil {
-				t.Skipf("not a trace traceduck reads whole: %v", err)
-			}
-			checkLevels(t, db.SQL(), 1, true)
-		})
-	}
 }
 
 // TestLevelsOlderDatabase: the runs of a database written before
