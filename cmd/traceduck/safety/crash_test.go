@@ -4,6 +4,7 @@ package safety_test
 
 import (
 	"bufio"
+	"context"
 	"database/sql"
 	"fmt"
 	"github.com/traceduck/traceduck/internal/clitest"
@@ -17,6 +18,7 @@ import (
 	_ "github.com/marcboeker/go-duckdb"
 
 	"github.com/traceduck/traceduck/internal/tracegen"
+	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/schema"
 )
 
@@ -32,7 +34,9 @@ const crashLongEnv = "TRACEDUCK_CRASH_LONG"
 // ingest spends after it has read the whole trace (last batches, COMMIT,
 // the checkpoint at close). After each kill the database opens, holds
 // exactly the runs committed before (every table compared row by row
-// through a hash), every view and macro answers, and the same ingest,
+// through a hash), the library of views and macros is whole (every view
+// and macro answers after the first run, the kills around COMMIT and the
+// last kill; after every kill with TRACEDUCK_CRASH_LONG=1), and the same ingest,
 // started again, gets past the point where the last one died; the ingest
 // that completes holds as many events as the generator wrote.
 func TestCrashSafeIngest(t *testing.T) {
@@ -58,9 +62,9 @@ func TestCrashSafeIngest(t *testing.T) {
 
 	// 1. One small run committed before any kill.
 	clitest.MustRun(t, dir, nil, "ingest", "--db", db, clitest.SeedSample)
-	c := &crashCheck{t: t, dir: dir, db: db}
+	c := &crashCheck{t: t, dir: dir, db: db, long: long}
 	c.commit(1)
-	c.check("after the first run")
+	c.checkAll("after the first run")
 
 	ingestArgs := []string{"ingest", "--db", db, "--name", "big", trace}
 
@@ -93,7 +97,7 @@ func TestCrashSafeIngest(t *testing.T) {
 	p = clitest.Start(t, dir, "before-commit", nil, ingestArgs...)
 	p.WaitStopped()
 	p.Kill()
-	c.check("killed before COMMIT")
+	c.checkAll("killed before COMMIT")
 
 	// 5. Killed after COMMIT, before the database was closed: the run is
 	// there, whole, and the same file is then refused as a duplicate.
@@ -101,7 +105,7 @@ func TestCrashSafeIngest(t *testing.T) {
 	p.WaitStopped()
 	p.Kill()
 	c.commit(2)
-	c.check("killed after COMMIT")
+	c.checkAll("killed after COMMIT")
 	c.wholeRun(2, truth.Lines)
 	r := clitest.Td(t, dir, ingestArgs...)
 	clitest.ExpectExit(t, r, 1, "big.btf: already ingested as run 2 (big, sha256 ")
@@ -129,7 +133,7 @@ func TestCrashSafeIngest(t *testing.T) {
 	// 7. Killed at fractions of that tail: whether it died before or
 	// after COMMIT, the run is there whole or not at all.
 	next := int32(4)
-	for _, f := range tails {
+	for i, f := range tails {
 		p = clitest.Start(t, dir, "", nil, forceArgs...)
 		p.WaitFor("the whole trace to be read", func() bool {
 			pos, n := p.TracePos(trace)
@@ -146,7 +150,12 @@ func TestCrashSafeIngest(t *testing.T) {
 		} else {
 			t.Logf("killed at %.0f%% of the tail: nothing committed", 100*f)
 		}
-		c.check(fmt.Sprintf("killed at %.0f%% of the time after the trace was read", 100*f))
+		when := fmt.Sprintf("killed at %.0f%% of the time after the trace was read", 100*f)
+		if i == len(tails)-1 {
+			c.checkAll(when)
+		} else {
+			c.check(when)
+		}
 	}
 }
 
@@ -181,6 +190,7 @@ func writeBigBTFSeed(t *testing.T, path string, n int, seed int64) tracegen.Trut
 // when it was committed.
 type crashCheck struct {
 	t       *testing.T
+	long    bool // TRACEDUCK_CRASH_LONG=1: every check runs every view
 	dir, db string
 	runs    []int32
 	prints  map[int32]map[string]string // run -> table -> rows and row hash
@@ -217,8 +227,24 @@ func (c *crashCheck) withDB(fn func(*sql.DB)) {
 
 // check opens the database through traceduck, then checks that it holds
 // exactly the committed runs, each as it was committed, that no table
-// holds rows of any other run, and that every view and macro answers.
+// holds rows of any other run, and that the library of views and macros
+// is installed whole (queries.Installed). With TRACEDUCK_CRASH_LONG=1 it
+// also runs every view and macro, as checkAll does.
 func (c *crashCheck) check(when string) {
+	c.t.Helper()
+	c.checkTables(when, c.long)
+}
+
+// checkAll is check, and every view and macro answers (checkViewsAnswer:
+// about 130 queries over every run, the most costly part of a check; the
+// tables equal to a committed state and the library whole, the views
+// answer as they did then).
+func (c *crashCheck) checkAll(when string) {
+	c.t.Helper()
+	c.checkTables(when, true)
+}
+
+func (c *crashCheck) checkTables(when string, views bool) {
 	c.t.Helper()
 	r := clitest.Td(c.t, c.dir, "query", "--db", c.db, "--output", "csv", "SELECT run_id FROM runs ORDER BY run_id")
 	if r.Code != 0 {
@@ -251,7 +277,12 @@ func (c *crashCheck) check(when string) {
 				}
 			}
 		}
-		checkViewsAnswer(c.t, db, when)
+		if ok, err := queries.Installed(context.Background(), db); err != nil || !ok {
+			c.t.Errorf("%s: the views and macros are not all installed (%v)", when, err)
+		}
+		if views {
+			checkViewsAnswer(c.t, db, when)
+		}
 	})
 }
 
