@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,20 +54,32 @@ func (opt Options) timesViews(format string, largest bool) bool {
 	return false
 }
 
+// RuleFormats are the formats whose raw logs go through the TLV rule
+// engine; tracebench also times their conversion alone (issue 23, target
+// 5).
+var RuleFormats = []string{"toppers-asp", "toppers-fmp"}
+
 // Result is one ingest measured.
 type Result struct {
-	Format       string
-	Size         int   // events asked for
-	Events       int64 // events ingested
-	RawLines     int64 // TLV and TOPPERS logs: lines read (their events are the lines the rules make)
-	FileBytes    int64 // the trace (without the files beside it)
-	GenSeconds   float64
-	GenPeakRSS   int64   // bytes, of tracebench while it generated the trace
-	Seconds      float64 // the whole ingest: open, install the views, ingest, close
-	CPUSeconds   float64
-	PeakRSS      int64 // bytes, of the child that ingested
-	DBBytes      int64
-	InMemoryGen  bool    // the generator held the trace in memory
+	Format      string
+	Size        int   // events asked for
+	Events      int64 // events ingested
+	RawLines    int64 // TLV and TOPPERS logs: lines read (their events are the lines the rules make)
+	FileBytes   int64 // the trace (without the files beside it)
+	GenSeconds  float64
+	GenPeakRSS  int64   // bytes, of tracebench while it generated the trace
+	Seconds     float64 // the whole ingest: open, install the views, ingest, close
+	CPUSeconds  float64
+	PeakRSS     int64 // bytes, of the child that ingested
+	DBBytes     int64
+	InMemoryGen bool // the generator held the trace in memory
+	// The rule engine alone (RuleFormats): the raw log converted to the
+	// TLV standard format as `traceduck convert` does, written nowhere
+	// (childConvert), in a child process of its own.
+	RulesSeconds float64
+	RulesCPU     float64
+	RulesLines   int64 // standard-format lines the rules made
+	RulesPeakRSS int64
 	BaseSeconds  float64 // BTF: DuckDB's read_csv of the same file
 	BaseCPU      float64
 	BasePeakRSS  int64
@@ -166,6 +179,23 @@ func measure(opt Options, format string, n int, largest bool) (Result, error) {
 		return r, err
 	}
 
+	if slices.Contains(RuleFormats, format) {
+		opt.logf("tracebench: %s, %d events: the rule engine alone (convert)", format, n)
+		cargs := []string{"convert", "--format", tr.Format}
+		for k, v := range tr.Params {
+			cargs = append(cargs, "--param", k+"="+v)
+		}
+		res, rss, err := opt.child(append(cargs, path)...)
+		if err != nil {
+			return r, err
+		}
+		// each line the rules make selects one resource of the generated
+		// system: as many lines as the ingest's events
+		if res.Events != tr.Events {
+			return r, fmt.Errorf("the rules made %d standard-format lines, the generator wrote %d events", res.Events, tr.Events)
+		}
+		r.RulesSeconds, r.RulesCPU, r.RulesLines, r.RulesPeakRSS = res.Seconds, res.CPUSeconds, res.Events, rss
+	}
 	if format == "btf" {
 		opt.logf("tracebench: %s, %d events: baseline read_csv", format, n)
 		base := filepath.Join(dir, "read_csv.duckdb")

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/traceduck/traceduck/ingest"
 	_ "github.com/traceduck/traceduck/ingest/all" // every format
+	"github.com/traceduck/traceduck/ingest/tlv"
 	"github.com/traceduck/traceduck/queries"
 	"github.com/traceduck/traceduck/schema"
 )
@@ -32,7 +34,7 @@ const ChildEnv = "TRACEBENCH_CHILD"
 type childResult struct {
 	Seconds    float64            // wall time of the measured work
 	CPUSeconds float64            // user + system time of the measured work
-	Events     int64              // events ingested (ingest), rows loaded (csv)
+	Events     int64              // events ingested (ingest), rows loaded (csv), standard-format lines written (convert)
 	Queries    map[string]float64 // views: seconds per query
 	QueriesCPU map[string]float64 // views: CPU seconds (user + system) per query
 	Rows       map[string]int64   // views: rows per query
@@ -45,11 +47,11 @@ type childResult struct {
 	PeakRSS int64
 }
 
-// Child runs one measurement (args: ingest, csv or views, then its flags)
+// Child runs one measurement (args: ingest, convert, csv or views, then its flags)
 // and prints its result; it returns the exit code.
 func Child(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "tracebench child: want ingest, csv or views")
+		fmt.Fprintln(stderr, "tracebench child: want ingest, convert, csv or views")
 		return 2
 	}
 	fs := flag.NewFlagSet("tracebench child "+args[0], flag.ContinueOnError)
@@ -58,7 +60,7 @@ func Child(args []string, stdout, stderr io.Writer) int {
 	var params paramFlag
 	fs.Var(&params, "param", "ingest: a format flag k=v (repeatable)")
 	dbPath := fs.String("db", "", "the database file")
-	cpuProfile := fs.String("cpuprofile", "", "ingest: write a CPU profile of the ingest")
+	cpuProfile := fs.String("cpuprofile", "", "ingest, convert: write a CPU profile of the measured work")
 	memProfile := fs.String("memprofile", "", "ingest: write a heap profile at the end of the ingest")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -73,6 +75,12 @@ func Child(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		res, err = childIngest(ctx, fs.Arg(0), *dbPath, *format, params, *cpuProfile, *memProfile)
+	case "convert":
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "tracebench child convert: want one log")
+			return 2
+		}
+		res, err = childConvert(ctx, fs.Arg(0), *format, params, *cpuProfile)
 	case "csv":
 		if fs.NArg() != 1 {
 			fmt.Fprintln(stderr, "tracebench child csv: want one BTF file")
@@ -189,6 +197,60 @@ func childIngest(ctx context.Context, trace, dbPath, format string, params map[s
 		pprof.StopCPUProfile()
 	}
 	return out, nil
+}
+
+// childConvert is the TLV rule engine alone, as `traceduck convert LOG
+// >/dev/null` runs it: read the raw lines, match the conversion rules,
+// expand their outputs into standard-format lines, apply each to the
+// resources' state (what the conditions and macros of later lines read)
+// and write its text, here into a writer that only counts the lines. No
+// database, no tables. The measured time starts once the resource file
+// and the rule files are read and parsed (ingest.Configure); it includes
+// compiling the rules (tlv.NewReader: milliseconds) and the end of the
+// log (the last FMP lines leaving the reorder window, the summary).
+func childConvert(ctx context.Context, trace, format string, params map[string]string, cpuProfile string) (childResult, error) {
+	ing, err := ingest.Lookup(format)
+	if err != nil {
+		return childResult{}, err
+	}
+	configured, err := ingest.Configure(ing, params)
+	if err != nil {
+		return childResult{}, err
+	}
+	conv, ok := configured.(*tlv.Ingester)
+	if !ok {
+		return childResult{}, fmt.Errorf("format %s has no conversion rules", format)
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return childResult{}, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return childResult{}, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	start, cpu0 := time.Now(), cpuTime()
+	src, err := ingest.Open(trace)
+	if err != nil {
+		return childResult{}, err
+	}
+	defer src.Close()
+	var out lineCounter
+	if _, err := conv.Convert(ctx, src, &out, false); err != nil {
+		return childResult{}, err
+	}
+	return childResult{Seconds: time.Since(start).Seconds(), CPUSeconds: cpuTime() - cpu0, Events: out.lines}, nil
+}
+
+// lineCounter is io.Discard that counts the lines written.
+type lineCounter struct{ lines int64 }
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	return len(p), nil
 }
 
 func writeHeapProfile(path string) error {
