@@ -65,6 +65,7 @@ func checkIngestRows(t *testing.T, db *sql.DB) {
 	}
 	t.Logf("%d rows of state_level_map compared", dbtest.CheckLevelMap(t, db))
 	checkTreeRows(t, db)
+	checkStatsRows(t, db)
 	var rows int64
 	var orders []string
 	for _, ord := range schema.EcoOrders {

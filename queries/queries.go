@@ -20,6 +20,21 @@ import (
 //go:embed *.sql
 var files embed.FS
 
+//go:embed dataset/*.sql
+var datasetFiles embed.FS
+
+// DatasetSource returns the text of one embedded .sql file as a Parquet
+// dataset has it (queries/export writes the library into the dataset's
+// views.sql): the file of that name in dataset/ when there is one, which
+// defines the same macros without the tables where a database stores
+// symbol ids (a dataset has none), else the file itself.
+func DatasetSource(name string) (string, error) {
+	if b, err := datasetFiles.ReadFile("dataset/" + name); err == nil {
+		return string(b), nil
+	}
+	return Source(name)
+}
+
 // Files returns the names of the embedded .sql files in install order.
 func Files() []string {
 	names, _ := fs.Glob(files, "*.sql")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -93,5 +94,45 @@ func TestEveryViewHasAComment(t *testing.T) {
 				t.Errorf("%s: %s has no \"-- %s: ...\" comment before it", f, name, name)
 			}
 		}
+	}
+}
+
+// TestDatasetSources: a file of queries/dataset/, which replaces its
+// namesake in a Parquet dataset, creates the same macros and views, each
+// with its comment; at least one does (state_stat_rows.sql).
+func TestDatasetSources(t *testing.T) {
+	create := regexp.MustCompile(`(?im)^CREATE OR REPLACE (?:VIEW|MACRO|TEMP MACRO) +(\w+)`)
+	names := func(text string) []string {
+		var out []string
+		for _, m := range create.FindAllStringSubmatchIndex(text, -1) {
+			name := text[m[2]:m[3]]
+			if !strings.Contains(text[:m[0]], "-- "+name+":") {
+				t.Errorf("%s has no \"-- %s: ...\" comment before it", name, name)
+			}
+			out = append(out, name)
+		}
+		sort.Strings(out)
+		return out
+	}
+	replaced := 0
+	for _, f := range queries.Files() {
+		lib, err := queries.Source(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := queries.DatasetSource(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds == lib {
+			continue
+		}
+		replaced++
+		if got, want := strings.Join(names(ds), " "), strings.Join(names(lib), " "); got != want {
+			t.Errorf("dataset/%s creates %s, queries/%s %s", f, got, f, want)
+		}
+	}
+	if replaced == 0 {
+		t.Error("no file of queries/dataset/ replaces one of queries/")
 	}
 }

@@ -1,15 +1,11 @@
--- state_stats_of: (state_stats_of(run := NULL, object_kind := NULL,
--- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))
--- the rows of state_stats (see below) of one run, the objects of one
--- kind, of one name, in the time window [t_from, t_to) (intervals clipped
--- to it, as state_trace_levels does; relative: from each run's first
--- event), computed for those objects alone:
--- on a run of millions of intervals, much faster than a WHERE on
--- state_stats other than on run_id and level (which DuckDB pushes down
--- itself; kind and object it cannot push below the merge's window).
--- Columns as state_stats.
--- Example: SELECT state, count, p99_ns FROM state_stats_of(object_kind := 'cpu') WHERE level = 2.
-CREATE OR REPLACE MACRO state_stats_of(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+-- state_stats_of_reference: (state_stats_of_reference(run := NULL,
+-- object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL,
+-- relative := false)) the definition of state_stats_of (below) in SQL,
+-- same parameters and columns: the statistics grouped over the rows of
+-- state_trace_level_rows, each state by its name. state_stats_of groups a
+-- whole run's rows by their states' symbol ids instead (tests compare
+-- the two, format by format).
+CREATE OR REPLACE MACRO state_stats_of_reference(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
 -- (The statistics are of known, the durations of the intervals not
 -- truncated, NULL for the others, which every aggregate leaves out: one
 -- expression per row where a FILTER per aggregate cost a quarter more;
@@ -34,6 +30,63 @@ SELECT g.run_id, o.kind, g.object_id, o.name AS object, g.level, g.state,
        g.pct[1] AS p50_ns, g.pct[2] AS p90_ns, g.pct[3] AS p99_ns,
        g.truncated
 FROM ss_grouped g
+JOIN objects o ON o.run_id = g.run_id AND o.object_id = g.object_id
+LEFT JOIN state_level_depth d ON d.run_id = g.run_id AND d.kind = o.kind
+LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS state_up
+           FROM state_levels GROUP BY ALL) p
+       ON p.run_id = g.run_id AND p.kind = o.kind AND p.level = g.level AND p.state = g.state;
+
+-- state_stats_of: (state_stats_of(run := NULL, object_kind := NULL,
+-- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))
+-- the rows of state_stats (see below) of one run, the objects of one
+-- kind, of one name, in the time window [t_from, t_to) (intervals clipped
+-- to it, as state_trace_levels does; relative: from each run's first
+-- event), computed for those objects alone:
+-- on a run of millions of intervals, much faster than a WHERE on
+-- state_stats other than on run_id and level (which DuckDB pushes down
+-- itself; kind and object it cannot push below the merge's window).
+-- Columns as state_stats. (Whole runs, without kind, name or window, are
+-- grouped over state_stat_rows, by the states' symbol ids, and named
+-- after; the rest over state_trace_level_rows. state_stats_of_reference
+-- is the definition, by name throughout.)
+-- Example: SELECT state, count, p99_ns FROM state_stats_of(object_kind := 'cpu') WHERE level = 2.
+CREATE OR REPLACE MACRO state_stats_of(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+-- (The statistics are of known, the durations of the intervals not
+-- truncated, NULL for the others, which every aggregate leaves out: one
+-- expression per row where a FILTER per aggregate cost a quarter more;
+-- the mean is the sum over the count, which is what avg computes, without
+-- a third sum per row. Which branch of ss_rows is read folds to a
+-- constant.)
+WITH ss_rows AS (
+    SELECT run_id, object_id, level, state_sym, state, truncated, dur
+    FROM state_stat_rows(run := run)
+    WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
+    UNION ALL
+    SELECT run_id, object_id, level, NULL::INTEGER, state, truncated, dur
+    FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative, detail := false)
+    WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE),
+ss_grouped AS (
+    SELECT run_id, object_id, level, state_sym, state,
+           count(known) AS count,
+           CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
+           sum(known)::DOUBLE / count(known) AS mean_ns,
+           min(known) AS min_ns,
+           max(known) AS max_ns,
+           stddev_samp(known) AS stddev_ns,
+           quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
+           count(*) - count(known) AS truncated
+    FROM (SELECT run_id, object_id, level, state_sym, state, CASE WHEN NOT truncated THEN dur END AS known FROM ss_rows)
+    GROUP BY run_id, object_id, level, state_sym, state),
+ss_named AS (
+    SELECT g.* EXCLUDE (state_sym, state), coalesce(g.state, y.name) AS state
+    FROM ss_grouped g
+    LEFT JOIN state_stat_names() y ON y.sym = g.state_sym)
+SELECT g.run_id, o.kind, g.object_id, o.name AS object, g.level, g.state,
+       CASE WHEN g.level < coalesce(d.depth, 0) THEN coalesce(p.state_up, g.state) END AS parent_state,
+       g.count, g.total_ns, g.mean_ns, g.min_ns, g.max_ns, g.stddev_ns,
+       g.pct[1] AS p50_ns, g.pct[2] AS p90_ns, g.pct[3] AS p99_ns,
+       g.truncated
+FROM ss_named g
 JOIN objects o ON o.run_id = g.run_id AND o.object_id = g.object_id
 LEFT JOIN state_level_depth d ON d.run_id = g.run_id AND d.kind = o.kind
 LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS state_up

@@ -286,56 +286,67 @@ sst_objs AS (
     LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
     WHERE (run IS NULL OR o.run_id = run) AND (object_kind IS NULL OR o.kind = object_kind)
 ),
+-- the rows the statistics read (known: the duration of those not
+-- truncated): whole runs from state_stat_rows, each state by its
+-- symbol id (named once grouped), the rest from state_trace_level_rows, by
+-- name; the branch not read folds away
+sst_rows AS (
+    SELECT run_id, object_id, level, state_sym, state, CASE WHEN NOT truncated THEN dur END AS known
+    FROM state_stat_rows(run := run)
+    WHERE (object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
+    UNION ALL
+    SELECT run_id, object_id, level, NULL::INTEGER, state, CASE WHEN NOT truncated THEN dur END
+    FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to,
+                                relative := relative, detail := false)
+    WHERE (object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE),
 -- the statistic groups, by node kind nk: 0 run, 1 kind, 2 object (kos),
 -- 3 state (kos: of an object; kso: pooled over the kind, object_id
 -- NULL), 4 object under a level-0 state (kso). The groups an order does
 -- not show are not computed (ord folds to a constant).
 sst_groups AS MATERIALIZED (
     SELECT g.run_id, CASE WHEN ord::VARCHAR = 'kos' THEN 3 ELSE 4 END AS nk, o.kind, g.object_id, o.name AS object,
-           g.level, g.state, o.depth, g.count, g.total_ns, g.mean_ns, g.max_ns, g.pct, g.truncated
-    FROM (SELECT run_id, object_id, level, state,
+           g.level, coalesce(g.state, y.name) AS state, o.depth, g.count, g.total_ns, g.mean_ns, g.max_ns, g.pct, g.truncated
+    FROM (SELECT run_id, object_id, level, state_sym, state,
                  count(known) AS count,
                  CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
                  sum(known)::DOUBLE / count(known) AS mean_ns,
                  max(known) AS max_ns,
                  quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
                  count(*) - count(known) AS truncated
-          FROM (SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END AS known
-                FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to,
-                                            relative := relative, detail := false))
+          FROM sst_rows
           WHERE ord::VARCHAR = 'kos' OR level = 0
-          GROUP BY run_id, object_id, level, state) g
+          GROUP BY run_id, object_id, level, state_sym, state) g
     JOIN sst_objs o ON o.run_id = g.run_id AND o.object_id = g.object_id
+    LEFT JOIN state_stat_names() y ON y.sym = g.state_sym
     UNION ALL
-    SELECT run_id, 3, kind, NULL, NULL, level, state, depth,
-           count(known),
-           CAST(coalesce(sum(known), 0) AS BIGINT),
-           sum(known)::DOUBLE / count(known),
-           max(known),
-           quantile_disc(known, [0.5, 0.9, 0.99]),
-           count(*) - count(known)
-    FROM (SELECT r.run_id, o.kind, o.depth, r.level, r.state, CASE WHEN NOT r.truncated THEN r.dur END AS known
-          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to,
-                                      relative := relative, detail := false) r
+    SELECT p.run_id, 3, p.kind, NULL, NULL, p.level, coalesce(p.state, y.name), p.depth,
+           p.count, p.total_ns, p.mean_ns, p.max_ns, p.pct, p.truncated
+    FROM (SELECT r.run_id, o.kind, o.depth, r.level, r.state_sym, r.state,
+                 count(r.known) AS count,
+                 CAST(coalesce(sum(r.known), 0) AS BIGINT) AS total_ns,
+                 sum(r.known)::DOUBLE / count(r.known) AS mean_ns,
+                 max(r.known) AS max_ns,
+                 quantile_disc(r.known, [0.5, 0.9, 0.99]) AS pct,
+                 count(*) - count(r.known) AS truncated
+          FROM sst_rows r
           JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
-          WHERE ord::VARCHAR = 'kso')
-    GROUP BY run_id, kind, depth, level, state
+          WHERE ord::VARCHAR = 'kso'
+          GROUP BY r.run_id, o.kind, o.depth, r.level, r.state_sym, r.state) p
+    LEFT JOIN state_stat_names() y ON y.sym = p.state_sym
     UNION ALL
     -- run, kind and object nodes: the top-level intervals under them
-    SELECT run_id,
-           CASE WHEN GROUPING(kind) = 1 THEN 0 WHEN GROUPING(object_id) = 1 THEN 1 ELSE 2 END,
-           kind, object_id, name, NULL, NULL, NULL,
-           count(known),
-           CAST(coalesce(sum(known), 0) AS BIGINT),
-           sum(known)::DOUBLE / count(known),
-           max(known),
-           quantile_disc(known, [0.5, 0.9, 0.99]),
-           count(*) - count(known)
-    FROM (SELECT r.run_id, o.kind, r.object_id, o.name, CASE WHEN NOT r.truncated THEN r.dur END AS known
-          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to,
-                                      relative := relative, detail := false) r
-          JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id AND o.depth = r.level)
-    GROUP BY GROUPING SETS ((run_id), (run_id, kind), (run_id, kind, object_id, name))
+    SELECT r.run_id,
+           CASE WHEN GROUPING(o.kind) = 1 THEN 0 WHEN GROUPING(r.object_id) = 1 THEN 1 ELSE 2 END,
+           o.kind, r.object_id, o.name, NULL, NULL, NULL,
+           count(r.known),
+           CAST(coalesce(sum(r.known), 0) AS BIGINT),
+           sum(r.known)::DOUBLE / count(r.known),
+           max(r.known),
+           quantile_disc(r.known, [0.5, 0.9, 0.99]),
+           count(*) - count(r.known)
+    FROM sst_rows r
+    JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id AND o.depth = r.level
+    GROUP BY GROUPING SETS ((r.run_id), (r.run_id, o.kind), (r.run_id, o.kind, r.object_id, o.name))
 ),
 -- per run, kind, level and state: the state it becomes at level + 1
 sst_up AS (
@@ -351,6 +362,8 @@ sst_above(run_id, kind, object_id, object, level, state, depth) AS (
     LEFT JOIN sst_up u ON u.run_id = a.run_id AND u.kind = a.kind AND u.level = a.level AND u.state = a.state
     WHERE a.level < a.depth
 ),
+-- (computed once: each reference to a recursive CTE runs it again)
+sst_above_m AS MATERIALIZED (SELECT * FROM sst_above),
 sst_nodes AS MATERIALIZED (
     SELECT n.*,
            -- the parent's key
@@ -365,7 +378,7 @@ sst_nodes AS MATERIALIZED (
           FROM sst_groups WHERE nk <> 2 OR ord::VARCHAR = 'kos'
           UNION ALL
           SELECT a.run_id, 3, a.kind, a.object_id, a.object, a.level, a.state, a.depth, 0, 0, NULL, NULL, NULL, 0
-          FROM sst_above a
+          FROM sst_above_m a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 3) g
                ON g.run_id = a.run_id AND g.kind = a.kind AND g.object_id IS NOT DISTINCT FROM a.object_id
               AND g.level = a.level AND g.state IS NOT DISTINCT FROM a.state
@@ -373,16 +386,16 @@ sst_nodes AS MATERIALIZED (
           -- the objects (kos), kinds and runs above states, without
           -- top-level intervals
           SELECT DISTINCT a.run_id, 2, a.kind, a.object_id, a.object, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
-          FROM sst_above a
+          FROM sst_above_m a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 2) g ON g.run_id = a.run_id AND g.object_id = a.object_id
           WHERE ord::VARCHAR = 'kos'
           UNION ALL
           SELECT DISTINCT a.run_id, 1, a.kind, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
-          FROM sst_above a
+          FROM sst_above_m a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 1) g ON g.run_id = a.run_id AND g.kind = a.kind
           UNION ALL
           SELECT DISTINCT a.run_id, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
-          FROM sst_above a
+          FROM sst_above_m a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 0) g ON g.run_id = a.run_id) n
     LEFT JOIN sst_up u ON u.run_id = n.run_id AND u.kind = n.kind AND u.level = n.level AND u.state = n.state
 ),
@@ -412,10 +425,11 @@ sst_walk(id, ranks, path) AS (
     SELECT c.id, w.ranks || lpad(c.rank::VARCHAR, 10, '0'), list_append(w.path, c.label)
     FROM sst_walk w JOIN sst_ranked c ON c.parent_id = w.id
 ),
+sst_walk_m AS MATERIALIZED (SELECT * FROM sst_walk),
 -- (the order apart from the wide rows: a window sorts what it carries)
 sst_pos AS (
     SELECT w.id, row_number() OVER (PARTITION BY r.run_id ORDER BY w.ranks) AS pos
-    FROM sst_walk w JOIN (SELECT id, run_id FROM sst_ranked) r ON r.id = w.id
+    FROM sst_walk_m w JOIN (SELECT id, run_id FROM sst_ranked) r ON r.id = w.id
 )
 SELECT r.run_id,
        w.pos,
@@ -433,6 +447,6 @@ SELECT r.run_id,
        r.state
 FROM sst_ranked r
 JOIN sst_pos w ON w.id = r.id
-JOIN sst_walk k ON k.id = r.id
+JOIN sst_walk_m k ON k.id = r.id
 LEFT JOIN runs n ON n.run_id = r.run_id
 ORDER BY r.run_id, w.pos;

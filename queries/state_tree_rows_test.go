@@ -3,6 +3,7 @@ package queries_test
 import (
 	"database/sql"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/traceduck/traceduck/internal/dbtest"
@@ -81,4 +82,45 @@ func splitLines(s string) []string {
 		out = append(out, s[start:])
 	}
 	return out
+}
+
+// checkStatsRows compares state_stats_of with its definition,
+// state_stats_of_reference, over every run of db: whole runs (grouped by
+// the states' symbol ids), one run, one kind, a window; and the rows
+// state_stat_rows reads with those of its reference, by name.
+// checkIngestRows calls it.
+func checkStatsRows(t *testing.T, db *sql.DB) {
+	t.Helper()
+	diff := dbtest.Query(t, db, `SELECT sum(side) AS d, run_id, object_id, level, state, truncated, dur FROM (
+			SELECT s.run_id, s.object_id, s.level, coalesce(s.state, y.name) AS state, s.truncated, s.dur, 1 AS side
+			FROM state_stat_rows() s LEFT JOIN state_stat_names() y ON y.sym = s.state_sym
+			UNION ALL
+			SELECT run_id, object_id, level, state, truncated, dur, -1 FROM state_stat_rows_reference())
+		GROUP BY ALL HAVING sum(side) <> 0 ORDER BY ALL LIMIT 12`)
+	if diff != "" {
+		t.Errorf("state_stat_rows() differs from the reference (+n: its rows, -n: the reference's):\n%s", diff)
+	}
+	args := []string{"", "run := 1"}
+	if k := dbtest.Query(t, db, `SELECT kind FROM state_level_depth ORDER BY depth DESC, kind LIMIT 1`); k != "" {
+		args = append(args, fmt.Sprintf("object_kind := '%s'", strings.TrimSpace(k)))
+	}
+	var lo, hi sql.NullInt64
+	if err := db.QueryRow("SELECT first_ts, last_ts FROM runs WHERE run_id = 1").Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	if lo.Valid && hi.Int64-lo.Int64 >= 3 {
+		args = append(args, fmt.Sprintf("t_from := %d, t_to := %d", lo.Int64+(hi.Int64-lo.Int64)/3, lo.Int64+2*(hi.Int64-lo.Int64)/3))
+	}
+	// (the standard deviation to 4 decimals: a sum of floating point
+	// numbers depends, in its last bits, on the order of its terms)
+	for _, a := range calls(t, args) {
+		diff := dbtest.Query(t, db, `SELECT sum(side) AS d, * EXCLUDE (side) FROM (
+				SELECT * REPLACE (round(stddev_ns, 4) AS stddev_ns), 1 AS side FROM state_stats_of(`+a+`)
+				UNION ALL
+				SELECT * REPLACE (round(stddev_ns, 4) AS stddev_ns), -1 FROM state_stats_of_reference(`+a+`))
+			GROUP BY ALL HAVING sum(side) <> 0 ORDER BY ALL LIMIT 12`)
+		if diff != "" {
+			t.Errorf("state_stats_of(%s) differs from the reference (+n: its rows, -n: the reference's):\n%s", a, diff)
+		}
+	}
 }

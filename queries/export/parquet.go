@@ -209,7 +209,7 @@ func viewsSQL(tables []table) (string, error) {
 		fmt.Fprintf(&b, "\nWHERE run_id IN (SELECT run_id FROM runs);\n")
 	}
 	for _, name := range queries.Files() {
-		text, err := queries.Source(name)
+		text, err := queries.DatasetSource(name)
 		if err != nil {
 			return "", err
 		}
