@@ -157,15 +157,9 @@ func cpuTime() float64 {
 // childIngest is traceduck's whole ingest, as `traceduck ingest` does it:
 // open (create) the database, install the views, ingest, close.
 func childIngest(ctx context.Context, trace, dbPath, format string, params map[string]string, cpuProfile, memProfile string) (childResult, error) {
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return childResult{}, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return childResult{}, err
-		}
+	stopProfile, err := startCPUProfile(cpuProfile)
+	if err != nil {
+		return childResult{}, err
 	}
 	start, cpu0 := time.Now(), cpuTime()
 	db, err := schema.Open(ctx, dbPath)
@@ -193,10 +187,28 @@ func childIngest(ctx context.Context, trace, dbPath, format string, params map[s
 		return childResult{}, err
 	}
 	out := childResult{Seconds: time.Since(start).Seconds(), CPUSeconds: cpuTime() - cpu0, Events: res.Events}
-	if cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
+	stopProfile()
 	return out, nil
+}
+
+// startCPUProfile starts a CPU profile into path (none when path is
+// empty) and returns what stops it and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // childConvert is the TLV rule engine alone, as `traceduck convert LOG
@@ -221,17 +233,11 @@ func childConvert(ctx context.Context, trace, format string, params map[string]s
 	if !ok {
 		return childResult{}, fmt.Errorf("format %s has no conversion rules", format)
 	}
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return childResult{}, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return childResult{}, err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(cpuProfile)
+	if err != nil {
+		return childResult{}, err
 	}
+	defer stopProfile()
 	start, cpu0 := time.Now(), cpuTime()
 	src, err := ingest.Open(trace)
 	if err != nil {
