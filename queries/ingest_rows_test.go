@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -24,29 +22,11 @@ import (
 // state_level_map_reference), with what reads it (cpu_intervals,
 // cpu_utilization, cpu_load). The tests below compare them on generated
 // traces of every format (two seeds and sizes, traces cut at a line in the
-// middle) and on the real traces beside the repository. (The merged levels
-// and the scheduling rows have their own: levels_test.go,
-// sched_rows_test.go.)
-
-// calls returns the calls a check runs on this test's database: all of
-// them with TRACEDUCK_ALL_CALLS=1 (dbtest.AllCallsEnv), else every third
-// from an offset given by the test's name, so that the formats together
-// still run every call, about three times each: the whole matrix took
-// 90-110 s per format at load 10 (the queries package then ran past go
-// test's 10-minute limit).
-func calls(t *testing.T, all []string) []string {
-	t.Helper()
-	if os.Getenv(dbtest.AllCallsEnv) != "" || len(all) < 3 {
-		return all
-	}
-	h := fnv.New32a()
-	h.Write([]byte(t.Name()))
-	var out []string
-	for i := int(h.Sum32() % 3); i < len(all); i += 3 {
-		out = append(out, all[i])
-	}
-	return out
-}
+// middle) and on the real traces beside the repository, each trace
+// ingested once for these comparisons and those of the merged levels
+// (checkLevels, levels_test.go); the scheduling rows have their own
+// (sched_rows_test.go). Each database runs a third of the calls of a
+// check, a different third per test by its name (dbtest.Calls).
 
 // checkIngestRows compares the views with their references over every
 // run of db: state_level_map; eco_tree in each order and sort over whole
@@ -73,7 +53,7 @@ func checkIngestRows(t *testing.T, db *sql.DB) {
 			orders = append(orders, fmt.Sprintf("'%s', sort_by := '%s'", ord, sortBy))
 		}
 	}
-	for _, o := range calls(t, orders) {
+	for _, o := range dbtest.Calls(t, orders) {
 		rows += dbtest.CheckEco(t, db, o)
 	}
 	var lo, hi sql.NullInt64
@@ -88,7 +68,7 @@ func checkIngestRows(t *testing.T, db *sql.DB) {
 	// the statistics' rows of a window (detail := false: the intervals
 	// across a bound clipped, not made again of their parts) are those of
 	// state_trace_level_rows in what the statistics read
-	for _, w := range calls(t, []string{
+	for _, w := range dbtest.Calls(t, []string{
 		fmt.Sprintf("t_from := %d, t_to := %d", a, b),
 		fmt.Sprintf("t_from := %d, relative := true", (hi.Int64-lo.Int64)/7),
 		fmt.Sprintf("t_to := %d, relative := true", (hi.Int64-lo.Int64)/2),
@@ -103,7 +83,7 @@ func checkIngestRows(t *testing.T, db *sql.DB) {
 			t.Errorf("state_trace_level_rows(0, -1, %s, detail := false) differs (+n: rows only there, -n: rows only with detail):\n%s", w, diff)
 		}
 	}
-	for _, w := range calls(t, []string{
+	for _, w := range dbtest.Calls(t, []string{
 		fmt.Sprintf("'eco', t_from := %d, t_to := %d", a, b),
 		fmt.Sprintf("'coe', sort_by := 'count', t_from := %d, t_to := %d", a, b),
 		fmt.Sprintf("'oec', sort_by := 'count', t_from := %d, relative := true", (hi.Int64-lo.Int64)/7),

@@ -76,7 +76,7 @@ func checkLevels(t *testing.T, db *sql.DB, run int, all bool) {
 			fmt.Sprintf("0, -1, %s, t_from := %d, t_to := %d", r, a, b),
 			fmt.Sprintf("-2, -1, %s, t_from := %d, relative := true", r, (hi.Int64-lo.Int64)/7))
 	}
-	for _, w := range calls(t, more) {
+	for _, w := range dbtest.Calls(t, more) {
 		sameLevels(t, db, w)
 	}
 }

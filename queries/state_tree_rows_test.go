@@ -44,7 +44,7 @@ func checkTreeRows(t *testing.T, db *sql.DB) {
 			fmt.Sprintf("'kso', t_to := %d, relative := true", (hi.Int64-lo.Int64)/2))
 	}
 	var rows int64
-	args = calls(t, args)
+	args = dbtest.Calls(t, args)
 	for _, a := range args {
 		// each macro planned and run once: the count of the view's rows
 		// and of the rows that differ in one query; the rows themselves
@@ -113,7 +113,7 @@ func checkStatsRows(t *testing.T, db *sql.DB) {
 	}
 	// (the standard deviation to 4 decimals: a sum of floating point
 	// numbers depends, in its last bits, on the order of its terms)
-	for _, a := range calls(t, args) {
+	for _, a := range dbtest.Calls(t, args) {
 		diff := dbtest.Query(t, db, `SELECT sum(side) AS d, * EXCLUDE (side) FROM (
 				SELECT * REPLACE (round(stddev_ns, 4) AS stddev_ns), 1 AS side FROM state_stats_of(`+a+`)
 				UNION ALL

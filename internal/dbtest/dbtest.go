@@ -34,12 +34,28 @@ const AllCallsEnv = "TRACEDUCK_ALL_CALLS"
 // TRACEDUCK_ALL_CALLS set always, else in one test in three, chosen by a
 // hash of its name (the same tests from run to run).
 func Sampled(t testing.TB) bool {
-	if os.Getenv(AllCallsEnv) != "" {
-		return true
+	return os.Getenv(AllCallsEnv) != "" || slot(t) == 0
+}
+
+// Calls returns the calls a check runs in this test: all of them with
+// TRACEDUCK_ALL_CALLS set (or fewer than three), else every third from
+// the test's slot, so that tests of different names run different thirds.
+func Calls(t testing.TB, all []string) []string {
+	if os.Getenv(AllCallsEnv) != "" || len(all) < 3 {
+		return all
 	}
+	var out []string
+	for i := slot(t); i < len(all); i += 3 {
+		out = append(out, all[i])
+	}
+	return out
+}
+
+// slot is the test's third, 0, 1 or 2, by a hash of its name.
+func slot(t testing.TB) int {
 	h := fnv.New32a()
 	h.Write([]byte(t.Name()))
-	return h.Sum32()%3 == 0
+	return int(h.Sum32() % 3)
 }
 
 // Open returns a new database in a temporary directory, with the views
