@@ -36,41 +36,31 @@ LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')
            FROM state_levels GROUP BY ALL) p
        ON p.run_id = g.run_id AND p.kind = o.kind AND p.level = g.level AND p.state = g.state;
 
--- state_stats_of: (state_stats_of(run := NULL, object_kind := NULL,
--- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))
--- the rows of state_stats (see below) of one run, the objects of one
--- kind, of one name, in the time window [t_from, t_to) (intervals clipped
--- to it, as state_trace_levels does; relative: from each run's first
--- event), computed for those objects alone:
--- on a run of millions of intervals, much faster than a WHERE on
--- state_stats other than on run_id and level (which DuckDB pushes down
--- itself; kind and object it cannot push below the merge's window).
--- Columns as state_stats. (Whole runs, without kind, name or window, are
+-- state_stats_of_runs: (state_stats_of_runs(run := NULL)) the rows of
+-- state_stats of whole runs (all of them, or one): the statistics
 -- grouped over state_stat_rows, by the states' symbol ids, and named
--- after; the rest over state_trace_level_rows. state_stats_of_reference
--- is the definition, by name throughout.)
--- Example: SELECT state, count, p99_ns FROM state_stats_of(object_kind := 'cpu') WHERE level = 2.
-CREATE OR REPLACE MACRO state_stats_of(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+-- after. What state_stats and state_stats_of without a kind, name or
+-- window answer; columns as state_stats. (A macro of its own because
+-- DuckDB plans every branch of a query, even one a constant leaves out:
+-- the view would plan the windowed branch of state_stats_of too, a sixth
+-- of its CPU time on ftrace's 1M events.)
+-- Example: SELECT state, count, p99_ns FROM state_stats_of_runs(run := 1) WHERE level = 0.
+CREATE OR REPLACE MACRO state_stats_of_runs(run := NULL) AS TABLE
 -- (The statistics are of known, the durations of the intervals not
 -- truncated, NULL for the others, which every aggregate leaves out: one
 -- expression per row where a FILTER per aggregate cost a quarter more;
 -- the mean is the sum over the count, which is what avg computes, without
--- a third sum per row. Which branch of ss_rows is read folds to a
--- constant. The rows with a symbol id are grouped on the four integers,
--- those by name on the name, in two group-bys: a fifth key, NULL in
--- every row of a whole run's stored intervals, cost a tenth of the view.
--- The percentiles leave the group-by as three columns, not a list: every
--- join after it copies its rows, and with a list in them the joins that
--- name and place the groups cost as much as the statistics on a run of
--- 43,000 groups (ftrace, 1M events).)
+-- a third sum per row. The rows with a symbol id are grouped on four
+-- integers, those by name (the levels of objects whose merged intervals
+-- were not stored, every row of a Parquet dataset) on the name, in a
+-- group-by of their own: a fifth key, NULL in every stored row, cost a
+-- tenth of the view. The percentiles leave the group-by as three
+-- columns, not a list: every join after it copies its rows, and with a
+-- list in them the joins that name and place the groups cost as much as
+-- the statistics on a run of 43,000 groups, ftrace's 1M events.)
 WITH ss_rows AS (
     SELECT run_id, object_id, level, state_sym, state, CASE WHEN NOT truncated THEN dur END AS known
-    FROM state_stat_rows(run := run)
-    WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
-    UNION ALL
-    SELECT run_id, object_id, level, NULL::INTEGER, state, CASE WHEN NOT truncated THEN dur END
-    FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative, detail := false)
-    WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE),
+    FROM state_stat_rows(run := run)),
 ss_grouped AS (
     SELECT run_id, object_id, level, state_sym, NULL::VARCHAR AS state,
            count(known) AS count,
@@ -114,6 +104,59 @@ LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')
            FROM state_levels GROUP BY ALL) p
        ON p.run_id = g.run_id AND p.kind = o.kind AND p.level = g.level AND p.state = g.state;
 
+-- state_stats_of: (state_stats_of(run := NULL, object_kind := NULL,
+-- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))
+-- the rows of state_stats (see below) of one run, the objects of one
+-- kind, of one name, in the time window [t_from, t_to) (intervals clipped
+-- to it, as state_trace_levels does; relative: from each run's first
+-- event), computed for those objects alone:
+-- on a run of millions of intervals, much faster than a WHERE on
+-- state_stats other than on run_id and level (which DuckDB pushes down
+-- itself; kind and object it cannot push below the merge's window).
+-- Columns as state_stats. (Whole runs, without kind, name or window, are
+-- state_stats_of_runs; the rest grouped over state_trace_level_rows, by
+-- name. state_stats_of_reference is the definition, by name throughout.)
+-- Example: SELECT state, count, p99_ns FROM state_stats_of(object_kind := 'cpu') WHERE level = 2.
+CREATE OR REPLACE MACRO state_stats_of(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+-- (Which branch is read folds to a constant. The statistics as in
+-- state_stats_of_runs. The other branch groups with a state_sym, NULL in
+-- each row, and names its groups with state_stat_names, though it has no
+-- id to name: the SQL that grouped whole runs and windows alike. Without
+-- them DuckDB built three hash joins on the groups, not on the small
+-- tables, 15% slower on ftrace's cpus at 1M events.)
+SELECT * FROM state_stats_of_runs(run := run)
+WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
+UNION ALL
+(WITH ss_grouped AS (
+    SELECT run_id, object_id, level, state_sym, state,
+           count(known) AS count,
+           CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
+           sum(known)::DOUBLE / count(known) AS mean_ns,
+           min(known) AS min_ns,
+           max(known) AS max_ns,
+           stddev_samp(known) AS stddev_ns,
+           quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
+           count(*) - count(known) AS truncated
+    FROM (SELECT run_id, object_id, level, NULL::INTEGER AS state_sym, state, CASE WHEN NOT truncated THEN dur END AS known
+          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative, detail := false)
+          WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE)
+    GROUP BY run_id, object_id, level, state_sym, state),
+ss_named AS (
+    SELECT g.* EXCLUDE (state_sym, state), coalesce(g.state, y.name) AS state
+    FROM ss_grouped g
+    LEFT JOIN state_stat_names() y ON y.sym = g.state_sym)
+SELECT g.run_id, o.kind, g.object_id, o.name AS object, g.level, g.state,
+       CASE WHEN g.level < coalesce(d.depth, 0) THEN coalesce(p.state_up, g.state) END AS parent_state,
+       g.count, g.total_ns, g.mean_ns, g.min_ns, g.max_ns, g.stddev_ns,
+       g.pct[1] AS p50_ns, g.pct[2] AS p90_ns, g.pct[3] AS p99_ns,
+       g.truncated
+FROM ss_named g
+JOIN objects o ON o.run_id = g.run_id AND o.object_id = g.object_id
+LEFT JOIN state_level_depth d ON d.run_id = g.run_id AND d.kind = o.kind
+LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS state_up
+           FROM state_levels GROUP BY ALL) p
+       ON p.run_id = g.run_id AND p.kind = o.kind AND p.level = g.level AND p.state = g.state);
+
 -- state_stats: per run, object and aggregation level, the statistics of
 -- each state's realisations (seed 6.4: total, mean and maximum duration,
 -- and more): the intervals of state_trace_levels(0, -1), so level 0 counts
@@ -137,7 +180,7 @@ LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')
 -- Example: SELECT object, state, count, total_ns, p99_ns FROM state_stats
 -- WHERE kind = 'task' AND level = 0 AND state = 'running' ORDER BY total_ns DESC.
 CREATE OR REPLACE VIEW state_stats AS
-SELECT * FROM state_stats_of();
+SELECT * FROM state_stats_of_runs();
 
 -- state_stats_window: (state_stats_window(t1, t2, run := NULL, relative :=
 -- false)) state_stats over the time window [t1, t2) (ns on the trace's
