@@ -104,30 +104,23 @@ LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')
            FROM state_levels GROUP BY ALL) p
        ON p.run_id = g.run_id AND p.kind = o.kind AND p.level = g.level AND p.state = g.state;
 
--- state_stats_of: (state_stats_of(run := NULL, object_kind := NULL,
--- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))
--- the rows of state_stats (see below) of one run, the objects of one
--- kind, of one name, in the time window [t_from, t_to) (intervals clipped
--- to it, as state_trace_levels does; relative: from each run's first
--- event), computed for those objects alone:
--- on a run of millions of intervals, much faster than a WHERE on
--- state_stats other than on run_id and level (which DuckDB pushes down
--- itself; kind and object it cannot push below the merge's window).
--- Columns as state_stats. (Whole runs, without kind, name or window, are
--- state_stats_of_runs; the rest grouped over state_trace_level_rows, by
--- name. state_stats_of_reference is the definition, by name throughout.)
--- Example: SELECT state, count, p99_ns FROM state_stats_of(object_kind := 'cpu') WHERE level = 2.
-CREATE OR REPLACE MACRO state_stats_of(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
--- (Which branch is read folds to a constant. The statistics as in
--- state_stats_of_runs. The other branch groups with a state_sym, NULL in
--- each row, and names its groups with state_stat_names, though it has no
--- id to name: the SQL that grouped whole runs and windows alike. Without
--- them DuckDB built three hash joins on the groups, not on the small
--- tables, 15% slower on ftrace's cpus at 1M events.)
-SELECT * FROM state_stats_of_runs(run := run)
-WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
-UNION ALL
-(WITH ss_grouped AS (
+-- state_stats_of_levels: (state_stats_of_levels(run := NULL,
+-- object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL,
+-- relative := false)) the rows of state_stats_of, same parameters and
+-- columns, grouped over state_trace_level_rows, each state by its name,
+-- whatever the parameters: what state_stats_of answers with a kind, a
+-- name or a window, and state_stats_window always (without planning the
+-- whole-run branch of state_stats_of, which DuckDB plans even where a
+-- constant leaves it out).
+-- Example: SELECT state, count, p99_ns FROM state_stats_of_levels(object_kind := 'cpu') WHERE level = 2.
+CREATE OR REPLACE MACRO state_stats_of_levels(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+-- (The statistics as in state_stats_of_runs. The groups have a
+-- state_sym, NULL in each row, and are named with state_stat_names,
+-- though there is no id to name: the SQL that grouped whole runs and
+-- windows alike. Without them DuckDB built three hash joins on the
+-- groups, not on the small tables, 15% slower on ftrace's cpus at 1M
+-- events.)
+WITH ss_grouped AS (
     SELECT run_id, object_id, level, state_sym, state,
            count(known) AS count,
            CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
@@ -138,8 +131,7 @@ UNION ALL
            quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
            count(*) - count(known) AS truncated
     FROM (SELECT run_id, object_id, level, NULL::INTEGER AS state_sym, state, CASE WHEN NOT truncated THEN dur END AS known
-          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative, detail := false)
-          WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE)
+          FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative, detail := false))
     GROUP BY run_id, object_id, level, state_sym, state),
 ss_named AS (
     SELECT g.* EXCLUDE (state_sym, state), coalesce(g.state, y.name) AS state
@@ -155,7 +147,29 @@ JOIN objects o ON o.run_id = g.run_id AND o.object_id = g.object_id
 LEFT JOIN state_level_depth d ON d.run_id = g.run_id AND d.kind = o.kind
 LEFT JOIN (SELECT run_id, kind, level, state, any_value(nullif(parent_state, '')) AS state_up
            FROM state_levels GROUP BY ALL) p
-       ON p.run_id = g.run_id AND p.kind = o.kind AND p.level = g.level AND p.state = g.state);
+       ON p.run_id = g.run_id AND p.kind = o.kind AND p.level = g.level AND p.state = g.state;
+
+-- state_stats_of: (state_stats_of(run := NULL, object_kind := NULL,
+-- object_name := NULL, t_from := NULL, t_to := NULL, relative := false))
+-- the rows of state_stats (see below) of one run, the objects of one
+-- kind, of one name, in the time window [t_from, t_to) (intervals clipped
+-- to it, as state_trace_levels does; relative: from each run's first
+-- event), computed for those objects alone:
+-- on a run of millions of intervals, much faster than a WHERE on
+-- state_stats other than on run_id and level (which DuckDB pushes down
+-- itself; kind and object it cannot push below the merge's window).
+-- Columns as state_stats. (Whole runs, without kind, name or window, are
+-- state_stats_of_runs; the rest state_stats_of_levels, grouped over
+-- state_trace_level_rows by name. state_stats_of_reference is the
+-- definition, by name throughout.)
+-- Example: SELECT state, count, p99_ns FROM state_stats_of(object_kind := 'cpu') WHERE level = 2.
+CREATE OR REPLACE MACRO state_stats_of(run := NULL, object_kind := NULL, object_name := NULL, t_from := NULL, t_to := NULL, relative := false) AS TABLE
+-- (Which branch is read folds to a constant.)
+SELECT * FROM state_stats_of_runs(run := run)
+WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
+UNION ALL
+SELECT * FROM state_stats_of_levels(run := run, object_kind := object_kind, object_name := object_name, t_from := t_from, t_to := t_to, relative := relative)
+WHERE (object_kind IS NULL AND object_name IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE;
 
 -- state_stats: per run, object and aggregation level, the statistics of
 -- each state's realisations (seed 6.4: total, mean and maximum duration,
@@ -193,7 +207,7 @@ SELECT * FROM state_stats_of_runs();
 -- Example: SELECT object, state, count, total_ns FROM
 -- state_stats_window(1000, 11000, run := 1) WHERE level = 0 ORDER BY ALL.
 CREATE OR REPLACE MACRO state_stats_window(t1, t2, run := NULL, relative := false) AS TABLE
-SELECT * FROM state_stats_of(run := run,
+SELECT * FROM state_stats_of_levels(run := run,
     t_from := CASE WHEN t1 IS NULL OR t2 IS NULL OR t1 < t2 THEN t1
                    ELSE error('state_stats_window: the window [' || t1 || ', ' || t2 || ') is empty: want t1 < t2') END,
     t_to := t2, relative := relative);

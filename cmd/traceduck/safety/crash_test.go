@@ -433,6 +433,7 @@ var macroCalls = map[string]string{
 	"state_stats_of":               "SELECT count(*) FROM state_stats_of(run := 1, object_kind := 'task')",
 	"state_stats_of_reference":     "SELECT count(*) FROM state_stats_of_reference(run := 1, object_kind := 'task')",
 	"state_stats_of_runs":          "SELECT count(*) FROM state_stats_of_runs(run := 1)",
+	"state_stats_of_levels":        "SELECT count(*) FROM state_stats_of_levels(run := 1, object_kind := 'task')",
 	"state_stat_rows":              "SELECT count(*) FROM state_stat_rows(run := 1)",
 	"state_stat_rows_reference":    "SELECT count(*) FROM state_stat_rows_reference(run := 1)",
 	"state_stats_window":           "SELECT count(*) FROM state_stats_window(0, 10000000, run := 1)",
