@@ -321,7 +321,7 @@ et_named AS (
 -- the coordinates the node fixes (as eco_tree_reference's nodes), the
 -- run's name at the root; the runs without nodes from eco_tree_reference
 et_fixed AS (
-    SELECT n.run_id, n.pos, n.depth, n.pe, n.pc, n.po, n.count,
+    SELECT n.run_id, n.pos, n.depth, n.count,
            CASE WHEN n.depth = 4 THEN n.eco_id END AS eco_id,
            CASE WHEN n.depth > n.pe OR (n.pe = 1 AND n.depth >= 1) THEN n.class END AS class,
            CASE WHEN n.depth > n.pe THEN n.event END AS event,
@@ -335,24 +335,25 @@ et_fixed AS (
     FROM et_named n
     LEFT JOIN runs r ON r.run_id = n.run_id
     UNION ALL
-    SELECT t.run_id, t.pos, t.depth, strpos(p.ord, 'e'), strpos(p.ord, 'c'), strpos(p.ord, 'o'), t.count, t.eco_id,
+    SELECT t.run_id, t.pos, t.depth, t.count, t.eco_id,
            t.class, t.event, t.context_kind, t.context, t.context_id, t.object_kind, t.object, t.object_id,
            CASE WHEN t.depth = 0 THEN t.label END
     FROM eco_tree_reference(ord, sort_by := sort_by, t_from := t_from, t_to := t_to, relative := relative, unstored := true) t
-    CROSS JOIN params p
 ),
 -- sorted, then the labels of the path (as eco_tree_reference's keyed):
 -- the strings made from the coordinates after the sort, which carries
--- fewer of them (a projection keeps the order); DuckDB sorts a payload
--- with a LIST column (the path) several times slower (0.28 s of 0.46 on
--- a 1M-event QNX run)
+-- fewer of them (a projection keeps the order; so do pe, pc and po, the
+-- order's constants, made again after it); DuckDB sorts a payload with
+-- a LIST column (the path) several times slower (0.28 s of 0.46 on a
+-- 1M-event QNX run)
 et_keyed AS (
     SELECT *,
            CASE WHEN depth >= 1 THEN CASE 1 WHEN pe THEN class WHEN pc THEN context_kind ELSE object_kind END END AS l1,
            CASE WHEN depth >= 2 THEN CASE 1 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l2,
            CASE WHEN depth >= 3 THEN CASE 2 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l3,
            CASE WHEN depth >= 4 THEN CASE 3 WHEN pe THEN class || ':' || event WHEN pc THEN context ELSE object END END AS l4
-    FROM (SELECT * FROM et_fixed ORDER BY run_id, pos)
+    FROM (SELECT *, strpos(ord::VARCHAR, 'e') AS pe, strpos(ord::VARCHAR, 'c') AS pc, strpos(ord::VARCHAR, 'o') AS po
+          FROM (SELECT * FROM et_fixed ORDER BY run_id, pos))
 )
 SELECT run_id, pos, depth,
        CASE depth WHEN 0 THEN 'run'
