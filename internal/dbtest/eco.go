@@ -30,5 +30,35 @@ func CheckEco(t testing.TB, db *sql.DB, args string) int64 {
 		t.Errorf("eco_tree(%s) differs from eco_tree_reference(%s) in %d rows (+n: only in the view, -n: only in the reference), the first:\n%s",
 			args, args, rows.Int64, Query(t, db, "SELECT d, x FROM ("+diff+") WHERE d <> 0 ORDER BY x.run_id, x.pos, d LIMIT 20"))
 	}
+	checkEcoOrder(t, db, args)
 	return total.Int64
+}
+
+// checkEcoOrder asserts that eco_tree(args) gives its rows in depth-first
+// order, by run_id then pos, as a query without ORDER BY reads them: the
+// macro sorts before it names the rows (projections keep the order).
+func checkEcoOrder(t testing.TB, db *sql.DB, args string) {
+	t.Helper()
+	rows, err := db.Query(fmt.Sprintf("SELECT run_id, pos FROM eco_tree(%s)", args))
+	if err != nil {
+		t.Errorf("eco_tree(%s): %v", args, err)
+		return
+	}
+	defer rows.Close()
+	var prevRun, prevPos int64
+	for i := 0; rows.Next(); i++ {
+		var run, pos int64
+		if err := rows.Scan(&run, &pos); err != nil {
+			t.Errorf("eco_tree(%s): %v", args, err)
+			return
+		}
+		if i > 0 && (run < prevRun || run == prevRun && pos <= prevPos) {
+			t.Errorf("eco_tree(%s): row %d is run %d pos %d, after run %d pos %d: not in (run_id, pos) order", args, i+1, run, pos, prevRun, prevPos)
+			return
+		}
+		prevRun, prevPos = run, pos
+	}
+	if err := rows.Err(); err != nil {
+		t.Errorf("eco_tree(%s): %v", args, err)
+	}
 }
