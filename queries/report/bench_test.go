@@ -34,7 +34,7 @@ func BenchmarkReport100Runs(b *testing.B) {
 
 // BenchmarkReport1000Runs is BenchmarkReport100Runs over 1,000 runs, run
 // only when TRACEDUCK_BENCH_REPORT1000_DB names the database to keep them
-// in: generating and ingesting them takes about an hour on the 2-core
+// in: generating and ingesting them took 48 minutes on the 2-core
 // development machine.
 //
 //	TRACEDUCK_BENCH_REPORT1000_DB=/tmp/runs1000.duckdb go test -run XXX -bench Report1000Runs -benchtime 1x -timeout 3h ./queries/report/
