@@ -19,6 +19,7 @@ import (
 // becomes a run without that record and one diagnostic; on standard input
 // the log needs --description.
 func TestBagetBadRecordAndStdin(t *testing.T) {
+	t.Parallel()
 	log, desc, truth, err := tracegen.GenerateBaget(tracegen.BagetConfig{Events: 1000, Seed: 5, ABI: "be64"})
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,7 @@ func TestBagetBadRecordAndStdin(t *testing.T) {
 // holder. (They were cpuThr and cpuIntr for every holder, cpuProc for
 // every process.)
 func TestBagetCPUStatesNameHolders(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	sample, err := filepath.Abs(filepath.Join("..", "..", "samples", "baget"))
@@ -126,6 +128,7 @@ func TestBagetCPUStatesNameHolders(t *testing.T) {
 // a Baget log was read with when traceduck found it itself, beside the log
 // or among the bundled ones (as a TOPPERS log's .res found beside it).
 func TestBagetIngestNamesDescription(t *testing.T) {
+	t.Parallel()
 	log, desc, truth, err := tracegen.GenerateBaget(tracegen.BagetConfig{Events: 300, Seed: 7, ABI: "be64"})
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +158,7 @@ func TestBagetIngestNamesDescription(t *testing.T) {
 // generated log matches the bundled ppc32 description, so the line is
 // checked on the counts the ingest reads back).
 func TestIngestSummaryBundled(t *testing.T) {
+	t.Parallel()
 	res := ingest.Result{Format: "baget", Events: 12}
 	res.Counts.Events = 12
 	res.Counts.FoundBundled = "examples/minirtos.xml"

@@ -11,6 +11,7 @@ import (
 // after padding, two thread pointers shown in hex), the display formats
 // of fields, and refuses what it cannot read.
 func TestBagetDescribe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	got := mustRun(t, dir, nil, "baget", "describe", "--example", "minirtos.xml", "--event", "THREAD_SWITCH")
 	want := `description os=minirtos-2.1 arch=ppc32 endian=big pointer=4 long_long_align=8 double_align=8 time_unit=ns

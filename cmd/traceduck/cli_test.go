@@ -10,6 +10,7 @@ import (
 )
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	sample := sampleCopy(t, dir, "a.btf", "a")
@@ -50,11 +51,13 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestEmptySQLIsUsageError(t *testing.T) {
+	t.Parallel()
 	r := runIn(t, t.TempDir(), []byte("  -- nothing\n"), "query", "--db", ":memory:")
 	expectExit(t, r, 2, "no SQL to run")
 }
 
 func TestHelpHasExamples(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"--help"}, {"ingest", "--help"}, {"query", "--help"}, {"formats", "--help"},
@@ -68,6 +71,7 @@ func TestHelpHasExamples(t *testing.T) {
 }
 
 func TestNoArgumentsPrintsHelp(t *testing.T) {
+	t.Parallel()
 	out := mustRun(t, t.TempDir(), nil)
 	for _, cmd := range []string{"ingest", "query", "formats", "demo"} {
 		if !strings.Contains(out, "  "+cmd+" ") {
@@ -79,6 +83,7 @@ func TestNoArgumentsPrintsHelp(t *testing.T) {
 // TestFormats: every format, in detection order, its name and patterns
 // on a line and its description below, within 100 columns.
 func TestFormats(t *testing.T) {
+	t.Parallel()
 	out := mustRun(t, t.TempDir(), nil, "formats")
 	if !strings.Contains(out, "btf           *.btf\n    BTF (Best Trace Format) system traces: tasks, ISRs, runnables, semaphores, signals, cores\n") {
 		t.Errorf("no btf entry:\n%s", out)

@@ -10,6 +10,7 @@ import (
 var tlvTestdata = filepath.Join("..", "..", "ingest", "tlv", "testdata")
 
 func TestConvertRules(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig8"))
 	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
 	r := td(t, dir, "convert", "--resources", "fig8.res", "--rules", "fig8.cnv", "--headers", headers, "fig8.log")
@@ -45,6 +46,7 @@ func TestConvertRules(t *testing.T) {
 }
 
 func TestConvertStandardFormat(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig3"))
 	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
 	r := td(t, dir, "convert", "--resources", "fig3.res", "--headers", headers, "fig3.log")
@@ -58,6 +60,7 @@ func TestConvertStandardFormat(t *testing.T) {
 // line (TLV's FMP rules: "...prcId = ${toPrcId}") convert to lines without
 // it, as TLV writes them; so does a standard-format log that has some.
 func TestConvertSpaced(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "mig.res", []byte(`{ "TimeScale": "us", "TimeRadix": 10, "ConvertRules": ["mig"], "ResourceHeaders": ["fmp"],
 	  "Resources": { "TASK1": { "Type": "Task", "Attributes": { "id": 1, "prcId": 1, "state": "RUNNABLE" } } } }`))
@@ -80,6 +83,7 @@ func TestConvertSpaced(t *testing.T) {
 }
 
 func TestConvertErrors(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs(filepath.Join(tlvTestdata, "fig8"))
 	headers, _ := filepath.Abs(filepath.Join(tlvTestdata, "common.resh"))
 	expectExit(t, td(t, dir, "convert", "fig8.log"), 2, "needs --resources")
@@ -96,6 +100,7 @@ func TestConvertErrors(t *testing.T) {
 // TestConvertTOPPERS converts the real asp_short.log with the bundled
 // rules: as many lines as TLV's own conversion.
 func TestConvertTOPPERS(t *testing.T) {
+	t.Parallel()
 	ext := filepath.Join("..", "..", "..", "shared", "testdata-external", "toppers")
 	log := filepath.Join(ext, "YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short.log")
 	res := filepath.Join(ext, "YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short.res")

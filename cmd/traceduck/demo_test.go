@@ -15,6 +15,7 @@ import (
 )
 
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := mustRun(t, dir, nil, "demo")
 	for i, s := range samples.List() {
@@ -64,6 +65,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestDemoOtherFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// A database demo made (the package's copy) takes its runs back out:
 	// demo, run again on it, recreates it.
@@ -101,6 +103,7 @@ func TestDemoOtherFile(t *testing.T) {
 // it was (issue 20: a database of the user's with runs tagged sample=...,
 // or with no run but other data, was deleted).
 func TestDemoRefusesUserData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name  string

@@ -17,6 +17,7 @@ import (
 // timed; a bad line stops the ingest with FILE:LINE, or with --skip-bad
 // is one diagnostic.
 func TestDTraceEventsSyscallLatency(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	truth, err := tracegen.WriteDTrace(&buf, tracegen.DTraceConfig{Lines: 4000, CPUs: 2, Processes: 3, Threads: 2, Seed: 11, Gap: true})
 	if err != nil {

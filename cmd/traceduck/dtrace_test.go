@@ -14,6 +14,7 @@ import (
 // printa tables out; a broken distribution stops the ingest with
 // FILE:LINE, or with --skip-bad is a diagnostic.
 func TestDTraceAggregationsCLI(t *testing.T) {
+	t.Parallel()
 	example, err := filepath.Abs("../../../shared/testdata-external/dtrace/opendtrace__toolkit__Examples__bitesize_example.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // an empty answer, and says on standard error what exists nearby; kinds
 // match whatever their case.
 func TestEmptyAnswerNotes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := clitest.DemoCopy(t, dir, "d.duckdb")
 	for _, tc := range []struct {
@@ -54,6 +55,7 @@ func TestEmptyAnswerNotes(t *testing.T) {
 // asp_short.log holds 3087 events once converted (the same as its .tlv
 // archive) and one time that goes back, at line 1454.
 func TestRawTOPPERSBesideItsResources(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join("..", "..", "..", "shared", "testdata-external", "toppers", "YixiaoLi__tlv4mc__sampleFiles__SampleLog__asp__asp_short")
 	abs, err := filepath.Abs(src)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // of its two T events started or terminated on a core, the start on Core_0
 // is selected, the terminate on Core_1 excluded.
 func TestEventsSeedExample(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
@@ -39,6 +40,7 @@ func TestEventsSeedExample(t *testing.T) {
 // selection with a time range counts what a plain query over events and
 // objects counts, --limit keeps the first events in order, --run one run.
 func TestEventsRangeAndLimit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, samplePath(t, "btf/rtos-2core.btf"), samplePath(t, "qnx/neutrino-2cpu.txt"))
@@ -83,6 +85,7 @@ func TestEventsRangeAndLimit(t *testing.T) {
 }
 
 func TestEventsErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)

@@ -44,6 +44,7 @@ func dbQuery(t *testing.T, path, query string) string {
 // TestExportParquet: export writes the runs a selector names; the dataset
 // answers the views as the database does.
 func TestExportParquet(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "v1", "--tag", "build=1", seedSample)
@@ -86,6 +87,7 @@ func TestExportParquet(t *testing.T) {
 // its own run 2 (the same sha256); the first database's run still replaces
 // run 1 only.
 func TestExportParquetOtherDatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.duckdb"), filepath.Join(dir, "b.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", a, "--name", "first", seedSample)
@@ -130,6 +132,7 @@ func TestExportParquetOtherDatabase(t *testing.T) {
 // every run with the rows a database ingest gives; a file the dataset
 // holds is refused without --force.
 func TestIngestParquetParallel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dataset := filepath.Join(dir, "dataset")
 	const jobs = 4
@@ -202,6 +205,7 @@ func TestIngestParquetParallel(t *testing.T) {
 // objects of the same names (an object's extra lanes, "NAME #k", are the
 // object's), and the signal's values.
 func TestExportChromeRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	trace, err := filepath.Abs(filepath.Join("..", "..", "samples", "btf", "rtos-2core.btf"))

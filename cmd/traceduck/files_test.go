@@ -17,6 +17,7 @@ import (
 // left behind. It needs the right to mount (root) and is skipped without
 // it.
 func TestReportDiskFull(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
@@ -94,6 +95,7 @@ func TestReportDiskFull(t *testing.T) {
 // over them, as a regular file is replaced, once made root's /dev/null a
 // regular file.
 func TestReportToSpecialFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)

@@ -53,6 +53,7 @@ func rowsSQL(t *testing.T, blocks []toolkit.Block, spec dtracefmt.Spec, keyed bo
 // and ">= 170" rows, and whole keyed outputs in DTrace's default key
 // layout and order.
 func TestHistAsDTracePrinted(t *testing.T) {
+	t.Parallel()
 	if toolkit.Dir() == "" {
 		t.Skip("DTraceToolkit examples (../shared/testdata-external/dtrace) not available")
 	}
@@ -139,6 +140,7 @@ func lines(s string) string { return strings.ReplaceAll(strings.TrimPrefix(s, "\
 // TestHistStates histograms state durations of a BTF and a QNX trace
 // whose intervals are known by hand. Bars: round(40 × count / total).
 func TestHistStates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := histDB(t, dir)
 	for _, tc := range []struct {
@@ -208,6 +210,7 @@ run 2: hist-hand
 // standard error. Before, --state pooled the runs without a word (A's
 // 128 bucket counted 2).
 func TestHistRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := histDB(t, dir)
 	second := writeFile(t, dir, "second.btf", append(readFile(t, histBTF), '\n'))
@@ -255,6 +258,7 @@ pooled 2 runs: 1 (hist-hand), 3 (second)
 // 1: unknown (with the states there), an aggregate of state_levels (with
 // the --level that gives it, which then works), only truncated intervals.
 func TestHistStateMissing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := histDB(t, dir)
 	for _, tc := range []struct {
@@ -300,6 +304,7 @@ func TestHistStateMissing(t *testing.T) {
 // TestHistSQL: --sql shapes, weights, integer keys, statements before
 // the query, response times from the BTF run, the other outputs.
 func TestHistSQL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := histDB(t, dir)
 	for _, tc := range []struct {
@@ -393,6 +398,7 @@ func TestHistSQL(t *testing.T) {
 }
 
 func TestHistErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := histDB(t, dir)
 	for _, tc := range []struct {

@@ -18,6 +18,7 @@ import (
 )
 
 func TestIngestOneFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	r := td(t, dir, "ingest", "--db", db, seedSample)
@@ -40,6 +41,7 @@ func TestIngestOneFile(t *testing.T) {
 }
 
 func TestIngestStdin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := runIn(t, dir, readFile(t, seedSample), "ingest", "--db", "t.duckdb", "-")
 	if r.code != 0 || r.stdout != "run 1: - (btf, 6 events, 6 intervals)\n" {
@@ -58,6 +60,7 @@ func TestIngestStdin(t *testing.T) {
 }
 
 func TestIngestDuplicate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
@@ -76,6 +79,7 @@ func TestIngestDuplicate(t *testing.T) {
 }
 
 func TestIngestSeveralPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	a := sampleCopy(t, dir, "a.btf", "a")
@@ -119,6 +123,7 @@ func TestIngestSeveralPaths(t *testing.T) {
 }
 
 func TestIngestStopsAtFirstFailure(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	good := sampleCopy(t, dir, "good.btf", "good")
@@ -141,12 +146,14 @@ func TestIngestStopsAtFirstFailure(t *testing.T) {
 }
 
 func TestIngestMissingFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := td(t, dir, "ingest", "--db", "t.duckdb", "nosuch.btf")
 	expectExit(t, r, 1, "nosuch.btf", "no such file")
 }
 
 func TestIngestSkipBad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.btf", []byte("#version 2.1.4\n#timeScale ns\n0,Sim,0,STI,S_1MS,0,trigger\nx10,S_1MS,0,T,T_1MS_0,0,activate\n20,S_1MS,0,T,T_1MS_0,0,activate\n"))
 	r := td(t, dir, "ingest", "--db", "t.duckdb", "--skip-bad", bad)
@@ -165,6 +172,7 @@ func TestIngestSkipBad(t *testing.T) {
 // time of every process, computed by the generator itself, against the
 // state_summary view: the whole path from the command line to SQL.
 func TestIngestGenerated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var buf bytes.Buffer
 	truth, err := tracegen.WriteBTF(&buf, tracegen.Config{Events: 20000, Cores: 2, Seed: 7})
@@ -272,6 +280,7 @@ func TestIngestInterrupted(t *testing.T) {
 // TestTraceCompassRunningTime is the issue's end-to-end check: ingest the
 // Trace Compass test trace and ask for the total running time per task.
 func TestTraceCompassRunningTime(t *testing.T) {
+	t.Parallel()
 	trace := filepath.Join("..", "..", "..", "shared", "testdata-external", "btf",
 		"eclipse-tracecompass__org.eclipse.tracecompass__btf__org.eclipse.tracecompass.btf.core.tests__testfiles__20140219-123819.btf")
 	trace, err := filepath.Abs(trace)
@@ -305,6 +314,7 @@ func TestTraceCompassRunningTime(t *testing.T) {
 // runs.meta and the holder gets attrs.idle. Without it the same task is
 // busy.
 func TestIngestIdleTask(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := writeFile(t, dir, "idle.btf", []byte(`#version 2.1.4
 #timeScale ns

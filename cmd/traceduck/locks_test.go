@@ -33,6 +33,7 @@ const locksBTF = `#version 2.1.5
 // (50 ns), its 2 acquisitions did not wait (0), T2's hold is cut by the
 // end (truncated 1).
 func TestLocks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	seed, err := filepath.Abs(seedSample)

@@ -33,6 +33,7 @@ func samplePath(t *testing.T, rel string) string {
 // asserted against the paper in queries (TestOverheadTable7), this checks
 // the command's output end to end.
 func TestOverheadTable7(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := mustRun(t, dir, nil, "overhead", "--spec", specPath(t, "table7.spec"))
 	golden(t, "overhead-table7.table.golden", out)
@@ -62,6 +63,7 @@ func golden(t *testing.T, name, got string) {
 // TestOverheadRuns predicts ingested runs of two formats; the total of a
 // run is the sum of its probes.
 func TestOverheadRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, samplePath(t, "btf/rtos-2core.btf"), samplePath(t, "qnx/neutrino-2cpu.txt"))
@@ -120,6 +122,7 @@ func csvRows(t *testing.T, out string) [][]string {
 }
 
 func TestOverheadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	spec := specPath(t, "table7.spec")
@@ -158,6 +161,7 @@ func TestOverheadErrors(t *testing.T) {
 // here from the prediction printed without them; the measurements stay
 // in the database.
 func TestOverheadMeasured(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, samplePath(t, "btf/rtos-2core.btf"), samplePath(t, "qnx/neutrino-2cpu.txt"))
@@ -239,6 +243,7 @@ func TestOverheadMeasured(t *testing.T) {
 // TestOverheadMeasuredAmbiguous: a name two runs share must be given as a
 // run number.
 func TestOverheadMeasuredAmbiguous(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	btf := readFile(t, samplePath(t, "btf/rtos-2core.btf"))
@@ -265,6 +270,7 @@ func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 // sha256, so it holds for every run of the same file, and two lines for
 // runs of one file are refused.
 func TestOverheadMeasuredSameFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	btf := samplePath(t, "btf/rtos-2core.btf")
@@ -282,6 +288,7 @@ func TestOverheadMeasuredSameFile(t *testing.T) {
 // keeps its measurement on it (the measurement follows the trace's
 // sha256, not the run number).
 func TestOverheadMeasuredExported(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.duckdb"), filepath.Join(dir, "b.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", a, "--name", "first", seedSample)

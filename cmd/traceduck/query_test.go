@@ -21,6 +21,7 @@ var goldenQueries = []struct{ name, sql string }{
 }
 
 func TestQueryGolden(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, q := range goldenQueries {
 		for _, format := range outputFormats {
@@ -45,6 +46,7 @@ func TestQueryGolden(t *testing.T) {
 
 // The golden outputs are what they claim to be.
 func TestQueryOutputsParse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sql := goldenQueries[1].sql
 	// json: an array of objects; JSON columns embedded, not strings.
@@ -73,6 +75,7 @@ func TestQueryOutputsParse(t *testing.T) {
 }
 
 func TestQueryStdin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sql := "SELECT 6 * 7 AS answer"
 	arg := mustRun(t, dir, nil, "query", "--db", ":memory:", sql)
@@ -84,6 +87,7 @@ func TestQueryStdin(t *testing.T) {
 }
 
 func TestQuerySeveralStatements(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := mustRun(t, dir, nil, "query", "--db", ":memory:", "-o", "csv",
 		"CREATE TEMP TABLE t AS SELECT range AS i FROM range(3); -- a ; in a comment\n"+
@@ -94,6 +98,7 @@ func TestQuerySeveralStatements(t *testing.T) {
 }
 
 func TestQueryDuckDBError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := td(t, dir, "query", "--db", ":memory:", "SELECT * FROM nosuch_table")
 	expectExit(t, r, 1, "Catalog Error: Table with name nosuch_table does not exist")
@@ -108,6 +113,7 @@ func TestQueryDuckDBError(t *testing.T) {
 }
 
 func TestQueryMissingDatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := td(t, dir, "query", "--db", "missing.duckdb", "SELECT 1")
 	expectExit(t, r, 1, "missing.duckdb: no such database")
@@ -117,6 +123,7 @@ func TestQueryMissingDatabase(t *testing.T) {
 }
 
 func TestQueryDatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, "--tag", "build=42", "--tag", "board=rev 2", seedSample)

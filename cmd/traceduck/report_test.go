@@ -35,6 +35,7 @@ func reportDB(t *testing.T, dir string) string {
 }
 
 func TestReport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := reportDB(t, dir)
 
@@ -86,6 +87,7 @@ func TestReport(t *testing.T) {
 }
 
 func TestReportErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "a", seedSample)
@@ -124,6 +126,7 @@ func TestReportErrors(t *testing.T) {
 // [1000, 11000) it runs the whole 10000 ns of it (running_share 1), and
 // its one instance, which the window cuts, has no response there.
 func TestReportWindowSeed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, "--name", "seed", seedSample)
@@ -199,6 +202,7 @@ func TestReportWindowSeed(t *testing.T) {
 // dataset (report_summaries, ...) and the report reads them; a dataset
 // of an older traceduck, without them, gives the same report too.
 func TestReportParquet(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")
 	gen := exec.Command("go", "run", "./queries/report/internal/demoruns/gen", runs)
@@ -284,6 +288,7 @@ func TestReportParquet(t *testing.T) {
 // two of every format), the report from the summaries its ingests stored
 // is the report computed from the runs' tables, whatever the baseline.
 func TestReportDemoSummaries(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := clitest.DemoCopy(t, dir, "demo.duckdb")
 	ctx := context.Background()

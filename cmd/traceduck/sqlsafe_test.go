@@ -46,6 +46,7 @@ func sqlSafeTrace() []byte {
 // selector: each is found as data (the rows it names, no more), and no
 // table was touched.
 func TestStringsReachSQLSafely(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := writeFile(t, dir, "names.btf", sqlSafeTrace())
 	db := filepath.Join(dir, "t.duckdb")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLastStatement(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"SELECT 1", "SELECT 1"},
 		{"SELECT 1;", "SELECT 1"},
@@ -35,6 +36,7 @@ func TestLastStatement(t *testing.T) {
 }
 
 func TestFormatDecimal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v     int64
 		scale uint8
@@ -50,6 +52,7 @@ func TestFormatDecimal(t *testing.T) {
 }
 
 func TestFormatInterval(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		iv   duckdb.Interval
 		want string

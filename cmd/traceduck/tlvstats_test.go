@@ -14,6 +14,7 @@ import (
 // its Mode with the reason (exit 1); csv of a file of several statistics
 // needs --stat.
 func TestTLVStats(t *testing.T) {
+	t.Parallel()
 	const dir0 = "../../../shared/testdata-external/toppers/YixiaoLi__tlv4mc__"
 	log, err := filepath.Abs(dir0 + "sampleFiles__SampleLog__asp__asp_short.log")
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // TestVersion: --version and version print one line, the same: the
 // version, the Go that built traceduck and the DuckDB it embeds.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := mustRun(t, dir, nil, "--version")
 	b := mustRun(t, dir, nil, "version")
@@ -30,6 +31,7 @@ func TestVersion(t *testing.T) {
 // TestQueryDatabaseAsArgument: the database given as an argument, as
 // sqlite3 and duckdb take it, gets the command line to type instead.
 func TestQueryDatabaseAsArgument(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	expectExit(t, td(t, dir, "query", "t.duckdb", "SELECT 1"), 2,
 		"traceduck: give the database with --db FILE (or a dataset with --parquet DIR): traceduck query --db t.duckdb \"SELECT 1\"\n")
@@ -46,6 +48,7 @@ func TestQueryDatabaseAsArgument(t *testing.T) {
 // flags of the formats it converts, each labelled with every format that
 // takes it.
 func TestFormatFlagErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tiny, err := filepath.Abs(filepath.Join("..", "..", "samples", "tlv"))
 	if err != nil {
@@ -78,6 +81,7 @@ func TestFormatFlagErrors(t *testing.T) {
 // columns; views NAME describes one; a name that is none is a usage error
 // naming the closest.
 func TestViewsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := mustRun(t, dir, nil, "views")
 	for _, want := range []string{

@@ -11,6 +11,7 @@ import (
 // 2) beside the BTF seed example (run 1). Core_0 in [50, 270) is worked
 // out by hand in queries/state_window_test.go.
 func TestWindowFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	hand, err := filepath.Abs(statesHand)
@@ -82,6 +83,7 @@ func countLines(s string) int {
 // 10..20 ns in the hand-written trace (A [10,30) 20, [160,175) 15,
 // [185,200) 15; with --unit us a bare bound is in us).
 func TestHistSelectBucket(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.duckdb")
 	hand, err := filepath.Abs(statesHand)
@@ -105,6 +107,7 @@ func TestHistSelectBucket(t *testing.T) {
 // seed's workflow") what the command prints (internal/readme runs the
 // README's blocks whole; this is the check of the one example at hand).
 func TestReadmeSeedWindow(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "s.duckdb")
 	mustRun(t, dir, nil, "ingest", "--db", db, seedSample)
