@@ -50,16 +50,18 @@ CREATE OR REPLACE MACRO state_stats_of_runs(run := NULL) AS TABLE
 -- truncated, NULL for the others, which every aggregate leaves out: one
 -- expression per row where a FILTER per aggregate cost a quarter more;
 -- the mean is the sum over the count, which is what avg computes, without
--- a third sum per row. The rows with a symbol id
--- (state_stat_rows_stored) are grouped on four integers, those by name
--- (state_stat_rows_unstored: the levels of objects whose merged
--- intervals were not stored, every row of a Parquet dataset) on the
--- name, in a group-by of their own, each macro read once: a fifth key,
--- NULL in every stored row, cost a tenth of the view. The percentiles leave the group-by as three
+-- a third sum per row. The rows with a symbol id are grouped on four
+-- integers, those by name (the levels of objects whose merged intervals
+-- were not stored, every row of a Parquet dataset) on the name, in a
+-- group-by of their own: a fifth key, NULL in every stored row, cost a
+-- tenth of the view. The percentiles leave the group-by as three
 -- columns, not a list: every join after it copies its rows, and with a
 -- list in them the joins that name and place the groups cost as much as
 -- the statistics on a run of 43,000 groups, ftrace's 1M events.)
-WITH ss_grouped AS (
+WITH ss_rows AS (
+    SELECT run_id, object_id, level, state_sym, state, CASE WHEN NOT truncated THEN dur END AS known
+    FROM state_stat_rows(run := run)),
+ss_grouped AS (
     SELECT run_id, object_id, level, state_sym, NULL::VARCHAR AS state,
            count(known) AS count,
            CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
@@ -69,8 +71,8 @@ WITH ss_grouped AS (
            stddev_samp(known) AS stddev_ns,
            quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
            count(*) - count(known) AS truncated
-    FROM (SELECT run_id, object_id, level, state_sym, CASE WHEN NOT truncated THEN dur END AS known
-          FROM state_stat_rows_stored(run := run))
+    FROM ss_rows
+    WHERE state_sym IS NOT NULL
     GROUP BY run_id, object_id, level, state_sym
     UNION ALL
     SELECT run_id, object_id, level, NULL::INTEGER, state,
@@ -82,8 +84,8 @@ WITH ss_grouped AS (
            stddev_samp(known),
            quantile_disc(known, [0.5, 0.9, 0.99]),
            count(*) - count(known)
-    FROM (SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END AS known
-          FROM state_stat_rows_unstored(run := run))
+    FROM ss_rows
+    WHERE state_sym IS NULL
     GROUP BY run_id, object_id, level, state),
 ss_named AS (
     SELECT g.* EXCLUDE (state_sym, state, pct), coalesce(g.state, y.name) AS state,
