@@ -262,9 +262,10 @@ ORDER BY r.run_id, pos;
 -- mean_ns, max_ns, p50_ns, p90_ns, p99_ns, truncated, path (the labels
 -- from depth 1 down), kind, object_id, object (NULL above an object in
 -- kos, and on kso's state nodes), state.
--- (How: the statistics grouped per object where they can be; each node
--- an integer id and a link to its parent, a state's parent found in
--- state_levels, one level at a time; the depth-first order from each
+-- (How: the statistics grouped per object where they can be, on
+-- integer keys (the states' symbol ids, a number per kind) and named
+-- after; each node an integer id and a link to its parent, a state's
+-- parent found in state_levels, one level at a time; the depth-first order from each
 -- node's rank among its siblings, down from the run. The reference,
 -- state_stats_tree_reference, keys the nodes by lists of labels: 30-60
 -- times slower on a run of a million events.)
@@ -280,73 +281,127 @@ sst_params AS (
                 ELSE error('state_stats_tree: sort_by ' || coalesce('"' || sort_by::VARCHAR || '"', 'NULL') || ' is not one of name, total') END AS sort_by
 ),
 -- the objects with the depth of their kind's levels (their top level)
+-- and a number per kind (kind_no: the groups are keyed by integers, and
+-- named after)
 sst_objs AS (
-    SELECT o.run_id, o.object_id, o.kind, o.name, coalesce(d.depth, 0) AS depth
+    SELECT o.run_id, o.object_id, o.kind, dense_rank() OVER (ORDER BY o.kind) AS kind_no, o.name,
+           coalesce(d.depth, 0) AS depth
     FROM objects o
     LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
     WHERE (run IS NULL OR o.run_id = run) AND (object_kind IS NULL OR o.kind = object_kind)
 ),
+sst_kinds AS (SELECT DISTINCT run_id, kind_no, kind, depth FROM sst_objs),
 -- the rows the statistics read (known: the duration of those not
--- truncated): whole runs from state_stat_rows, each state by its
--- symbol id (named once grouped), the rest from state_trace_level_rows, by
--- name; the branch not read folds away
-sst_rows AS (
-    SELECT run_id, object_id, level, state_sym, state, CASE WHEN NOT truncated THEN dur END AS known
-    FROM state_stat_rows(run := run)
+-- truncated). Whole runs: those of state_stat_rows_stored, each state by
+-- its symbol id (grouped on integers, named once grouped), and of
+-- state_stat_rows_unstored, by name (none on a database of this
+-- traceduck); else state_trace_level_rows, by name. The branch not read
+-- folds away. (The rows by name materialized: each reference to them
+-- plans and runs their macro again.)
+sst_sym_rows AS (
+    SELECT run_id, object_id, level, state_sym, CASE WHEN NOT truncated THEN dur END AS known
+    FROM state_stat_rows_stored(run := run)
+    WHERE (object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE),
+sst_name_rows AS MATERIALIZED (
+    SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END AS known
+    FROM state_stat_rows_unstored(run := run)
     WHERE (object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
     UNION ALL
-    SELECT run_id, object_id, level, NULL::INTEGER, state, CASE WHEN NOT truncated THEN dur END
+    SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END
     FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to,
                                 relative := relative, detail := false)
     WHERE (object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE),
 -- the statistic groups, by node kind nk: 0 run, 1 kind, 2 object (kos),
 -- 3 state (kos: of an object; kso: pooled over the kind, object_id
 -- NULL), 4 object under a level-0 state (kso). The groups an order does
--- not show are not computed (ord folds to a constant).
+-- not show are not computed (ord folds to a constant). The percentiles
+-- leave each group-by as three columns, not a list (a list carried
+-- through the joins after it made DuckDB build their hash tables on the
+-- groups).
 sst_groups AS MATERIALIZED (
     SELECT g.run_id, CASE WHEN ord::VARCHAR = 'kos' THEN 3 ELSE 4 END AS nk, o.kind, g.object_id, o.name AS object,
-           g.level, coalesce(g.state, y.name) AS state, o.depth, g.count, g.total_ns, g.mean_ns, g.max_ns, g.pct, g.truncated
-    FROM (SELECT run_id, object_id, level, state_sym, state,
-                 count(known) AS count,
-                 CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
-                 sum(known)::DOUBLE / count(known) AS mean_ns,
-                 max(known) AS max_ns,
-                 quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
-                 count(*) - count(known) AS truncated
-          FROM sst_rows
-          WHERE ord::VARCHAR = 'kos' OR level = 0
-          GROUP BY run_id, object_id, level, state_sym, state) g
+           g.level, coalesce(g.state, y.name) AS state, o.depth, g.count, g.total_ns, g.mean_ns, g.max_ns,
+           g.p50_ns, g.p90_ns, g.p99_ns, g.truncated
+    FROM (SELECT run_id, object_id, level, state_sym, NULL::VARCHAR AS state, count, total_ns, mean_ns, max_ns,
+                 pct[1] AS p50_ns, pct[2] AS p90_ns, pct[3] AS p99_ns, truncated
+          FROM (SELECT run_id, object_id, level, state_sym,
+                       count(known) AS count,
+                       CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
+                       sum(known)::DOUBLE / count(known) AS mean_ns,
+                       max(known) AS max_ns,
+                       quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
+                       count(*) - count(known) AS truncated
+                FROM sst_sym_rows
+                WHERE ord::VARCHAR = 'kos' OR level = 0
+                GROUP BY run_id, object_id, level, state_sym)
+          UNION ALL
+          SELECT run_id, object_id, level, NULL::INTEGER, state, count, total_ns, mean_ns, max_ns,
+                 pct[1], pct[2], pct[3], truncated
+          FROM (SELECT run_id, object_id, level, state,
+                       count(known) AS count,
+                       CAST(coalesce(sum(known), 0) AS BIGINT) AS total_ns,
+                       sum(known)::DOUBLE / count(known) AS mean_ns,
+                       max(known) AS max_ns,
+                       quantile_disc(known, [0.5, 0.9, 0.99]) AS pct,
+                       count(*) - count(known) AS truncated
+                FROM sst_name_rows
+                WHERE ord::VARCHAR = 'kos' OR level = 0
+                GROUP BY run_id, object_id, level, state)) g
     JOIN sst_objs o ON o.run_id = g.run_id AND o.object_id = g.object_id
     LEFT JOIN state_stat_names() y ON y.sym = g.state_sym
     UNION ALL
-    SELECT p.run_id, 3, p.kind, NULL, NULL, p.level, coalesce(p.state, y.name), p.depth,
-           p.count, p.total_ns, p.mean_ns, p.max_ns, p.pct, p.truncated
-    FROM (SELECT r.run_id, o.kind, o.depth, r.level, r.state_sym, r.state,
+    SELECT p.run_id, 3, k.kind, NULL, NULL, p.level, coalesce(p.state, y.name), k.depth,
+           p.count, p.total_ns, p.mean_ns, p.max_ns, p.p50_ns, p.p90_ns, p.p99_ns, p.truncated
+    FROM (SELECT run_id, kind_no, level, state_sym, NULL::VARCHAR AS state, count, total_ns, mean_ns, max_ns,
+                 pct[1] AS p50_ns, pct[2] AS p90_ns, pct[3] AS p99_ns, truncated
+          FROM (SELECT r.run_id, o.kind_no, r.level, r.state_sym,
+                       count(r.known) AS count,
+                       CAST(coalesce(sum(r.known), 0) AS BIGINT) AS total_ns,
+                       sum(r.known)::DOUBLE / count(r.known) AS mean_ns,
+                       max(r.known) AS max_ns,
+                       quantile_disc(r.known, [0.5, 0.9, 0.99]) AS pct,
+                       count(*) - count(r.known) AS truncated
+                FROM sst_sym_rows r
+                JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
+                WHERE ord::VARCHAR = 'kso'
+                GROUP BY r.run_id, o.kind_no, r.level, r.state_sym)
+          UNION ALL
+          SELECT run_id, kind_no, level, NULL::INTEGER, state, count, total_ns, mean_ns, max_ns,
+                 pct[1], pct[2], pct[3], truncated
+          FROM (SELECT r.run_id, o.kind_no, r.level, r.state,
+                       count(r.known) AS count,
+                       CAST(coalesce(sum(r.known), 0) AS BIGINT) AS total_ns,
+                       sum(r.known)::DOUBLE / count(r.known) AS mean_ns,
+                       max(r.known) AS max_ns,
+                       quantile_disc(r.known, [0.5, 0.9, 0.99]) AS pct,
+                       count(*) - count(r.known) AS truncated
+                FROM sst_name_rows r
+                JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
+                WHERE ord::VARCHAR = 'kso'
+                GROUP BY r.run_id, o.kind_no, r.level, r.state)) p
+    JOIN sst_kinds k ON k.run_id = p.run_id AND k.kind_no = p.kind_no
+    LEFT JOIN state_stat_names() y ON y.sym = p.state_sym
+    UNION ALL
+    -- run, kind and object nodes: the top-level intervals under them
+    SELECT t.run_id, t.nk, k.kind, t.object_id, o.name, NULL, NULL, NULL,
+           t.count, t.total_ns, t.mean_ns, t.max_ns, t.p50_ns, t.p90_ns, t.p99_ns, t.truncated
+    FROM (SELECT * EXCLUDE (pct), pct[1] AS p50_ns, pct[2] AS p90_ns, pct[3] AS p99_ns FROM (
+          SELECT r.run_id,
+                 CASE WHEN GROUPING(o.kind_no) = 1 THEN 0 WHEN GROUPING(r.object_id) = 1 THEN 1 ELSE 2 END AS nk,
+                 o.kind_no, r.object_id,
                  count(r.known) AS count,
                  CAST(coalesce(sum(r.known), 0) AS BIGINT) AS total_ns,
                  sum(r.known)::DOUBLE / count(r.known) AS mean_ns,
                  max(r.known) AS max_ns,
                  quantile_disc(r.known, [0.5, 0.9, 0.99]) AS pct,
                  count(*) - count(r.known) AS truncated
-          FROM sst_rows r
-          JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
-          WHERE ord::VARCHAR = 'kso'
-          GROUP BY r.run_id, o.kind, o.depth, r.level, r.state_sym, r.state) p
-    LEFT JOIN state_stat_names() y ON y.sym = p.state_sym
-    UNION ALL
-    -- run, kind and object nodes: the top-level intervals under them
-    SELECT r.run_id,
-           CASE WHEN GROUPING(o.kind) = 1 THEN 0 WHEN GROUPING(r.object_id) = 1 THEN 1 ELSE 2 END,
-           o.kind, r.object_id, o.name, NULL, NULL, NULL,
-           count(r.known),
-           CAST(coalesce(sum(r.known), 0) AS BIGINT),
-           sum(r.known)::DOUBLE / count(r.known),
-           max(r.known),
-           quantile_disc(r.known, [0.5, 0.9, 0.99]),
-           count(*) - count(r.known)
-    FROM sst_rows r
-    JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id AND o.depth = r.level
-    GROUP BY GROUPING SETS ((r.run_id), (r.run_id, o.kind), (r.run_id, o.kind, r.object_id, o.name))
+          FROM (SELECT run_id, object_id, level, known FROM sst_sym_rows
+                UNION ALL
+                SELECT run_id, object_id, level, known FROM sst_name_rows) r
+          JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id AND o.depth = r.level
+          GROUP BY GROUPING SETS ((r.run_id), (r.run_id, o.kind_no), (r.run_id, o.kind_no, r.object_id)))) t
+    LEFT JOIN sst_kinds k ON k.run_id = t.run_id AND k.kind_no = t.kind_no
+    LEFT JOIN sst_objs o ON o.run_id = t.run_id AND o.object_id = t.object_id
 ),
 -- per run, kind, level and state: the state it becomes at level + 1
 sst_up AS (
@@ -374,10 +429,11 @@ sst_nodes AS MATERIALIZED (
            CASE WHEN n.nk = 4 THEN 0 WHEN n.nk = 3 AND n.level < n.depth THEN n.level + 1 END AS p_level,
            CASE WHEN n.nk = 4 THEN n.state WHEN n.nk = 3 AND n.level < n.depth THEN coalesce(u.parent, n.state) END AS p_state,
            row_number() OVER () AS id
-    FROM (SELECT run_id, nk, kind, object_id, object, level, state, depth, count, total_ns, mean_ns, max_ns, pct, truncated
+    FROM (SELECT run_id, nk, kind, object_id, object, level, state, depth, count, total_ns, mean_ns, max_ns,
+                 p50_ns, p90_ns, p99_ns, truncated
           FROM sst_groups WHERE nk <> 2 OR ord::VARCHAR = 'kos'
           UNION ALL
-          SELECT a.run_id, 3, a.kind, a.object_id, a.object, a.level, a.state, a.depth, 0, 0, NULL, NULL, NULL, 0
+          SELECT a.run_id, 3, a.kind, a.object_id, a.object, a.level, a.state, a.depth, 0, 0, NULL, NULL, NULL, NULL, NULL, 0
           FROM sst_above_m a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 3) g
                ON g.run_id = a.run_id AND g.kind = a.kind AND g.object_id IS NOT DISTINCT FROM a.object_id
@@ -385,23 +441,23 @@ sst_nodes AS MATERIALIZED (
           UNION ALL
           -- the objects (kos), kinds and runs above states, without
           -- top-level intervals
-          SELECT DISTINCT a.run_id, 2, a.kind, a.object_id, a.object, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
+          SELECT DISTINCT a.run_id, 2, a.kind, a.object_id, a.object, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0
           FROM sst_above_m a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 2) g ON g.run_id = a.run_id AND g.object_id = a.object_id
           WHERE ord::VARCHAR = 'kos'
           UNION ALL
-          SELECT DISTINCT a.run_id, 1, a.kind, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
+          SELECT DISTINCT a.run_id, 1, a.kind, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0
           FROM sst_above_m a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 1) g ON g.run_id = a.run_id AND g.kind = a.kind
           UNION ALL
-          SELECT DISTINCT a.run_id, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0
+          SELECT DISTINCT a.run_id, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0
           FROM sst_above_m a
           ANTI JOIN (SELECT * FROM sst_groups WHERE nk = 0) g ON g.run_id = a.run_id) n
     LEFT JOIN sst_up u ON u.run_id = n.run_id AND u.kind = n.kind AND u.level = n.level AND u.state = n.state
 ),
 sst_linked AS MATERIALIZED (
     SELECT n.id, n.run_id, n.nk, n.kind, n.object_id, n.object, n.level, n.state, n.count, n.total_ns, n.mean_ns,
-           n.max_ns, n.pct, n.truncated, p.id AS parent_id,
+           n.max_ns, n.p50_ns, n.p90_ns, n.p99_ns, n.truncated, p.id AS parent_id,
            CASE WHEN n.nk IN (2, 4) THEN n.object WHEN n.nk = 1 THEN n.kind ELSE n.state END AS label
     FROM sst_nodes n
     LEFT JOIN sst_nodes p ON p.run_id = n.run_id AND p.nk = n.p_nk AND p.kind IS NOT DISTINCT FROM n.p_kind
@@ -438,7 +494,7 @@ SELECT r.run_id,
        CASE WHEN r.nk = 0 THEN coalesce(n.name, 'run ' || r.run_id) ELSE r.label END AS label,
        CASE WHEN r.nk = 3 THEN r.level END AS level,
        r.count, r.total_ns, r.mean_ns, r.max_ns,
-       r.pct[1] AS p50_ns, r.pct[2] AS p90_ns, r.pct[3] AS p99_ns,
+       r.p50_ns, r.p90_ns, r.p99_ns,
        r.truncated,
        k.path,
        r.kind,

@@ -14,6 +14,14 @@ FROM state_trace_level_rows(0, -1, run := run, detail := false);
 CREATE OR REPLACE MACRO state_stat_rows(run := NULL) AS TABLE
 SELECT * FROM state_stat_rows_reference(run := run);
 
+-- state_stat_rows_stored: in a dataset, none (no symbol ids);
+-- state_stat_rows_unstored: every row, by name (the reference).
+CREATE OR REPLACE MACRO state_stat_rows_stored(run := NULL) AS TABLE
+SELECT * FROM state_stat_rows_reference(run := run) WHERE false;
+
+CREATE OR REPLACE MACRO state_stat_rows_unstored(run := NULL) AS TABLE
+SELECT * FROM state_stat_rows_reference(run := run);
+
 -- state_stat_names: no symbol ids to name.
 CREATE OR REPLACE MACRO state_stat_names() AS TABLE
 SELECT NULL::INTEGER AS sym, NULL::VARCHAR AS name WHERE false;

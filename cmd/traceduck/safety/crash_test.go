@@ -436,6 +436,8 @@ var macroCalls = map[string]string{
 	"state_stats_of_levels":        "SELECT count(*) FROM state_stats_of_levels(run := 1, object_kind := 'task')",
 	"state_stat_rows":              "SELECT count(*) FROM state_stat_rows(run := 1)",
 	"state_stat_rows_reference":    "SELECT count(*) FROM state_stat_rows_reference(run := 1)",
+	"state_stat_rows_stored":       "SELECT count(*) FROM state_stat_rows_stored(run := 1)",
+	"state_stat_rows_unstored":     "SELECT count(*) FROM state_stat_rows_unstored(run := 1)",
 	"state_stats_window":           "SELECT count(*) FROM state_stats_window(0, 10000000, run := 1)",
 	"state_intervals_window":       "SELECT count(*) FROM state_intervals_window(0, 10000000, run := 1)",
 	"state_stats_tree":             "SELECT count(*) FROM state_stats_tree('kos', run := 1)",
