@@ -195,21 +195,30 @@ func TestLevelsOlderDatabase(t *testing.T) {
 		FROM state_stats_window(1000, 40000000, relative := true) ORDER BY ALL`
 	want, wantWindow := dbtest.Query(t, db.SQL(), stats), dbtest.Query(t, db.SQL(), window)
 
-	// run 2's objects (QNX) marked not materialized, their rows pruned as
+	// run 2's objects (QNX) marked not materialized, and one task of run
+	// 1 (BTF) beside the stored ones of its kind, their rows pruned as
 	// the ingest prunes those of an object it leaves to the reference:
 	// read from the reference
 	for _, q := range []string{
-		`UPDATE state_level_objects SET materialized = false WHERE run_id = 2`,
-		`DELETE FROM state_level_interval_rows WHERE run_id = 2`,
+		`UPDATE state_level_objects SET materialized = false WHERE run_id = 2
+		   OR run_id = 1 AND object_id = (SELECT min(object_id) FROM objects WHERE run_id = 1 AND kind = 'task')`,
+		`DELETE FROM state_level_interval_rows r WHERE EXISTS (SELECT 1 FROM state_level_objects m
+		   WHERE m.run_id = r.run_id AND m.object_id = r.object_id AND NOT m.materialized)`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if n := dbtest.Query(t, db.SQL(), `SELECT count(*) FROM state_level_objects m JOIN objects o USING (run_id, object_id)
+		WHERE m.run_id = 1 AND o.kind = 'task' GROUP BY m.materialized ORDER BY m.materialized`); len(splitLines(n)) != 2 {
+		t.Fatalf("run 1's tasks, not materialized and materialized: %q, want both", n)
+	}
 	if got := dbtest.Query(t, db.SQL(), stats); got != want {
 		t.Errorf("objects not materialized: state_stats differs:\n%s", dbtest.Diff(want, got))
 	}
 	sameLevels(t, db.SQL(), "0, -1")
+	// (kso pools a kind's objects, stored and not: one node per state)
+	checkTreeRows(t, db.SQL())
 
 	// a database of a traceduck before the tables: none of them
 	for _, table := range []string{"state_level_objects", "state_level_intervals", "state_level_interval_rows"} {

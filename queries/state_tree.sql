@@ -294,8 +294,9 @@ sst_kinds AS (SELECT DISTINCT run_id, kind_no, kind, depth FROM sst_objs),
 -- the rows the statistics read (known: the duration of those not
 -- truncated). Whole runs: those of state_stat_rows_stored, each state by
 -- its symbol id (grouped on integers, named once grouped), and of
--- state_stat_rows_unstored, by name (none on a database of this
--- traceduck); else state_trace_level_rows, by name. The branch not read
+-- state_stat_rows_unstored, by name (the objects the ingest left to the
+-- reference, and the runs of an older traceduck); else
+-- state_trace_level_rows, by name. The branch not read
 -- folds away. (The rows by name materialized: each reference to them
 -- plans and runs their macro again.)
 sst_sym_rows AS (
@@ -311,6 +312,15 @@ sst_name_rows AS MATERIALIZED (
     FROM state_trace_level_rows(0, -1, run := run, object_kind := object_kind, t_from := t_from, t_to := t_to,
                                 relative := relative, detail := false)
     WHERE (object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) IS NOT TRUE),
+-- (kso) the kinds and levels where rows by name are pooled: the
+-- objects of a kind may be stored (rows by symbol id) and left to the
+-- reference (rows by name) alike, and a state pooled over them is one
+-- group, by name, not one of each
+sst_mixed AS MATERIALIZED (
+    SELECT DISTINCT r.run_id, o.kind_no, r.level
+    FROM sst_name_rows r
+    JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
+    WHERE ord::VARCHAR = 'kso'),
 -- the statistic groups, by node kind nk: 0 run, 1 kind, 2 object (kos),
 -- 3 state (kos: of an object; kso: pooled over the kind, object_id
 -- NULL), 4 object under a level-0 state (kso). The groups an order does
@@ -363,6 +373,7 @@ sst_groups AS MATERIALIZED (
                        count(*) - count(r.known) AS truncated
                 FROM sst_sym_rows r
                 JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
+                ANTI JOIN sst_mixed m ON m.run_id = r.run_id AND m.kind_no = o.kind_no AND m.level = r.level
                 WHERE ord::VARCHAR = 'kso'
                 GROUP BY r.run_id, o.kind_no, r.level, r.state_sym)
           UNION ALL
@@ -375,7 +386,15 @@ sst_groups AS MATERIALIZED (
                        max(r.known) AS max_ns,
                        quantile_disc(r.known, [0.5, 0.9, 0.99]) AS pct,
                        count(*) - count(r.known) AS truncated
-                FROM sst_name_rows r
+                FROM (SELECT run_id, object_id, level, state, known FROM sst_name_rows
+                      UNION ALL
+                      -- the stored rows of a kind and level pooled with
+                      -- rows by name, named one by one
+                      SELECT r.run_id, r.object_id, r.level, y.name, r.known
+                      FROM sst_sym_rows r
+                      JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
+                      SEMI JOIN sst_mixed m ON m.run_id = r.run_id AND m.kind_no = o.kind_no AND m.level = r.level
+                      LEFT JOIN state_stat_names() y ON y.sym = r.state_sym) r
                 JOIN sst_objs o ON o.run_id = r.run_id AND o.object_id = r.object_id
                 WHERE ord::VARCHAR = 'kso'
                 GROUP BY r.run_id, o.kind_no, r.level, r.state)) p
