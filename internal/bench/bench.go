@@ -158,10 +158,7 @@ func measure(opt Options, format string, n int, largest bool) (Result, error) {
 	}
 	r.FileBytes = st.Size()
 
-	args := []string{"ingest", "--format", tr.Format, "--db", filepath.Join(dir, "traceduck.duckdb")}
-	for k, v := range tr.Params {
-		args = append(args, "--param", k+"="+v)
-	}
+	args := append(tr.formatArgs("ingest"), "--db", filepath.Join(dir, "traceduck.duckdb"))
 	if opt.ProfileDir != "" && format == "btf" && largest {
 		base := filepath.Join(opt.ProfileDir, "btf-"+strconv.Itoa(n))
 		args = append(args, "--cpuprofile", base+".cpu.pprof", "--memprofile", base+".heap.pprof")
@@ -181,11 +178,7 @@ func measure(opt Options, format string, n int, largest bool) (Result, error) {
 
 	if slices.Contains(RuleFormats, format) {
 		opt.logf("tracebench: %s, %d events: the rule engine alone (convert)", format, n)
-		cargs := []string{"convert", "--format", tr.Format}
-		for k, v := range tr.Params {
-			cargs = append(cargs, "--param", k+"="+v)
-		}
-		res, rss, err := opt.child(append(cargs, path)...)
+		res, rss, err := opt.child(append(tr.formatArgs("convert"), path)...)
 		if err != nil {
 			return r, err
 		}

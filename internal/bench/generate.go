@@ -47,6 +47,17 @@ type Trace struct {
 	Truth    any // the generator's ground truth (tracegen's *Truth types)
 }
 
+// formatArgs is a child command (ingest, convert) with the trace's
+// --format and its --param flags, the trace's path and other flags to
+// follow.
+func (tr Trace) formatArgs(command string) []string {
+	args := []string{command, "--format", tr.Format}
+	for k, v := range tr.Params {
+		args = append(args, "--param", k+"="+v)
+	}
+	return args
+}
+
 // bagetDescriptionName is the name the Baget ingester looks for next to a
 // log of the default ABI (be64, ppc64) when no --description is given:
 // OS_VERSION-ARCH.xml of the bundled minirtos description.
