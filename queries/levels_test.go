@@ -204,6 +204,8 @@ func TestLevelsOlderDatabase(t *testing.T) {
 		   OR run_id = 1 AND object_id = (SELECT min(object_id) FROM objects WHERE run_id = 1 AND kind = 'task')`,
 		`DELETE FROM state_level_interval_rows r WHERE EXISTS (SELECT 1 FROM state_level_objects m
 		   WHERE m.run_id = r.run_id AND m.object_id = r.object_id AND NOT m.materialized)`,
+		// nor does the ingest write the state tree of such a run
+		`DELETE FROM state_tree_runs`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)
@@ -221,9 +223,10 @@ func TestLevelsOlderDatabase(t *testing.T) {
 	checkTreeRows(t, db.SQL())
 
 	// a database of a traceduck before the tables: none of them
-	for _, table := range []string{"state_level_objects", "state_level_intervals", "state_level_interval_rows"} {
+	for _, table := range []string{"state_level_objects", "state_level_intervals", "state_level_interval_rows",
+		"state_tree_runs", "state_tree_nodes", "state_tree_targets", "state_tree_target_rows"} {
 		kind := "TABLE"
-		if table == "state_level_intervals" {
+		if table == "state_level_intervals" || table == "state_tree_targets" {
 			kind = "VIEW"
 		}
 		if _, err := db.SQL().Exec("DROP " + kind + " " + table); err != nil {

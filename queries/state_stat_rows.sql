@@ -57,3 +57,51 @@ FROM state_trace_level_rows(0, -1, run := run, detail := false);
 -- dataset). Example: SELECT * FROM state_stat_names() LIMIT 5.
 CREATE OR REPLACE MACRO state_stat_names() AS TABLE
 SELECT sym, name FROM symbols;
+
+-- state_tree_stored_runs: (state_tree_stored_runs(run := NULL)) the runs
+-- whose state statistics tree the ingest wrote (state_tree_runs): run_id.
+-- None in a Parquet dataset (its file replaces this one), whose trees
+-- state_stats_tree computes.
+-- Example: SELECT count(*) FROM state_tree_stored_runs().
+CREATE OR REPLACE MACRO state_tree_stored_runs(run := NULL) AS TABLE
+SELECT run_id FROM state_tree_runs WHERE run IS NULL OR run_id = run;
+
+-- state_tree_stored: (state_tree_stored(ord_n, run := NULL, whole := true)) the nodes of
+-- the state statistics trees the ingest wrote, of order ord_n (1 kos, 2
+-- kso): the rows of state_tree_nodes, each percentile the ingest could not
+-- tell taken here: the rank-th smallest of the node's durations in the
+-- bucket state_tree_targets names (a scan of the intervals, joined to the
+-- targets on their group and the bucket's bounds, and a sort of each
+-- bucket's durations only). whole := false: none (the view's windows;
+-- nothing is read).
+-- Example: SELECT pos, label, p99_ns FROM state_tree_stored(1, run := 1) ORDER BY pos LIMIT 5.
+CREATE OR REPLACE MACRO state_tree_stored(ord_n, run := NULL, whole := true) AS TABLE
+WITH
+-- (a NULL state as -1: a join on equal integers is the fast one)
+targets AS (
+    SELECT run_id, pos, pct, rank, object_id, level::BIGINT AS level,
+           coalesce(state_sym, level_state_sym, -1) AS sym, lo, hi
+    FROM state_tree_target_rows
+    WHERE whole AND ord_no = ord_n AND (run IS NULL OR run_id = run)
+),
+cand AS (
+    SELECT t.run_id, t.pos, t.pct, t.rank, r.dur
+    FROM state_stat_rows_stored(run := run) r
+    JOIN targets t
+      ON t.run_id = r.run_id AND t.object_id = r.object_id AND t.level = r.level
+     AND t.sym = coalesce(r.state_sym, -1)
+    WHERE NOT r.truncated AND r.dur BETWEEN t.lo AND t.hi
+),
+pcts AS (
+    SELECT run_id, pos,
+           max(v) FILTER (WHERE pct = 1) AS p50, max(v) FILTER (WHERE pct = 2) AS p90,
+           max(v) FILTER (WHERE pct = 3) AS p99
+    FROM (SELECT run_id, pos, pct, list_sort(list(dur))[any_value(rank)] AS v
+          FROM cand GROUP BY run_id, pos, pct)
+    GROUP BY run_id, pos
+)
+SELECT n.* REPLACE (coalesce(n.p50_ns, p.p50) AS p50_ns, coalesce(n.p90_ns, p.p90) AS p90_ns,
+                    coalesce(n.p99_ns, p.p99) AS p99_ns)
+FROM state_tree_nodes n
+LEFT JOIN pcts p ON p.run_id = n.run_id AND p.pos = n.pos
+WHERE whole AND n.ord_no = ord_n AND (run IS NULL OR n.run_id = run);

@@ -280,6 +280,18 @@ sst_params AS (
            CASE WHEN sort_by::VARCHAR IN ('name', 'total') THEN sort_by::VARCHAR
                 ELSE error('state_stats_tree: sort_by ' || coalesce('"' || sort_by::VARCHAR || '"', 'NULL') || ' is not one of name, total') END AS sort_by
 ),
+-- whole runs whose trees the ingest wrote (state_tree_stored) are read;
+-- the others (and every run under object_kind or a window) computed: the
+-- runs to compute, each row source below joined to them first (when
+-- there are none, DuckDB stops each scan at its first rows)
+sst_stored AS MATERIALIZED (
+    SELECT run_id FROM state_tree_stored_runs(run := run)
+    WHERE object_kind IS NULL AND t_from IS NULL AND t_to IS NULL
+),
+sst_todo AS MATERIALIZED (
+    SELECT run_id FROM runs
+    WHERE (run IS NULL OR run_id = run) AND run_id NOT IN (SELECT run_id FROM sst_stored)
+),
 -- the objects with the depth of their kind's levels (their top level)
 -- and a number per kind (kind_no: the groups are keyed by integers, and
 -- named after)
@@ -287,6 +299,7 @@ sst_objs AS (
     SELECT o.run_id, o.object_id, o.kind, dense_rank() OVER (ORDER BY o.kind) AS kind_no, o.name,
            coalesce(d.depth, 0) AS depth
     FROM objects o
+    SEMI JOIN sst_todo t ON t.run_id = o.run_id
     LEFT JOIN state_level_depth d ON d.run_id = o.run_id AND d.kind = o.kind
     WHERE (run IS NULL OR o.run_id = run) AND (object_kind IS NULL OR o.kind = object_kind)
 ),
@@ -300,12 +313,14 @@ sst_kinds AS (SELECT DISTINCT run_id, kind_no, kind, depth FROM sst_objs),
 -- folds away. (The rows by name materialized: each reference to them
 -- plans and runs their macro again.)
 sst_sym_rows AS (
-    SELECT run_id, object_id, level, state_sym, CASE WHEN NOT truncated THEN dur END AS known
-    FROM state_stat_rows_stored(run := run)
+    SELECT r.run_id, r.object_id, r.level, r.state_sym, CASE WHEN NOT r.truncated THEN r.dur END AS known
+    FROM state_stat_rows_stored(run := run) r
+    SEMI JOIN sst_todo t ON t.run_id = r.run_id
     WHERE (object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE),
 sst_name_rows AS MATERIALIZED (
-    SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END AS known
-    FROM state_stat_rows_unstored(run := run)
+    SELECT r.run_id, r.object_id, r.level, r.state, CASE WHEN NOT r.truncated THEN r.dur END AS known
+    FROM state_stat_rows_unstored(run := run) r
+    SEMI JOIN sst_todo t ON t.run_id = r.run_id
     WHERE (object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) IS TRUE
     UNION ALL
     SELECT run_id, object_id, level, state, CASE WHEN NOT truncated THEN dur END
@@ -524,4 +539,18 @@ FROM sst_ranked r
 JOIN sst_pos w ON w.id = r.id
 JOIN sst_walk_m k ON k.id = r.id
 LEFT JOIN runs n ON n.run_id = r.run_id
-ORDER BY r.run_id, w.pos;
+UNION ALL
+-- the trees the ingest wrote
+SELECT s.run_id,
+       CASE WHEN p.sort_by = 'total' THEN s.pos_total ELSE s.pos END,
+       s.depth, s.node,
+       CASE WHEN s.node = 'run' THEN coalesce(n.name, 'run ' || s.run_id) ELSE s.label END,
+       s.level, s.count, s.total_ns,
+       CASE WHEN s.count > 0 THEN s.total_ns::DOUBLE / s.count END,
+       s.max_ns, s.p50_ns, s.p90_ns, s.p99_ns, s.truncated, s.path, s.kind, s.object_id, s.object, s.state
+FROM state_tree_stored(CASE WHEN ord::VARCHAR = 'kos' THEN 1 ELSE 2 END, run := run,
+                       whole := object_kind IS NULL AND t_from IS NULL AND t_to IS NULL) s
+SEMI JOIN sst_stored t ON t.run_id = s.run_id
+CROSS JOIN sst_params p
+LEFT JOIN runs n ON n.run_id = s.run_id
+ORDER BY run_id, pos;

@@ -54,6 +54,9 @@ func newBatchCounting(mem memory.Allocator, table string, syms *symtab, bad *int
 			b.cols[i] = &tsCol{array.NewTimestampBuilder(mem, f.Type.(*arrow.TimestampType))}
 		case arrow.DICTIONARY:
 			b.cols[i] = newDictCol(mem, syms)
+		case arrow.LIST:
+			lb := array.NewListBuilder(mem, arrow.BinaryTypes.String)
+			b.cols[i] = &strListCol{ListBuilder: lb, values: &strCol{StringBuilder: lb.ValueBuilder().(*array.StringBuilder), bad: bad}}
 		default:
 			panic("schema: no column builder for " + f.Type.String())
 		}
@@ -99,14 +102,15 @@ func (b *batch) release() {
 	}
 }
 
-func (b *batch) i32(i int) *i32Col    { return b.cols[i].(*i32Col) }
-func (b *batch) i64(i int) *i64Col    { return b.cols[i].(*i64Col) }
-func (b *batch) f64(i int) *f64Col    { return b.cols[i].(*f64Col) }
-func (b *batch) str(i int) *strCol    { return b.cols[i].(*strCol) }
-func (b *batch) boolc(i int) *boolCol { return b.cols[i].(*boolCol) }
-func (b *batch) ts(i int) *tsCol      { return b.cols[i].(*tsCol) }
-func (b *batch) dict(i int) *dictCol  { return b.cols[i].(*dictCol) }
-func (b *batch) sym(i int) *symCol    { return b.cols[i].(*symCol) }
+func (b *batch) i32(i int) *i32Col      { return b.cols[i].(*i32Col) }
+func (b *batch) i64(i int) *i64Col      { return b.cols[i].(*i64Col) }
+func (b *batch) f64(i int) *f64Col      { return b.cols[i].(*f64Col) }
+func (b *batch) str(i int) *strCol      { return b.cols[i].(*strCol) }
+func (b *batch) boolc(i int) *boolCol   { return b.cols[i].(*boolCol) }
+func (b *batch) ts(i int) *tsCol        { return b.cols[i].(*tsCol) }
+func (b *batch) dict(i int) *dictCol    { return b.cols[i].(*dictCol) }
+func (b *batch) sym(i int) *symCol      { return b.cols[i].(*symCol) }
+func (b *batch) strs(i int) *strListCol { return b.cols[i].(*strListCol) }
 
 type i32Col struct{ *numCol[int32] }
 
@@ -247,3 +251,22 @@ func (c *dictCol) newArray() arrow.Array {
 }
 
 func (c *dictCol) release() { c.idx.release() }
+
+// strListCol is a column of lists of strings (VARCHAR[]), each value
+// repaired as strCol does.
+type strListCol struct {
+	*array.ListBuilder
+	values *strCol
+}
+
+func (c *strListCol) reserve(n int)         { c.Reserve(n) }
+func (c *strListCol) newArray() arrow.Array { return c.NewArray() }
+func (c *strListCol) release()              { c.Release() }
+
+// put appends the list of vs; a NULL string is ok[i] false.
+func (c *strListCol) put(vs []string, ok []bool) {
+	c.Append(true)
+	for i, v := range vs {
+		c.values.putString(v, !ok[i])
+	}
+}

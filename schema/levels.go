@@ -74,6 +74,13 @@ type levelMerger struct {
 	// (or may have: 0, none): that object and those after it are left to
 	// the reference
 	unregFrom ObjectID
+	// what the state tree (statetree.go) reads when the run ends: the
+	// keys' names, whether every object's merged intervals are stored,
+	// and whether a row was written that pruning may remove
+	names     []lvName
+	named     []bool
+	allStored bool
+	perOf     map[ObjectID]bool // the objects with tagged rows: per_instance
 	// statistics for tests and benchmarks
 	rows int64
 	off  bool // benchmarks: merge nothing
@@ -582,6 +589,7 @@ func (m *levelMerger) emit(obj ObjectID, level int, r *lvRun) error {
 	}
 	b.rows++
 	m.rows++
+	w.tree.add(obj, int32(level), r.key, r.only, r.end-r.start, r.trunc)
 	r.key = -1
 	if b.rows >= w.batchRows {
 		return w.out.put(TableStateLevelIntervals, b.flushed())
@@ -780,6 +788,7 @@ func (m *levelMerger) finish() error {
 	bad := map[string]bool{}
 	names := make([]lvName, len(m.keys))
 	named := make([]bool, len(m.keys))
+	m.names, m.named, m.allStored = names, named, true
 	check := func(kn string, c []int32, state lvName) {
 		if int32(len(c)) != f.depth[kn] {
 			bad[kn] = true
@@ -858,11 +867,20 @@ func (m *levelMerger) finish() error {
 		b.i32(0).Append(w.info.RunID)
 		b.i32(1).Append(int32(obj))
 		mat, per := m.materialized(obj, kn, bad)
+		if !mat {
+			m.allStored = false
+		}
 		b.boolc(2).Append(mat)
 		b.boolc(3).put(per, !mat)
 		b.rows++
 		if int(obj) < len(m.objs) && m.objs[obj] != nil && (!mat || m.objs[obj].tagged) {
 			prune = true
+			if mat {
+				if m.perOf == nil {
+					m.perOf = map[ObjectID]bool{}
+				}
+				m.perOf[obj] = per
+			}
 		}
 		if b.rows >= w.batchRows {
 			if err := w.out.put(TableStateLevelObjects, b.record()); err != nil {

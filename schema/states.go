@@ -172,6 +172,7 @@ func (t *stateTracker) emit(obj ObjectID, inst int64, o openInterval, end int64,
 	if err := w.lv.interval(obj, &part, o.state); err != nil {
 		return err
 	}
+	w.tree.add(obj, 0, int32(o.state), 0, end-o.start, part.trunc)
 	if b.rows >= w.batchRows {
 		return t.flush()
 	}

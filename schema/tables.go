@@ -50,6 +50,11 @@ const (
 	// TableEcoTreeNodes holds the nodes of eco_tree's six hierarchies,
 	// made when the run ends from its eco-triples (ecotree.go).
 	TableEcoTreeNodes = "eco_tree_nodes"
+	// TableStateTreeRuns, TableStateTreeNodes and TableStateTreeTargets
+	// hold the state statistics tree of whole runs (statetree.go).
+	TableStateTreeRuns    = "state_tree_runs"
+	TableStateTreeNodes   = "state_tree_nodes"
+	TableStateTreeTargets = "state_tree_targets"
 	// The report's per-run summaries (queries/report, summary.go): what
 	// traceduck report shows of a run, computed once, in the run's ingest
 	// (DB.SetSummarize), so that a report over many runs reads a few rows
@@ -154,6 +159,7 @@ var (
 	// name may be one that another symbol has too: the views read names
 	// by id, and a run looking a name up takes the smallest id.
 	lateSymbol arrow.DataType = &symbolType{late: true}
+	strList                   = arrow.ListOf(arrow.BinaryTypes.String)
 	tstmp                     = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 )
 
@@ -277,6 +283,58 @@ var tables = []table{
 		{"last_pos", "INTEGER", i32, "pos of the last node of its subtree (a triple: pos itself)"},
 		{"count", "BIGINT", i64, "events under the node"},
 		{"eco_id", "INTEGER", i32, "the smallest eco_id under the node (a triple: its own): its names are the node's"},
+	}},
+	// The state statistics tree (queries/state_tree.sql, state_stats_tree)
+	// of whole runs, both orders, made when the run ends from the
+	// statistics the writer kept of every node while the intervals closed
+	// (statetree.go): grouping two million durations per query, and
+	// building the tree, took the view more than a tenth of the ingest. A
+	// percentile the writer could not tell exactly (it keeps a histogram of
+	// each node's durations, not the durations) is left NULL here with its
+	// targets in state_tree_targets: the view reads only the durations in
+	// that bucket of the histogram. The SQL definition stays as
+	// state_stats_tree_reference, which tests compare the view with; a run
+	// without its row in state_tree_runs (an older traceduck's, or one
+	// whose levels the views merge: state_level_objects) is answered by the
+	// SQL.
+	{name: TableStateTreeRuns, doc: "one row per run whose state statistics tree (state_stats_tree) was written at ingest into state_tree_nodes", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"nodes", "BIGINT", i64, "its rows in state_tree_nodes (both orders)"},
+	}},
+	{name: TableStateTreeNodes, doc: "one row per node of the state statistics tree of each order (state_stats_tree of a whole run), in depth-first order", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"ord_no", "INTEGER", i32, "the order (ord of state_stats_tree): 1 kos, 2 kso"},
+		{"pos", "INTEGER", i32, "place in the run's depth-first order, siblings by label (sort_by := 'name'), from 1"},
+		{"pos_total", "INTEGER", i32, "place in the depth-first order with siblings by total, largest first (sort_by := 'total')"},
+		{"depth", "INTEGER", i32, "0 run, 1 kind, then objects and states"},
+		{"node", "VARCHAR", str, "run, kind, object, state"},
+		{"label", "VARCHAR", str, "the kind, object or state (NULL for the run: the view names it)"},
+		{"level", "INTEGER", i32, "a state node's aggregation level"},
+		{"count", "BIGINT", i64, "its intervals not truncated"},
+		{"total_ns", "BIGINT", i64, ""},
+		{"max_ns", "BIGINT", i64, ""},
+		{"p50_ns", "BIGINT", i64, "NULL when count is 0, or when state_tree_targets has its targets"},
+		{"p90_ns", "BIGINT", i64, ""},
+		{"p99_ns", "BIGINT", i64, ""},
+		{"truncated", "BIGINT", i64, "its intervals cut by the start or the end of the trace"},
+		{"path", "VARCHAR[]", strList, "the labels from depth 1 down"},
+		{"kind", "VARCHAR", str, ""},
+		{"object_id", "INTEGER", i32, ""},
+		{"object", "VARCHAR", str, ""},
+		{"state", "VARCHAR", str, ""},
+	}},
+	{name: TableStateTreeTargets, doc: "one row per percentile of a state_tree_nodes row that the ingest could not tell, and group of intervals (object, level, state) under the node with durations in the percentile's bucket: the view takes the rank-th smallest duration of a node's rows here", rows: "state_tree_target_rows", columns: []column{
+		{"run_id", "INTEGER NOT NULL", i32, ""},
+		{"ord_no", "INTEGER", i32, ""},
+		{"pos", "INTEGER", i32, "the node (state_tree_nodes.pos)"},
+		{"pct", "INTEGER", i32, "1 p50, 2 p90, 3 p99"},
+		{"object_id", "INTEGER", i32, ""},
+		{"level", "INTEGER", i32, ""},
+		{"state", "VARCHAR", symbol, "the state at level 0 (NULL above, or a NULL state)"},
+		{"level_state", "VARCHAR", lateSymbol, "the state at the levels above 0"},
+		{"lo", "BIGINT", i64, "ns: the bucket's least duration"},
+		{"hi", "BIGINT", i64, "ns: its greatest"},
+		{"rank", "BIGINT", i64, "the percentile is the rank-th smallest duration in the bucket, among the node's rows"},
 	}},
 	{name: TableStateIntervals, doc: "one row per time an object spent in one state", rows: "state_interval_rows", columns: []column{
 		{"run_id", "INTEGER NOT NULL", i32, ""},
@@ -769,7 +827,8 @@ func Columns(name string) []string {
 // SQL reference.
 func DerivedTables() []string {
 	return []string{TableSchedInstances, TableSchedWaits, TableSchedDurations, TableSchedRuns, TableSchedFallback,
-		TableStateLevelIntervals, TableStateLevelObjects, TableStateLevelPaths, TableEcoTreeNodes}
+		TableStateLevelIntervals, TableStateLevelObjects, TableStateLevelPaths, TableEcoTreeNodes,
+		TableStateTreeRuns, TableStateTreeNodes, TableStateTreeTargets}
 }
 
 // TableNames lists the tables in the order they are created.

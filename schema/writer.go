@@ -134,6 +134,8 @@ type RunWriter struct {
 
 	// the merged intervals of the levels above 0 (levels.go)
 	lv levelMerger
+	// the statistics of the state tree (statetree.go)
+	tree stateTree
 
 	meta      []metaEntry
 	metaAt    map[string]int // key -> index in meta: a trace may set many keys
@@ -187,6 +189,7 @@ func NewRunWriter(info RunInfo, sink Sink, mem memory.Allocator) *RunWriter {
 	w.sched.init(w)
 	w.cpus.init(w)
 	w.lv.init(w)
+	w.tree.init(w)
 	// Nothing is reserved up front: a short trace (or a fuzzer's input)
 	// pays only for the rows it has; after the first batch, each batch
 	// reserves the size of the one before (see batch.flushed).
@@ -544,7 +547,7 @@ func (w *RunWriter) Finish(ingestedAt time.Time) error {
 	if err := w.msgs.finish(); err != nil {
 		return w.out.close(err)
 	}
-	for _, put := range []func() error{w.putObjects, w.putEco, w.putEcoTree, w.putLevels, w.putLevelPaths, func() error { return w.putRun(ingestedAt) }, w.putDiagnostics} {
+	for _, put := range []func() error{w.putObjects, w.putEco, w.putEcoTree, w.putLevels, w.putLevelPaths, w.putStateTree, func() error { return w.putRun(ingestedAt) }, w.putDiagnostics} {
 		if err := put(); err != nil {
 			return w.out.close(err)
 		}
@@ -560,6 +563,7 @@ func (w *RunWriter) Abort() {
 	w.finished = true
 	w.states.release()
 	w.lv.release()
+	w.tree.stop()
 	w.sched.release()
 	w.resources.release()
 	w.prios.release()

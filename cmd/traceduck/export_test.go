@@ -104,7 +104,7 @@ func TestExportParquetOtherDatabase(t *testing.T) {
 	// sched_durations, sched_runs, sched_fallback; the seven of the
 	// report's summary, schema.ReportTables) and the overhead model's
 	// tables beside them (its parameters and overhead_measured).
-	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 38 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
+	summary := `1 run written to ` + regexp.QuoteMeta(ds) + `: 41 Parquet files, \d+ bytes; read them with ` + regexp.QuoteMeta(filepath.Join(ds, "views.sql")) + "\n$"
 	expectOut := func(out, want string) {
 		t.Helper()
 		if !regexp.MustCompile("^" + want).MatchString(out) {

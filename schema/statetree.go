@@ -1,0 +1,796 @@
+package schema
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// The state statistics tree (queries/state_tree.sql, state_stats_tree) of
+// a whole run, both orders, made when the run ends (TableStateTreeNodes):
+// the view grouped the run's two million durations (a million events) by
+// node for its statistics and built the tree from them at every query,
+// more than a tenth of the ingest. The writer sees every interval of
+// every level as it closes, so it keeps the statistics of each group of
+// intervals (an object's state at a level: a treeGroup) as they come, and
+// the tree's nodes are sums of groups:
+//
+//  1. A group keeps its count, total, max and truncated, and a histogram
+//     of its durations (durHist: exact below 32 ns, then 16 buckets per
+//     power of two), in memory bounded by its buckets, not its intervals.
+//  2. When the run ends, the groups are named (a level's state is named
+//     only then, levels.go) and the nodes of both orders made as the view
+//     defines them: kos, run | kind | object | top state | ... | level-0
+//     state; kso, run | kind | top state | ... | level-0 state | object
+//     (pooled over the kind's objects). A run, kind or object node sums
+//     the groups of each object's top level; a state above one with
+//     intervals but none of its own is a node with count 0.
+//  3. Siblings are ranked by label (and object id), and by total; the
+//     depth-first order of each gives pos and pos_total.
+//  4. A percentile is a rank among the node's durations (nearest rank, as
+//     quantile_disc: the r-th smallest of n, r = n - floor(n - n*q), at
+//     least 1). The node's histogram (the sum of its groups') gives the
+//     bucket of the r-th and its rank k inside the bucket. A bucket of one
+//     value gives the percentile; otherwise the node's groups with
+//     durations in that bucket are written to TableStateTreeTargets, and
+//     the view takes the k-th smallest of their durations in the bucket:
+//     it reads the intervals, but sorts only a bucket's.
+//
+// A run is written only when its groups are the rows the views read: not
+// when an interval came for an object not registered yet, when the levels
+// of an object are left to the reference SQL (levels.go), when its merged
+// intervals were tagged for pruning, or when a kind's name was not UTF-8
+// (the views would pool two kinds the writer keeps apart). Such a run, and
+// every run of an older traceduck, is answered by the SQL.
+
+// stateTree keeps the groups of a run while its intervals close.
+type stateTree struct {
+	w      *RunWriter
+	groups []treeGroup
+	// an object's groups, found by a scan of its first objGroups (most
+	// objects have a few states), then in more
+	byObj [][]objGroup
+	more  map[treeKey]int32
+	off   bool // not written (see above)
+}
+
+// treeKey is a group: an object's state at a level (level 0: the state's
+// symbol, NoSym for NULL; above: the level merger's key), and the tag of
+// its merged intervals (lvRun.only: rows the ingest prunes unless the
+// object's sequences turn out as the tag says; 0 for the others).
+type treeKey struct {
+	obj   ObjectID
+	level int32
+	key   int32
+	tag   uint8
+}
+
+type objGroup struct {
+	lk uint64 // level, key
+	i  int32  // in groups
+}
+
+const objGroups = 24
+
+type treeGroup struct {
+	treeKey
+	count, trunc, total int64
+	max                 int64 // -1: none
+	hist                durHist
+}
+
+// maxTreeGroups bounds the groups a run keeps (a variable for tests): a
+// run with more is answered by the SQL.
+var maxTreeGroups = 1 << 21
+
+func (t *stateTree) init(w *RunWriter) {
+	t.w = w
+}
+
+// stop gives the run's tree up: it is not written.
+func (t *stateTree) stop() {
+	t.off = true
+	t.groups, t.byObj, t.more = nil, nil, nil
+}
+
+// group returns the index of the group (obj, level, key), made if new; -1
+// when there are too many.
+func (t *stateTree) group(obj ObjectID, level, key int32, tag uint8) int32 {
+	for int(obj) >= len(t.byObj) {
+		t.byObj = append(t.byObj, nil)
+	}
+	lk := uint64(tag)<<56 | uint64(uint32(level))<<32 | uint64(uint32(key))
+	gs := t.byObj[obj]
+	for _, g := range gs {
+		if g.lk == lk {
+			return g.i
+		}
+	}
+	k := treeKey{obj, level, key, tag}
+	if len(gs) == objGroups {
+		if i, ok := t.more[k]; ok {
+			return i
+		}
+	}
+	if len(t.groups) >= maxTreeGroups {
+		return -1
+	}
+	i := int32(len(t.groups))
+	t.groups = append(t.groups, treeGroup{treeKey: k, max: -1})
+	if len(gs) < objGroups {
+		t.byObj[obj] = append(gs, objGroup{lk, i})
+	} else {
+		if t.more == nil {
+			t.more = map[treeKey]int32{}
+		}
+		t.more[k] = i
+	}
+	return i
+}
+
+// add counts one interval of obj at level, of the state key, dur ns long
+// (tag: see treeKey).
+func (t *stateTree) add(obj ObjectID, level int32, key int32, tag uint8, dur int64, trunc bool) {
+	if t.off || obj < 1 {
+		return // no object: in no view
+	}
+	if int(obj) > len(t.w.objects) {
+		t.stop() // its kind is unknown
+		return
+	}
+	if key < 0 {
+		key = int32(NoSym)
+	}
+	i := t.group(obj, level, key, tag)
+	if i < 0 {
+		t.stop()
+		return
+	}
+	g := &t.groups[i]
+	if trunc {
+		g.trunc++
+		return
+	}
+	total, carry := bits.Add64(uint64(g.total), uint64(dur), 0)
+	if carry != 0 || int64(total) < 0 || !g.hist.add(dur) {
+		t.stop() // past BIGINT: the view's sum is an error, not a number
+		return
+	}
+	g.count++
+	g.total = int64(total)
+	g.max = max(g.max, dur)
+}
+
+// durHist counts durations by bucket: sparse (bs sorted, with the count,
+// least and greatest duration of each in es) while it has few buckets,
+// then dense (counts only).
+type durHist struct {
+	bs    []uint16
+	es    []histEntry
+	dense []uint32
+}
+
+type histEntry struct {
+	n        uint32
+	min, max int64
+}
+
+// A duration's bucket is itself below histExact ns, then one of histSub
+// buckets per power of two: a bucket spans at most 1/histSub of its least
+// value. (Fewer buckets keep a dense histogram small, and the histograms
+// are touched at random, one per interval; more leave fewer durations to
+// the view's second pass.)
+const (
+	histSubBits = 4
+	histSub     = 1 << histSubBits
+	histExact   = 2 * histSub
+	histBuckets = histExact + (63-histSubBits-1)*histSub
+	histSparse  = 48 // buckets a sparse histogram holds before it turns dense
+)
+
+// durBucket is the bucket of a duration (>= 0).
+func durBucket(d int64) int {
+	if d < histExact {
+		return int(max(d, 0))
+	}
+	e := bits.Len64(uint64(d)) - 1 // >= histSubBits + 1
+	return histExact + (e-histSubBits-1)*histSub + int(d>>(e-histSubBits)&(histSub-1))
+}
+
+// bucketBounds are the least and the greatest duration of bucket b.
+func bucketBounds(b int) (lo, hi int64) {
+	if b < histExact {
+		return int64(b), int64(b)
+	}
+	e, sub := (b-histExact)/histSub+histSubBits+1, int64((b-histExact)%histSub)
+	lo = (histSub + sub) << (e - histSubBits)
+	if e == 62 && sub == histSub-1 {
+		return lo, math.MaxInt64
+	}
+	return lo, lo + 1<<(e-histSubBits) - 1
+}
+
+// add counts duration d (>= 0); false when a count would pass 2^32.
+func (h *durHist) add(d int64) bool {
+	b := durBucket(d)
+	if h.dense != nil {
+		if h.dense[b] == math.MaxUint32 {
+			return false
+		}
+		h.dense[b]++
+		return true
+	}
+	i, ok := slices.BinarySearch(h.bs, uint16(b))
+	if ok {
+		e := &h.es[i]
+		if e.n == math.MaxUint32 {
+			return false
+		}
+		e.n++
+		e.min, e.max = min(e.min, d), max(e.max, d)
+		return true
+	}
+	if len(h.bs) < histSparse {
+		h.bs = slices.Insert(h.bs, i, uint16(b))
+		h.es = slices.Insert(h.es, i, histEntry{1, d, d})
+		return true
+	}
+	h.dense = make([]uint32, histBuckets)
+	for i, b := range h.bs {
+		h.dense[b] = h.es[i].n
+	}
+	h.bs, h.es = nil, nil
+	h.dense[b] = 1
+	return true
+}
+
+// in is how many durations of bucket b the histogram holds.
+func (h *durHist) in(b int) int64 {
+	if h.dense != nil {
+		return int64(h.dense[b])
+	}
+	if i, ok := slices.BinarySearch(h.bs, uint16(b)); ok {
+		return int64(h.es[i].n)
+	}
+	return 0
+}
+
+// each calls f with every bucket that holds durations, in order, and the
+// least and greatest duration in it (known false when the histogram is
+// dense).
+func (h *durHist) each(f func(b int, n int64, lo, hi int64, known bool)) {
+	if h.dense != nil {
+		for b, n := range h.dense {
+			if n > 0 {
+				f(b, int64(n), 0, 0, false)
+			}
+		}
+		return
+	}
+	for i, b := range h.bs {
+		e := &h.es[i]
+		f(int(b), int64(e.n), e.min, e.max, true)
+	}
+}
+
+// pctRank is the rank (from 1) of quantile q among n sorted values, as
+// DuckDB's quantile_disc takes it.
+func pctRank(n int64, q float64) int64 {
+	fn := float64(n)
+	return max(1, n-int64(math.Floor(fn-fn*q)))
+}
+
+// treePcts are the percentiles of state_stats_tree.
+var treePcts = [3]float64{0.5, 0.9, 0.99}
+
+// treeNode is a node of one order while the tree is made.
+type treeNode struct {
+	nk       int8 // 0 run, 1 kind, 2 object, 3 state (kso: pooled), 4 object under a level-0 state (kso)
+	kindSym  Sym  // of a state node
+	kind     string
+	obj      ObjectID
+	level    int32
+	state    lvName
+	groups   []int32 // the groups it sums
+	parent   int32
+	children []int32
+	count    int64
+	total    int64
+	max      int64
+	trunc    int64
+	pct      [3]int64
+	pctKnown [3]bool
+	target   [3]treeTarget
+	pos      [2]int32 // by label, by total
+	depth    int32
+}
+
+// treeTarget is a percentile left to the view: the bucket and the rank in it.
+type treeTarget struct {
+	b    int
+	rank int64
+}
+
+func (n *treeNode) label(objName func(ObjectID) string) lvName {
+	switch n.nk {
+	case 0:
+		return lvName{}
+	case 1:
+		return lvName{n.kind, true}
+	case 2, 4:
+		return lvName{objName(n.obj), true}
+	}
+	return n.state
+}
+
+// stateTreeOrders are the orders of state_stats_tree, by ord_no from 1.
+var stateTreeOrders = [2]string{"kos", "kso"}
+
+// putStateTree writes the run's tree of both orders (see stateTree),
+// after the levels (levelMerger.finish: the names of the keys, and which
+// objects' merged intervals are stored).
+func (w *RunWriter) putStateTree() error {
+	t := &w.tree
+	defer t.stop()
+	m := &w.lv
+	if t.off || m.unregFrom > 0 || !m.allStored {
+		return nil
+	}
+	f := w.finalLevels()
+	names := make([]lvName, len(t.groups))
+	kinds := make([]string, len(t.groups))
+	keep := make([]bool, len(t.groups))
+	for i := range t.groups {
+		g := &t.groups[i]
+		// a tagged group is the object's merged intervals if its
+		// sequences are as the tag says (the others are pruned)
+		if g.tag != 0 && m.perOf[g.obj] != (g.tag == onlyInstance) {
+			continue
+		}
+		keep[i] = true
+		kn := w.syms.str(w.objects[g.obj-1].kind)
+		if repaired(kn) != kn {
+			return nil
+		}
+		kinds[i] = kn
+		switch {
+		case g.level == 0 && g.key < 0:
+		case g.level == 0:
+			names[i] = lvName{repaired(w.syms.str(Sym(g.key))), true}
+		case int(g.key) < len(m.names) && m.named[g.key]:
+			names[i] = m.names[g.key]
+		default:
+			return nil
+		}
+		if g.level > f.depth[kn] {
+			return nil
+		}
+	}
+	objName := func(o ObjectID) string { return repaired(w.objects[o-1].name) }
+	nodes := [2][]treeNode{}
+	if !slices.Contains(keep, true) {
+		// no interval: no tree (the view's has no run node either)
+		return w.putTreeRun(0)
+	}
+	for ord := range nodes {
+		nodes[ord] = w.treeNodes(ord, f, names, kinds, keep)
+	}
+	var scratch treeScratch
+	for ord := range nodes {
+		for i := range nodes[ord] {
+			if !t.stats(&nodes[ord][i], &scratch) {
+				return nil
+			}
+		}
+		placeTree(nodes[ord], objName)
+	}
+
+	// DuckDB holds a transaction's strings in memory until it commits: a
+	// tree whose labels and paths pass maxTreeStrings (long names, many
+	// objects) is not written
+	if treeStrings(nodes[0], objName)+treeStrings(nodes[1], objName) > maxTreeStrings {
+		return nil
+	}
+	nb := newBatch(w.mem, TableStateTreeNodes, w.syms)
+	defer nb.release()
+	tb := newBatch(w.mem, TableStateTreeTargets, w.syms)
+	defer tb.release()
+	var rows int64
+	var keys []treeKey
+	var path []string
+	var pathOK []bool
+	for ord := range nodes {
+		ns := nodes[ord]
+		byPos := make([]int32, len(ns))
+		for i := range ns {
+			byPos[ns[i].pos[0]-1] = int32(i)
+		}
+		for _, i := range byPos {
+			n := &ns[i]
+			// the path: the labels from depth 1 down
+			path, pathOK = path[:0], pathOK[:0]
+			for a := i; ns[a].nk != 0; a = ns[a].parent {
+				l := ns[a].label(objName)
+				path, pathOK = append(path, l.s), append(pathOK, l.ok)
+			}
+			slices.Reverse(path)
+			slices.Reverse(pathOK)
+			lbl := n.label(objName)
+			nb.i32(0).Append(w.info.RunID)
+			nb.i32(1).Append(int32(ord + 1))
+			nb.i32(2).Append(n.pos[0])
+			nb.i32(3).Append(n.pos[1])
+			nb.i32(4).Append(int32(len(path)))
+			nb.str(5).add([...]string{"run", "kind", "object", "state", "object"}[n.nk])
+			nb.str(6).putString(lbl.s, !lbl.ok)
+			nb.i32(7).put(n.level, n.nk != 3)
+			nb.i64(8).Append(n.count)
+			nb.i64(9).Append(n.total)
+			nb.i64(10).put(n.max, n.count == 0)
+			for p := range treePcts {
+				nb.i64(11+p).put(n.pct[p], !n.pctKnown[p])
+			}
+			nb.i64(14).Append(n.trunc)
+			nb.strs(15).put(path, pathOK)
+			nb.str(16).putString(n.kind, n.nk == 0)
+			if n.nk == 2 || n.nk == 4 || n.nk == 3 && ord == 0 {
+				nb.i32(17).Append(int32(n.obj))
+				nb.str(18).add(objName(n.obj))
+			} else {
+				nb.i32(17).AppendNull()
+				nb.str(18).AppendNull()
+			}
+			nb.str(19).putString(n.state.s, !(n.nk == 3 || n.nk == 4) || !n.state.ok)
+			nb.rows++
+			rows++
+			if nb.rows >= w.batchRows {
+				if err := w.out.put(TableStateTreeNodes, nb.record()); err != nil {
+					return err
+				}
+			}
+			for p := range treePcts {
+				if n.count == 0 || n.pctKnown[p] {
+					continue
+				}
+				tg := n.target[p]
+				lo, hi := bucketBounds(tg.b)
+				// one row per (object, level, state): the view joins each
+				// interval to the rows of its group (a tagged group kept
+				// may have the key of an untagged one)
+				keys = keys[:0]
+				for _, gi := range n.groups {
+					g := &t.groups[gi]
+					if g.hist.in(tg.b) > 0 {
+						keys = append(keys, treeKey{obj: g.obj, level: g.level, key: g.key})
+					}
+				}
+				slices.SortFunc(keys, func(a, b treeKey) int {
+					return cmp.Or(cmp.Compare(a.obj, b.obj), cmp.Compare(a.level, b.level), cmp.Compare(a.key, b.key))
+				})
+				for _, g := range slices.Compact(keys) {
+					tb.i32(0).Append(w.info.RunID)
+					tb.i32(1).Append(int32(ord + 1))
+					tb.i32(2).Append(n.pos[0])
+					tb.i32(3).Append(int32(p + 1))
+					tb.i32(4).Append(int32(g.obj))
+					tb.i32(5).Append(g.level)
+					if g.level == 0 {
+						tb.sym(6).put(Sym(g.key))
+						tb.sym(7).put(NoSym)
+					} else {
+						tb.sym(6).put(NoSym)
+						tb.sym(7).put(Sym(g.key))
+					}
+					tb.i64(8).Append(lo)
+					tb.i64(9).Append(hi)
+					tb.i64(10).Append(tg.rank)
+					tb.rows++
+					if tb.rows >= w.batchRows {
+						if err := w.putWithSymbols(TableStateTreeTargets, tb.record()); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	if nb.rows > 0 {
+		if err := w.out.put(TableStateTreeNodes, nb.record()); err != nil {
+			return err
+		}
+	}
+	if tb.rows > 0 {
+		if err := w.putWithSymbols(TableStateTreeTargets, tb.record()); err != nil {
+			return err
+		}
+	}
+	return w.putTreeRun(rows)
+}
+
+// maxTreeStrings bounds the bytes of the strings of a run's tree rows (a
+// million-event QNX run has 3 MB).
+const maxTreeStrings = 16 << 20
+
+// treeStrings is the bytes of the strings of the rows of nodes: label,
+// kind, object, state and path (its ancestors' labels and its own).
+func treeStrings(nodes []treeNode, objName func(ObjectID) string) int64 {
+	path := make([]int64, len(nodes)) // by node: its path's bytes
+	var total int64
+	for i := range nodes {
+		n := &nodes[i]
+		l := int64(len(n.label(objName).s))
+		total += l + int64(len(n.kind)+len(n.state.s))
+		if n.nk == 2 || n.nk == 4 || n.nk == 3 && n.obj > 0 {
+			total += int64(len(objName(n.obj)))
+		}
+		if n.nk != 0 {
+			path[i] = -1 // not known yet (a parent may come after its child)
+		}
+	}
+	var walk func(i int32) int64
+	walk = func(i int32) int64 {
+		if path[i] >= 0 {
+			return path[i]
+		}
+		path[i] = walk(nodes[i].parent) + int64(len(nodes[i].label(objName).s))
+		return path[i]
+	}
+	for i := range nodes {
+		total += walk(int32(i))
+	}
+	return total
+}
+
+// putTreeRun writes the run's row of TableStateTreeRuns.
+func (w *RunWriter) putTreeRun(nodes int64) error {
+	rb := newBatch(w.mem, TableStateTreeRuns, w.syms)
+	defer rb.release()
+	rb.i32(0).Append(w.info.RunID)
+	rb.i64(1).Append(nodes)
+	rb.rows++
+	return w.out.put(TableStateTreeRuns, rb.record())
+}
+
+// treeNodes makes the nodes of order ord (0 kos, 1 kso) from the named
+// groups, with their parents and the groups each sums.
+func (w *RunWriter) treeNodes(ord int, f finalLevels, names []lvName, kinds []string, keep []bool) []treeNode {
+	t := &w.tree
+	// the states by number (map keys of integers: a run has tens of
+	// thousands of groups)
+	nameID := map[lvName]int32{}
+	var nameOf []lvName
+	idOf := func(n lvName) int32 {
+		id, ok := nameID[n]
+		if !ok {
+			id = int32(len(nameOf))
+			nameOf = append(nameOf, n)
+			nameID[n] = id
+		}
+		return id
+	}
+	type stateAt struct {
+		kind  Sym
+		obj   ObjectID // kos; 0 in kso's pooled nodes
+		level int32
+		state int32
+	}
+	type leafAt struct {
+		obj   ObjectID
+		state int32
+	}
+	nodes := []treeNode{{nk: 0, parent: -1}}
+	kindAt := map[Sym]int32{}
+	objAt := map[ObjectID]int32{}
+	stAt := map[stateAt]int32{}
+	leafOf := map[leafAt]int32{}
+	add := func(n treeNode) int32 {
+		nodes = append(nodes, n)
+		return int32(len(nodes) - 1)
+	}
+	kindNode := func(k Sym, kn string) int32 {
+		i, ok := kindAt[k]
+		if !ok {
+			i = add(treeNode{nk: 1, kind: kn, parent: 0})
+			kindAt[k] = i
+		}
+		return i
+	}
+	objNode := func(k Sym, kn string, o ObjectID) int32 {
+		i, ok := objAt[o]
+		if !ok {
+			i = add(treeNode{nk: 2, kind: kn, obj: o, parent: kindNode(k, kn)})
+			objAt[o] = i
+		}
+		return i
+	}
+	stateNode := func(k stateAt, kn string) int32 {
+		i, ok := stAt[k]
+		if !ok {
+			i = add(treeNode{nk: 3, kindSym: k.kind, kind: kn, obj: k.obj, level: k.level, state: nameOf[k.state], parent: -1})
+			stAt[k] = i
+		}
+		return i
+	}
+	for gi := range t.groups {
+		if !keep[gi] {
+			continue
+		}
+		g := &t.groups[gi]
+		kn, ks := kinds[gi], w.objects[g.obj-1].kind
+		k := stateAt{kind: ks, obj: g.obj, level: g.level, state: idOf(names[gi])}
+		if ord == 1 {
+			k.obj = 0
+			if g.level == 0 {
+				lk := leafAt{g.obj, k.state}
+				li, ok := leafOf[lk]
+				if !ok {
+					li = add(treeNode{nk: 4, kind: kn, obj: g.obj, state: names[gi], parent: stateNode(k, kn)})
+					leafOf[lk] = li
+				}
+				nodes[li].groups = append(nodes[li].groups, int32(gi))
+			}
+		}
+		si := stateNode(k, kn)
+		nodes[si].groups = append(nodes[si].groups, int32(gi))
+		if g.level == f.depth[kn] {
+			// a group of the object's top level: under its object (kos),
+			// its kind and the run
+			if ord == 0 {
+				oi := objNode(ks, kn, g.obj)
+				nodes[oi].groups = append(nodes[oi].groups, int32(gi))
+			}
+			ki := kindNode(ks, kn)
+			nodes[ki].groups = append(nodes[ki].groups, int32(gi))
+			nodes[0].groups = append(nodes[0].groups, int32(gi))
+		}
+	}
+	// each state's parent: the state it becomes one level up (a node of
+	// its own even without intervals there), its object (kos) or kind
+	// (kso) at the top level; the nodes made here are linked in turn
+	for i := 0; i < len(nodes); i++ {
+		n := &nodes[i]
+		if n.nk != 3 {
+			continue
+		}
+		ks, kn, o, l, st := n.kindSym, n.kind, n.obj, n.level, n.state
+		var p int32
+		switch {
+		case l < f.depth[kn]:
+			p = stateNode(stateAt{kind: ks, obj: o, level: l + 1, state: idOf(f.at(kn, l, st))}, kn)
+		case ord == 0:
+			p = objNode(ks, kn, o)
+		default:
+			p = kindNode(ks, kn)
+		}
+		nodes[i].parent = p
+	}
+	for i := 1; i < len(nodes); i++ {
+		p := nodes[i].parent
+		nodes[p].children = append(nodes[p].children, int32(i))
+	}
+	return nodes
+}
+
+// treeScratch is stats' buffer: a histogram summed over groups, with
+// each bucket's least and greatest duration while every group that has
+// durations in it knows them.
+type treeScratch struct {
+	sum     [histBuckets]int64
+	lo, hi  [histBuckets]int64
+	unknown [histBuckets]bool
+	touched []int
+}
+
+// stats sums the node's groups: count, total, max, truncated, and its
+// percentiles or the buckets they are in; false when the total passes
+// BIGINT (the view's cast is an error, not a number).
+func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
+	n.max = -1
+	for _, gi := range n.groups {
+		g := &t.groups[gi]
+		total, carry := bits.Add64(uint64(n.total), uint64(g.total), 0)
+		if carry != 0 || int64(total) < 0 {
+			return false
+		}
+		n.count += g.count
+		n.total = int64(total)
+		n.trunc += g.trunc
+		n.max = max(n.max, g.max)
+	}
+	if n.count == 0 {
+		return true
+	}
+	s.touched = s.touched[:0]
+	for _, gi := range n.groups {
+		t.groups[gi].hist.each(func(b int, c, lo, hi int64, known bool) {
+			if s.sum[b] == 0 {
+				s.touched = append(s.touched, b)
+				s.lo[b], s.hi[b], s.unknown[b] = lo, hi, !known
+			} else {
+				s.lo[b], s.hi[b] = min(s.lo[b], lo), max(s.hi[b], hi)
+				s.unknown[b] = s.unknown[b] || !known
+			}
+			s.sum[b] += c
+		})
+	}
+	slices.Sort(s.touched)
+	var r [3]int64
+	for p, q := range treePcts {
+		r[p] = pctRank(n.count, q)
+	}
+	// the percentile is the k-th smallest of its bucket: its least or
+	// greatest duration when k is the first or the last, or when they
+	// are one value, else left to the view
+	p, below := 0, int64(0)
+	for _, b := range s.touched {
+		c := s.sum[b]
+		for p < 3 && r[p] <= below+c {
+			k := r[p] - below
+			lo, hi := bucketBounds(b)
+			switch {
+			case lo == hi:
+				n.pct[p], n.pctKnown[p] = lo, true
+			case s.unknown[b]:
+				n.target[p] = treeTarget{b, k}
+			case k == 1 || s.lo[b] == s.hi[b]:
+				n.pct[p], n.pctKnown[p] = s.lo[b], true
+			case k == c:
+				n.pct[p], n.pctKnown[p] = s.hi[b], true
+			default:
+				n.target[p] = treeTarget{b, k}
+			}
+			p++
+		}
+		below += c
+		s.sum[b] = 0
+	}
+	return true
+}
+
+// placeTree ranks siblings, by label (NULL last; objects of a label by
+// id) and by total (largest first, then as by label), and numbers the
+// nodes in the depth-first order of each.
+func placeTree(nodes []treeNode, objName func(ObjectID) string) {
+	labels := make([]lvName, len(nodes))
+	for i := range nodes {
+		labels[i] = nodes[i].label(objName)
+	}
+	byLabel := func(a, b int32) int {
+		la, lb := labels[a], labels[b]
+		if la.ok != lb.ok {
+			if la.ok {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(la.s, lb.s); c != 0 {
+			return c
+		}
+		return cmp.Compare(nodes[a].obj, nodes[b].obj)
+	}
+	byTotal := func(a, b int32) int {
+		if c := cmp.Compare(nodes[b].total, nodes[a].total); c != 0 {
+			return c
+		}
+		return byLabel(a, b)
+	}
+	var stack []int32
+	for o, less := range []func(a, b int32) int{byLabel, byTotal} {
+		for i := range nodes {
+			slices.SortFunc(nodes[i].children, less)
+		}
+		pos := int32(0)
+		stack = append(stack[:0], 0)
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			pos++
+			nodes[i].pos[o] = pos
+			ch := nodes[i].children
+			for c := len(ch) - 1; c >= 0; c-- {
+				stack = append(stack, ch[c])
+			}
+		}
+	}
+}
