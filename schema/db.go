@@ -198,6 +198,9 @@ type IngestOptions struct {
 	SHA256 func() string
 	// BatchRows overrides DefaultBatchRows (tests).
 	BatchRows int
+	// CoarseTree makes every dense histogram of the state tree coarse, as
+	// a run does once it has made maxFineDense fine ones (tests).
+	CoarseTree bool
 	// BeforeCommit, when set, is called once the run is written and
 	// checked, just before COMMIT (the crash tests of cmd/traceduck stop
 	// the process there).
@@ -258,6 +261,9 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 		info.SHA256 = ""
 	}
 	w := NewRunWriter(info, sink, db.mem)
+	if opt.CoarseTree {
+		w.tree.fineLeft = 0
+	}
 	if opt.BatchRows > 0 {
 		w.SetBatchRows(opt.BatchRows)
 	}

@@ -53,6 +53,8 @@ type stateTree struct {
 	byObj [][]objGroup
 	more  map[treeKey]int32
 	off   bool // not written (see above)
+	// fine dense histograms the run may still make (maxFineDense)
+	fineLeft int
 }
 
 // treeKey is a group: an object's state at a level (level 0: the state's
@@ -86,6 +88,7 @@ var maxTreeGroups = 1 << 21
 
 func (t *stateTree) init(w *RunWriter) {
 	t.w = w
+	t.fineLeft = maxFineDense
 }
 
 // stop gives the run's tree up: it is not written.
@@ -153,7 +156,7 @@ func (t *stateTree) add(obj ObjectID, level int32, key int32, tag uint8, dur int
 		return
 	}
 	total, carry := bits.Add64(uint64(g.total), uint64(dur), 0)
-	if carry != 0 || int64(total) < 0 || !g.hist.add(dur) {
+	if carry != 0 || int64(total) < 0 || !g.hist.add(dur, &t.fineLeft) {
 		t.stop() // past BIGINT: the view's sum is an error, not a number
 		return
 	}
@@ -162,13 +165,15 @@ func (t *stateTree) add(obj ObjectID, level int32, key int32, tag uint8, dur int
 	g.max = max(g.max, dur)
 }
 
-// durHist counts durations by bucket: sparse (bs sorted, with the count,
-// least and greatest duration of each in es) while it has few buckets,
-// then dense (counts only).
+// durHist counts durations by bucket (a histRes): sparse, fine buckets
+// with the count, least and greatest duration of each (bs sorted, es)
+// while it has few, then dense (counts only): fine while the run's budget
+// of fine dense histograms lasts (maxFineDense), else coarse.
 type durHist struct {
-	bs    []uint16
-	es    []histEntry
-	dense []uint32
+	bs     []uint16
+	es     []histEntry
+	dense  []uint32
+	coarse bool // dense holds coarse buckets
 }
 
 type histEntry struct {
@@ -176,51 +181,65 @@ type histEntry struct {
 	min, max int64
 }
 
-// A duration's bucket is itself below histExact ns, then one of histSub
-// buckets per power of two: a bucket spans at most 1/histSub of its least
-// value. (Fewer buckets keep a dense histogram small, and the histograms
-// are touched at random, one per interval; more leave fewer durations to
-// the view's second pass.)
+// histRes is a histogram's resolution: a duration's bucket is itself
+// below 2^(bits+1) ns, then one of 2^bits buckets per power of two (a
+// bucket spans at most 1/2^bits of its least value). A coarse bucket is
+// a whole number of fine ones. (Fine buckets leave fewer durations to the
+// view's second pass; coarse ones keep a dense histogram small.)
+type histRes int
+
 const (
-	histSubBits = 4
-	histSub     = 1 << histSubBits
-	histExact   = 2 * histSub
-	histBuckets = histExact + (63-histSubBits-1)*histSub
-	histSparse  = 48 // buckets a sparse histogram holds before it turns dense
+	fineRes   histRes = 6
+	coarseRes histRes = 4
+	// histSparse is the buckets a sparse histogram holds before it turns
+	// dense
+	histSparse = 48
 )
 
-// durBucket is the bucket of a duration (>= 0).
-func durBucket(d int64) int {
-	if d < histExact {
+// maxFineDense bounds the fine dense histograms of a run (15 KB each).
+var maxFineDense = 2048
+
+func (r histRes) buckets() int { return 2<<r + (63-int(r)-1)<<r }
+
+// bucket is the bucket of a duration (>= 0).
+func (r histRes) bucket(d int64) int {
+	exact := int64(2) << r
+	if d < exact {
 		return int(max(d, 0))
 	}
-	e := bits.Len64(uint64(d)) - 1 // >= histSubBits + 1
-	return histExact + (e-histSubBits-1)*histSub + int(d>>(e-histSubBits)&(histSub-1))
+	e := bits.Len64(uint64(d)) - 1 // > r
+	return int(exact) + (e-int(r)-1)<<r + int(d>>(e-int(r))&(1<<r-1))
 }
 
-// bucketBounds are the least and the greatest duration of bucket b.
-func bucketBounds(b int) (lo, hi int64) {
-	if b < histExact {
+// bounds are the least and the greatest duration of bucket b.
+func (r histRes) bounds(b int) (lo, hi int64) {
+	exact := 2 << r
+	if b < exact {
 		return int64(b), int64(b)
 	}
-	e, sub := (b-histExact)/histSub+histSubBits+1, int64((b-histExact)%histSub)
-	lo = (histSub + sub) << (e - histSubBits)
-	if e == 62 && sub == histSub-1 {
+	e, sub := (b-exact)>>r+int(r)+1, int64((b-exact)&(1<<r-1))
+	lo = (1<<r + sub) << (e - int(r))
+	if e == 62 && sub == 1<<r-1 {
 		return lo, math.MaxInt64
 	}
-	return lo, lo + 1<<(e-histSubBits) - 1
+	return lo, lo + 1<<(e-int(r)) - 1
 }
 
 // add counts duration d (>= 0); false when a count would pass 2^32.
-func (h *durHist) add(d int64) bool {
-	b := durBucket(d)
+// fine is the run's budget of fine dense histograms.
+func (h *durHist) add(d int64, fine *int) bool {
 	if h.dense != nil {
+		b := fineRes.bucket(d)
+		if h.coarse {
+			b = coarseRes.bucket(d)
+		}
 		if h.dense[b] == math.MaxUint32 {
 			return false
 		}
 		h.dense[b]++
 		return true
 	}
+	b := fineRes.bucket(d)
 	i, ok := slices.BinarySearch(h.bs, uint16(b))
 	if ok {
 		e := &h.es[i]
@@ -236,33 +255,56 @@ func (h *durHist) add(d int64) bool {
 		h.es = slices.Insert(h.es, i, histEntry{1, d, d})
 		return true
 	}
-	h.dense = make([]uint32, histBuckets)
+	res := fineRes
+	if *fine <= 0 {
+		res, h.coarse = coarseRes, true
+	} else {
+		*fine--
+	}
+	h.dense = make([]uint32, res.buckets())
 	for i, b := range h.bs {
-		h.dense[b] = h.es[i].n
+		lo, _ := fineRes.bounds(int(b))
+		h.dense[res.bucket(lo)] += h.es[i].n
 	}
 	h.bs, h.es = nil, nil
-	h.dense[b] = 1
+	h.dense[res.bucket(d)]++
 	return true
 }
 
-// in is how many durations of bucket b the histogram holds.
-func (h *durHist) in(b int) int64 {
+// has tells whether the histogram holds a duration in bucket b of res
+// (coarse, or fine when it is not coarse itself).
+func (h *durHist) has(res histRes, b int) bool {
+	lo, hi := res.bounds(b)
 	if h.dense != nil {
-		return int64(h.dense[b])
+		if h.coarse {
+			return h.dense[coarseRes.bucket(lo)] > 0
+		}
+		for f := fineRes.bucket(lo); f <= fineRes.bucket(hi); f++ {
+			if h.dense[f] > 0 {
+				return true
+			}
+		}
+		return false
 	}
-	if i, ok := slices.BinarySearch(h.bs, uint16(b)); ok {
-		return int64(h.es[i].n)
-	}
-	return 0
+	i, _ := slices.BinarySearch(h.bs, uint16(fineRes.bucket(lo)))
+	return i < len(h.bs) && int(h.bs[i]) <= fineRes.bucket(hi)
 }
 
-// each calls f with every bucket that holds durations, in order, and the
-// least and greatest duration in it (known false when the histogram is
-// dense).
-func (h *durHist) each(f func(b int, n int64, lo, hi int64, known bool)) {
+// each calls f with every bucket of res that holds durations, in order,
+// and the least and greatest duration in it (known false where the
+// histogram is dense). res is coarse, or fine when h is not coarse.
+func (h *durHist) each(res histRes, f func(b int, n int64, lo, hi int64, known bool)) {
 	if h.dense != nil {
+		from := fineRes
+		if h.coarse {
+			from = coarseRes
+		}
 		for b, n := range h.dense {
 			if n > 0 {
+				if from != res {
+					lo, _ := from.bounds(b)
+					b = res.bucket(lo)
+				}
 				f(b, int64(n), 0, 0, false)
 			}
 		}
@@ -270,6 +312,10 @@ func (h *durHist) each(f func(b int, n int64, lo, hi int64, known bool)) {
 	}
 	for i, b := range h.bs {
 		e := &h.es[i]
+		if res != fineRes {
+			lo, _ := fineRes.bounds(int(b))
+			b = uint16(res.bucket(lo))
+		}
 		f(int(b), int64(e.n), e.min, e.max, true)
 	}
 }
@@ -308,6 +354,7 @@ type treeNode struct {
 
 // treeTarget is a percentile left to the view: the bucket and the rank in it.
 type treeTarget struct {
+	res  histRes
 	b    int
 	rank int64
 }
@@ -454,14 +501,14 @@ func (w *RunWriter) putStateTree() error {
 					continue
 				}
 				tg := n.target[p]
-				lo, hi := bucketBounds(tg.b)
+				lo, hi := tg.res.bounds(tg.b)
 				// one row per (object, level, state): the view joins each
 				// interval to the rows of its group (a tagged group kept
 				// may have the key of an untagged one)
 				keys = keys[:0]
 				for _, gi := range n.groups {
 					g := &t.groups[gi]
-					if g.hist.in(tg.b) > 0 {
+					if g.hist.has(tg.res, tg.b) {
 						keys = append(keys, treeKey{obj: g.obj, level: g.level, key: g.key})
 					}
 				}
@@ -676,9 +723,9 @@ func (w *RunWriter) treeNodes(ord int, f finalLevels, names []lvName, kinds []st
 // each bucket's least and greatest duration while every group that has
 // durations in it knows them.
 type treeScratch struct {
-	sum     [histBuckets]int64
-	lo, hi  [histBuckets]int64
-	unknown [histBuckets]bool
+	sum     []int64
+	lo, hi  []int64
+	unknown []bool
 	touched []int
 }
 
@@ -687,6 +734,7 @@ type treeScratch struct {
 // BIGINT (the view's cast is an error, not a number).
 func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
 	n.max = -1
+	res := fineRes
 	for _, gi := range n.groups {
 		g := &t.groups[gi]
 		total, carry := bits.Add64(uint64(n.total), uint64(g.total), 0)
@@ -697,13 +745,20 @@ func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
 		n.total = int64(total)
 		n.trunc += g.trunc
 		n.max = max(n.max, g.max)
+		if g.hist.coarse {
+			res = coarseRes // the sum is as fine as its coarsest term
+		}
 	}
 	if n.count == 0 {
 		return true
 	}
+	if s.sum == nil {
+		nb := fineRes.buckets()
+		s.sum, s.lo, s.hi, s.unknown = make([]int64, nb), make([]int64, nb), make([]int64, nb), make([]bool, nb)
+	}
 	s.touched = s.touched[:0]
 	for _, gi := range n.groups {
-		t.groups[gi].hist.each(func(b int, c, lo, hi int64, known bool) {
+		t.groups[gi].hist.each(res, func(b int, c, lo, hi int64, known bool) {
 			if s.sum[b] == 0 {
 				s.touched = append(s.touched, b)
 				s.lo[b], s.hi[b], s.unknown[b] = lo, hi, !known
@@ -727,18 +782,18 @@ func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
 		c := s.sum[b]
 		for p < 3 && r[p] <= below+c {
 			k := r[p] - below
-			lo, hi := bucketBounds(b)
+			lo, hi := res.bounds(b)
 			switch {
 			case lo == hi:
 				n.pct[p], n.pctKnown[p] = lo, true
 			case s.unknown[b]:
-				n.target[p] = treeTarget{b, k}
+				n.target[p] = treeTarget{res, b, k}
 			case k == 1 || s.lo[b] == s.hi[b]:
 				n.pct[p], n.pctKnown[p] = s.lo[b], true
 			case k == c:
 				n.pct[p], n.pctKnown[p] = s.hi[b], true
 			default:
-				n.target[p] = treeTarget{b, k}
+				n.target[p] = treeTarget{res, b, k}
 			}
 			p++
 		}
