@@ -17,8 +17,9 @@ import (
 // the tree's nodes are sums of groups:
 //
 //  1. A group keeps its count, total, max and truncated, and a histogram
-//     of its durations (durHist: exact below 32 ns, then 16 buckets per
-//     power of two), in memory bounded by its buckets, not its intervals.
+//     of its durations (durHist: exact below 128 ns, then 64 buckets per
+//     power of two, or 16 once the run has made maxFineDense dense ones),
+//     in memory bounded by its buckets, not its intervals.
 //  2. When the run ends, the groups are named (a level's state is named
 //     only then, levels.go) and the nodes of both orders made as the view
 //     defines them: kos, run | kind | object | top state | ... | level-0
