@@ -342,12 +342,12 @@ func runIngestParquet(ctx context.Context, cmd *cobra.Command, dir string, paths
 			return &usageError{err}
 		}
 	}
-	scratch, err := os.MkdirTemp("", "traceduck-ingest-")
+	scratch, err := export.NewScratch("")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(scratch)
-	db, err := openDB(ctx, filepath.Join(scratch, "run.duckdb"))
+	defer scratch.Close()
+	db, err := openDB(ctx, filepath.Join(scratch.Dir, "run.duckdb"))
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,9 @@ type datasetCheck struct {
 	seen map[int32]bool              // runs known committed
 	// views: check also runs every view and macro (checkAll).
 	views bool
+	// tmp is the jobs' temporary directory (TMPDIR), where each makes its
+	// scratch folder (export.NewScratch).
+	tmp string
 }
 
 // datasetTables lists the tables of a dataset that have a run_id: the
@@ -205,6 +208,11 @@ func (c *datasetCheck) clean(when string) {
 	for _, id := range committedRuns(c.t, c.ds) {
 		committed[fmt.Sprintf("run_id=%d", id)] = true
 	}
+	// A dead job's scratch folder (its run's database) is removed by the
+	// next job; a job that ends removes its own.
+	if m, _ := filepath.Glob(filepath.Join(c.tmp, "traceduck-ingest-*")); c.tmp != "" && len(m) != 0 {
+		c.t.Errorf("%s: %d scratch folders left in TMPDIR, the first %s", when, len(m), filepath.Base(m[0]))
+	}
 	if ents, err := os.ReadDir(filepath.Join(c.ds, ".claims")); err == nil && len(ents) != 0 {
 		var n []string
 		for _, e := range ents {
@@ -256,9 +264,11 @@ func (c *datasetCheck) clean(when string) {
 // unless the dead one had committed it whole.
 func TestCrashSafeIngestParquet(t *testing.T) {
 	dir := t.TempDir()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the jobs' scratch folders, checked by clean
 	ds := filepath.Join(dir, "ds")
 	clitest.MustRun(t, dir, nil, "ingest", "--parquet", ds, clitest.SeedSample)
-	c := &datasetCheck{t: t, ds: ds}
+	c := &datasetCheck{t: t, ds: ds, tmp: tmp}
 	db := openDS(t, ds)
 	seedPrint := runPrint(t, db, 1)
 	db.Close()
