@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -172,6 +173,56 @@ func (r *lvRun) extend(x *lvPart) {
 	}
 }
 
+// lvClock follows a clean object's intervals so that a late interval
+// the 0 ns ones put out of order does not turn it to instances. A format
+// writes an interval when its state ends, and a state a run's end closes
+// comes late: a QNX thread's THREAD_DESTROYALL of 0 ns (on instance 1)
+// is written before the RUNNING on instance 0 that ends where it is,
+// which 3 threads in 17,880 of a 10M-event QNX run did, and which kept
+// the run's whole state tree from being stored. The reference calls an
+// object overlapping when, in time order (start, then end), an interval
+// starts before the greatest end of those before it; an interval of 0 ns
+// at t is so exactly when one starts before t and ends after it, and it
+// never makes one after it so. Intervals of 0 ns are left out of the
+// levels, so the merged rows are those of the other intervals in time
+// order.
+type lvClock struct {
+	start, end int64 // the last interval that is not 0 ns (the latest: the object is clean)
+	prevEnd    int64 // the greatest end of those before it
+	zMin       int64 // the least time of the 0 ns intervals at or after end (MaxInt64: none)
+}
+
+// inOrder follows x, which starts at or after the end of every interval
+// before it.
+func (c *lvClock) inOrder(x *lvPart) {
+	if x.end == x.start {
+		c.zMin = min(c.zMin, x.start)
+		return
+	}
+	c.start, c.end, c.prevEnd, c.zMin = x.start, x.end, c.end, math.MaxInt64
+}
+
+// late says whether x, which starts before the end of an interval that
+// came before it, overlaps none and comes in time order among those that
+// are not 0 ns; if so, it follows x.
+func (c *lvClock) late(x *lvPart) bool {
+	if x.end == x.start {
+		// inside none: after every one, or in the gap before the last
+		if x.start >= c.end {
+			c.zMin = min(c.zMin, x.start)
+			return true
+		}
+		return x.start >= c.prevEnd && x.start <= c.start
+	}
+	// after every one that is not 0 ns, and ending by every 0 ns one after
+	// those (none is inside it)
+	if x.start < c.end || x.end > c.zMin {
+		return false
+	}
+	c.start, c.end, c.prevEnd = x.start, x.end, c.end
+	return true
+}
+
 // lvSlot holds an instance's last merged interval at each level.
 type lvSlot struct {
 	inst    int64
@@ -195,6 +246,9 @@ type lvObject struct {
 	// the interval that ended last (of those that came so far)
 	have                      bool
 	maxStart, maxEnd, maxInst int64
+	// clean: what the intervals of 0 ns that came late are judged by
+	// (lateClean)
+	nz lvClock
 	// clean: the merged interval being made at each level, and its last
 	// part of one instance (the whole of it while it has one instance)
 	runs   []lvRun
@@ -293,8 +347,14 @@ func (m *levelMerger) add(k *lvKind, obj ObjectID, x *lvPart, state Sym) error {
 	switch {
 	case !om.have:
 		om.have, om.maxStart, om.maxEnd, om.maxInst = true, x.start, x.end, x.inst
+		om.nz = lvClock{start: math.MinInt64, end: math.MinInt64, prevEnd: math.MinInt64, zMin: math.MaxInt64}
+		om.nz.inOrder(x)
 	case x.start >= om.maxEnd:
 		om.maxStart, om.maxEnd, om.maxInst = x.start, x.end, x.inst
+		om.nz.inOrder(x)
+	case om.mode == lvClean && om.nz.late(x):
+		// late, but in time order among the intervals that are not 0 ns
+		// and overlapping none: the object stays clean
 	default:
 		if om.cpuKind {
 			m.fallback(om)

@@ -110,6 +110,91 @@ var levelCases = []levelCase{
 		_, err := ivs(w, a, 2, 20, "running", 10, "ready", 5)
 		return err
 	}},
+	// a state the run's end closed is written after those that came
+	// later (QNX: a thread's THREAD_DESTROYALL of 0 ns on instance 1,
+	// written after its DEAD on instance 0); 3 threads in 17,880 of a
+	// 10M-event QNX run, which kept the run's whole state tree from being
+	// stored
+	{name: "an interval late after a 0 ns one at its end", fill: func(w *schema.RunWriter) error {
+		taskLevels(w)
+		a := w.Object("task", "A")
+		w.Transition(a, 0, 0, w.Sym("ready"), schema.NoSeq, schema.NoCPU)
+		w.Transition(a, 0, 5, w.Sym("running"), schema.NoSeq, schema.NoCPU)
+		if _, err := ivs(w, a, 1, 12, "destroyall", 0); err != nil {
+			return err
+		}
+		if _, err := ivs(w, a, 3, 12, "destroyall", 0); err != nil {
+			return err
+		}
+		w.Close(a, 0, 12, schema.NoSeq) // running [5, 12], after both
+		_, err := ivs(w, a, 0, 13, "blocked", 87, "ready", 4)
+		return err
+	}},
+	{name: "an interval late around a 0 ns one", fill: func(w *schema.RunWriter) error {
+		taskLevels(w)
+		a := w.Object("task", "A")
+		w.Transition(a, 0, 0, w.Sym("ready"), schema.NoSeq, schema.NoCPU)
+		w.Transition(a, 0, 5, w.Sym("running"), schema.NoSeq, schema.NoCPU)
+		if _, err := ivs(w, a, 1, 8, "destroyall", 0); err != nil {
+			return err
+		}
+		w.Close(a, 0, 12, schema.NoSeq) // running [5, 12] holds it: per instance
+		_, err := ivs(w, a, 0, 13, "blocked", 87, "ready", 4)
+		return err
+	}},
+	{name: "a late 0 ns interval, then one late around it", unstored: []string{"A"}, fill: func(w *schema.RunWriter) error {
+		taskLevels(w)
+		a := w.Object("task", "A")
+		w.Transition(a, 0, 0, w.Sym("ready"), schema.NoSeq, schema.NoCPU)
+		w.Transition(a, 0, 5, w.Sym("running"), schema.NoSeq, schema.NoCPU)
+		if _, err := ivs(w, a, 1, 30, "destroyall", 0); err != nil {
+			return err
+		}
+		if _, err := ivs(w, a, 2, 20, "destroyall", 0); err != nil { // late, after every one
+			return err
+		}
+		w.Close(a, 0, 25, schema.NoSeq) // running [5, 25] holds the one at 20
+		return nil
+	}},
+	{name: "a late 0 ns interval between the last two", fill: func(w *schema.RunWriter) error {
+		taskLevels(w)
+		a := w.Object("task", "A")
+		if _, err := ivs(w, a, 0, 0, "ready", 5, "running", 7); err != nil {
+			return err
+		}
+		if _, err := ivs(w, a, 0, 13, "blocked", 87); err != nil {
+			return err
+		}
+		_, err := ivs(w, a, 1, 12, "destroyall", 0) // at the end of running
+		return err
+	}},
+	{name: "a late 0 ns interval at the start of the last", fill: func(w *schema.RunWriter) error {
+		taskLevels(w)
+		a := w.Object("task", "A")
+		if _, err := ivs(w, a, 0, 0, "ready", 5, "running", 7, "blocked", 10); err != nil {
+			return err
+		}
+		_, err := ivs(w, a, 1, 12, "destroyall", 0)
+		return err
+	}},
+	{name: "a late 0 ns interval inside the last", fill: func(w *schema.RunWriter) error {
+		taskLevels(w)
+		a := w.Object("task", "A")
+		if _, err := ivs(w, a, 0, 0, "ready", 5, "running", 7, "blocked", 10); err != nil {
+			return err
+		}
+		_, err := ivs(w, a, 1, 15, "destroyall", 0) // overlaps blocked: per instance
+		return err
+	}},
+	{name: "a late 0 ns interval inside an earlier one", unstored: []string{"A"}, fill: func(w *schema.RunWriter) error {
+		taskLevels(w)
+		a := w.Object("task", "A")
+		if _, err := ivs(w, a, 0, 0, "ready", 5, "running", 7, "blocked", 10); err != nil {
+			return err
+		}
+		_, err := ivs(w, a, 1, 3, "destroyall", 0) // inside ready: not known to overlap when it comes
+		return err
+	}},
 	{name: "one instance's intervals overlap", unstored: []string{"A"}, fill: func(w *schema.RunWriter) error {
 		taskLevels(w)
 		a := w.Object("task", "A")

@@ -437,10 +437,10 @@ func (w *RunWriter) putStateTree() error {
 		placeTree(nodes[ord], objName)
 	}
 
-	// DuckDB holds a transaction's strings in memory until it commits: a
-	// tree whose labels and paths pass maxTreeStrings (long names, many
-	// objects) is not written
-	if treeStrings(nodes[0], objName)+treeStrings(nodes[1], objName) > maxTreeStrings {
+	// DuckDB holds a transaction's long strings in memory until it
+	// commits: a tree whose long labels and paths pass maxTreeStrings
+	// (long names, many objects) is not written
+	if treeLongStrings(nodes[0], objName)+treeLongStrings(nodes[1], objName) > maxTreeStrings {
 		return nil
 	}
 	nb := newBatch(w.mem, TableStateTreeNodes, w.syms)
@@ -559,21 +559,38 @@ func (w *RunWriter) putStateTree() error {
 	return w.putTreeRun(rows)
 }
 
-// maxTreeStrings bounds the bytes of the strings of a run's tree rows (a
-// million-event QNX run has 3 MB).
+// maxTreeStrings bounds the bytes of the long strings of a run's tree
+// rows: those past longString, which DuckDB 1.1 keeps in memory until the
+// transaction commits, under the ingest's memory limit (with the tree of
+// 160 tasks of 32 KB names written, the ingest ran out of memory at
+// COMMIT: TestManyLongNamesCommit). Shorter strings are written out with their
+// row groups as the rows come (390 MB of 33-byte strings in one
+// transaction under a limit of 128 MB, measured), so a tree of many
+// objects of short names (a 10M-event QNX run: 522k nodes, 31 MB of
+// strings) is written whole.
 const maxTreeStrings = 16 << 20
 
-// treeStrings is the bytes of the strings of the rows of nodes: label,
-// kind, object, state and path (its ancestors' labels and its own).
-func treeStrings(nodes []treeNode, objName func(ObjectID) string) int64 {
-	path := make([]int64, len(nodes)) // by node: its path's bytes
+// longString is DuckDB's string block limit: a longer string is stored
+// in an overflow block of its own.
+const longString = 4096
+
+// treeLongStrings is the bytes of the long strings (longString) of the
+// rows of nodes: label, kind, object, state and the path's labels (its
+// ancestors' and its own).
+func treeLongStrings(nodes []treeNode, objName func(ObjectID) string) int64 {
+	long := func(n int) int64 {
+		if n > longString {
+			return int64(n)
+		}
+		return 0
+	}
+	path := make([]int64, len(nodes)) // by node: its path's long labels' bytes
 	var total int64
 	for i := range nodes {
 		n := &nodes[i]
-		l := int64(len(n.label(objName).s))
-		total += l + int64(len(n.kind)+len(n.state.s))
+		total += long(len(n.label(objName).s)) + long(len(n.kind)) + long(len(n.state.s))
 		if n.nk == 2 || n.nk == 4 || n.nk == 3 && n.obj > 0 {
-			total += int64(len(objName(n.obj)))
+			total += long(len(objName(n.obj)))
 		}
 		if n.nk != 0 {
 			path[i] = -1 // not known yet (a parent may come after its child)
@@ -584,7 +601,7 @@ func treeStrings(nodes []treeNode, objName func(ObjectID) string) int64 {
 		if path[i] >= 0 {
 			return path[i]
 		}
-		path[i] = walk(nodes[i].parent) + int64(len(nodes[i].label(objName).s))
+		path[i] = walk(nodes[i].parent) + long(len(nodes[i].label(objName).s))
 		return path[i]
 	}
 	for i := range nodes {

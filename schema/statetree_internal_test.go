@@ -2,6 +2,7 @@ package schema
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,31 @@ func TestDurHistResolutions(t *testing.T) {
 	}
 	if sparse.has(fineRes, fineRes.bucket(1<<50)) {
 		t.Fatal("sparse holds a bucket it has no duration in")
+	}
+}
+
+// TestTreeLongStrings: only strings past DuckDB's string block limit
+// count against maxTreeStrings, each time a row holds one: as its label,
+// its object and in its path, and in the paths of the nodes below it.
+func TestTreeLongStrings(t *testing.T) {
+	nodes := []treeNode{
+		{nk: 0, parent: -1},
+		{nk: 1, kind: "task", parent: 0},
+		{nk: 2, kind: "task", obj: 1, parent: 1},
+		{nk: 3, kind: "task", obj: 1, state: lvName{"running", true}, parent: 2},
+	}
+	for _, c := range []struct {
+		name string
+		want int64
+	}{
+		{"T1", 0},
+		{strings.Repeat("x", longString), 0},
+		// the object node: label, object, path; the state node: object, path
+		{strings.Repeat("x", longString+1), 5 * (longString + 1)},
+	} {
+		got := treeLongStrings(nodes, func(ObjectID) string { return c.name })
+		if got != c.want {
+			t.Errorf("a name of %d bytes: %d bytes of long strings, want %d", len(c.name), got, c.want)
+		}
 	}
 }
