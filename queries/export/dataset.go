@@ -92,29 +92,15 @@ func NewWriter(dir string, step func(point string)) (*Writer, error) {
 			return nil, err
 		}
 		token := hex.EncodeToString(b[:])
-		path := w.claimPath(jobPrefix + token)
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, fi, err := createLocked(w.claimPath(jobPrefix + token))
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if err := lockFile(f); err != nil {
-			f.Close()
-			os.Remove(path)
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		// Between the create and the lock, a cleaner may have taken the
-		// unlocked file for a dead job's and removed it: then take another.
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if cur, err := os.Stat(path); err != nil || !os.SameFile(fi, cur) {
-			f.Close()
-			continue
+		if f == nil {
+			continue // a cleaner took it: take another
 		}
 		host, _ := os.Hostname()
 		fmt.Fprintf(f, "pid %d on %s since %s\n", os.Getpid(), host, time.Now().Format(time.RFC3339))
@@ -125,6 +111,31 @@ func NewWriter(dir string, step func(point string)) (*Writer, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// createLocked creates the file path (fs.ErrExist if it exists) and
+// takes its lock. Between the create and the lock, a cleaner may have
+// taken the unlocked file for a dead job's and removed it: then f is nil,
+// and the caller takes another name.
+func createLocked(path string) (f *os.File, fi os.FileInfo, err error) {
+	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if cur, err := os.Stat(path); err != nil || !os.SameFile(fi, cur) {
+		f.Close()
+		return nil, nil, nil
+	}
+	return f, fi, nil
 }
 
 // Close ends the job: its claims and its job file are removed, then its

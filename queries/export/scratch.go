@@ -40,28 +40,13 @@ func NewScratch(parent string) (*Scratch, error) {
 		if err != nil {
 			return nil, err
 		}
-		path := filepath.Join(dir, scratchLock)
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, _, err := createLocked(filepath.Join(dir, scratchLock))
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		if err := lockFile(f); err != nil {
-			f.Close()
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		// Between the create and the lock, another job's sweep may have
-		// taken the unlocked file for a dead job's and removed the folder:
-		// then make another.
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if cur, err := os.Stat(path); err != nil || !os.SameFile(fi, cur) {
-			f.Close()
-			continue
+		if f == nil {
+			continue // another job's sweep took it for a dead job's: make another
 		}
 		fmt.Fprintf(f, "pid %d\n", os.Getpid())
 		return &Scratch{Dir: dir, lock: f}, nil
