@@ -173,13 +173,13 @@ func (r *lvRun) extend(x *lvPart) {
 	}
 }
 
-// lvClock follows a clean object's intervals so that a late interval
-// the 0 ns ones put out of order does not turn it to instances. A format
-// writes an interval when its state ends, and a state a run's end closes
-// comes late: a QNX thread's THREAD_DESTROYALL of 0 ns (on instance 1)
-// is written before the RUNNING on instance 0 that ends where it is,
-// which 3 threads in 17,880 of a 10M-event QNX run did, and which kept
-// the run's whole state tree from being stored. The reference calls an
+// lvClock follows a clean object's intervals so that an interval put out
+// of order only by intervals of 0 ns does not turn the object to
+// instances. Intervals are written as their states end, not in time
+// order: a QNX thread's THREAD_DESTROYALL of 0 ns (on instance 1) is
+// written before the RUNNING of instance 0 that ends where it is (3
+// threads in 17,880 of a 10M-event QNX run, which kept the run's whole
+// state tree from being stored). The reference calls an
 // object overlapping when, in time order (start, then end), an interval
 // starts before the greatest end of those before it; an interval of 0 ns
 // at t is so exactly when one starts before t and ends after it, and it
@@ -246,8 +246,7 @@ type lvObject struct {
 	// the interval that ended last (of those that came so far)
 	have                      bool
 	maxStart, maxEnd, maxInst int64
-	// clean: what the intervals of 0 ns that came late are judged by
-	// (lateClean)
+	// clean: what a late interval is judged by (lvClock)
 	nz lvClock
 	// clean: the merged interval being made at each level, and its last
 	// part of one instance (the whole of it while it has one instance)
