@@ -334,45 +334,89 @@ func pctRank(n int64, q float64) int64 {
 // treePcts are the percentiles of state_stats_tree.
 var treePcts = [3]float64{0.5, 0.9, 0.99}
 
-// treeNode is a node of one order while the tree is made.
+// treeNode is a node of one order while the tree is made. It is kept
+// small (120 bytes): a run may have a million nodes (10M-event ftrace:
+// 770k), and names and lists are kept once, in treeNames and the
+// order's lists, not in each node (strings and slices per node made them
+// 280 bytes, 211 MB at that run's peak).
 type treeNode struct {
-	nk       int8 // 0 run, 1 kind, 2 object, 3 state (kso: pooled), 4 object under a level-0 state (kso)
-	kindSym  Sym  // of a state node
-	kind     string
-	obj      ObjectID
-	level    int32
-	state    lvName
-	groups   []int32 // the groups it sums
-	parent   int32
+	count, total, max, trunc int64
+	// a percentile: its value when known, else its rank in the node's
+	// bucket tb (of resolution res), left to the view
+	pct [3]int64
+	tb  [3]int32
+	// kind and state: numbers in treeNames (-1: none)
+	kind, state int32
+	obj         ObjectID
+	level       int32
+	parent      int32
+	// the groups it sums and its children, in the order's lists
+	groups, children span
+	pos              [2]int32 // by label, by total
+	nk               int8     // 0 run, 1 kind, 2 object, 3 state (kso: pooled), 4 object under a level-0 state (kso)
+	res              int8
+	known            [3]bool
+}
+
+// span is a node's part of one of its order's lists: [from, to).
+type span struct{ from, to int32 }
+
+// treeOrder is the tree of one order: its nodes (0 the run), and the
+// lists the nodes' spans index.
+type treeOrder struct {
+	nodes    []treeNode
+	groups   []int32 // the groups each node sums
 	children []int32
-	count    int64
-	total    int64
-	max      int64
-	trunc    int64
-	pct      [3]int64
-	pctKnown [3]bool
-	target   [3]treeTarget
-	pos      [2]int32 // by label, by total
-	depth    int32
 }
 
-// treeTarget is a percentile left to the view: the bucket and the rank in it.
-type treeTarget struct {
-	res  histRes
-	b    int
-	rank int64
+func (o *treeOrder) groupsOf(n *treeNode) []int32   { return o.groups[n.groups.from:n.groups.to] }
+func (o *treeOrder) childrenOf(n *treeNode) []int32 { return o.children[n.children.from:n.children.to] }
+
+// treeNames are the names the nodes of both orders refer to by number:
+// the kinds, the states (lvName: NULL is one of them), and the objects'.
+type treeNames struct {
+	kinds   []string
+	depth   []int32 // by kind: its top level
+	states  []lvName
+	stateID map[lvName]int32
+	objName func(ObjectID) string
 }
 
-func (n *treeNode) label(objName func(ObjectID) string) lvName {
+// state is the number of state n, given one if new.
+func (tn *treeNames) state(n lvName) int32 {
+	id, ok := tn.stateID[n]
+	if !ok {
+		id = int32(len(tn.states))
+		tn.states = append(tn.states, n)
+		tn.stateID[n] = id
+	}
+	return id
+}
+
+func (tn *treeNames) kind(n *treeNode) string {
+	if n.kind < 0 {
+		return ""
+	}
+	return tn.kinds[n.kind]
+}
+
+func (tn *treeNames) stateOf(n *treeNode) lvName {
+	if n.state < 0 {
+		return lvName{}
+	}
+	return tn.states[n.state]
+}
+
+func (tn *treeNames) label(n *treeNode) lvName {
 	switch n.nk {
 	case 0:
 		return lvName{}
 	case 1:
-		return lvName{n.kind, true}
+		return lvName{tn.kinds[n.kind], true}
 	case 2, 4:
-		return lvName{objName(n.obj), true}
+		return lvName{tn.objName(n.obj), true}
 	}
-	return n.state
+	return tn.stateOf(n)
 }
 
 // stateTreeOrders are the orders of state_stats_tree, by ord_no from 1.
@@ -389,58 +433,68 @@ func (w *RunWriter) putStateTree() error {
 		return nil
 	}
 	f := w.finalLevels()
-	names := make([]lvName, len(t.groups))
-	kinds := make([]string, len(t.groups))
-	keep := make([]bool, len(t.groups))
+	tn := &treeNames{stateID: map[lvName]int32{}, objName: func(o ObjectID) string { return repaired(w.objects[o-1].name) }}
+	// by group: its kind and state by number, -1 when it is not kept
+	kindOf := make([]int32, len(t.groups))
+	stateOf := make([]int32, len(t.groups))
+	kindNo := map[Sym]int32{}
+	kept := false
 	for i := range t.groups {
 		g := &t.groups[i]
+		kindOf[i] = -1
 		// a tagged group is the object's merged intervals if its
 		// sequences are as the tag says (the others are pruned)
 		if g.tag != 0 && m.perOf[g.obj] != (g.tag == onlyInstance) {
 			continue
 		}
-		keep[i] = true
-		kn := w.syms.str(w.objects[g.obj-1].kind)
-		if repaired(kn) != kn {
-			return nil
+		ks := w.objects[g.obj-1].kind
+		k, ok := kindNo[ks]
+		if !ok {
+			kn := w.syms.str(ks)
+			if repaired(kn) != kn {
+				return nil
+			}
+			k = int32(len(tn.kinds))
+			kindNo[ks] = k
+			tn.kinds = append(tn.kinds, kn)
+			tn.depth = append(tn.depth, f.depth[kn])
 		}
-		kinds[i] = kn
+		var name lvName
 		switch {
 		case g.level == 0 && g.key < 0:
 		case g.level == 0:
-			names[i] = lvName{repaired(w.syms.str(Sym(g.key))), true}
+			name = lvName{repaired(w.syms.str(Sym(g.key))), true}
 		case int(g.key) < len(m.names) && m.named[g.key]:
-			names[i] = m.names[g.key]
+			name = m.names[g.key]
 		default:
 			return nil
 		}
-		if g.level > f.depth[kn] {
+		if g.level > tn.depth[k] {
 			return nil
 		}
+		kindOf[i], stateOf[i], kept = k, tn.state(name), true
 	}
-	objName := func(o ObjectID) string { return repaired(w.objects[o-1].name) }
-	nodes := [2][]treeNode{}
-	if !slices.Contains(keep, true) {
+	if !kept {
 		// no interval: no tree (the view's has no run node either)
 		return w.putTreeRun(0)
 	}
-	for ord := range nodes {
-		nodes[ord] = w.treeNodes(ord, f, names, kinds, keep)
-	}
+	var orders [2]treeOrder
 	var scratch treeScratch
-	for ord := range nodes {
-		for i := range nodes[ord] {
-			if !t.stats(&nodes[ord][i], &scratch) {
+	for ord := range orders {
+		o := &orders[ord]
+		w.treeNodes(o, ord, f, tn, kindOf, stateOf)
+		for i := range o.nodes {
+			if !t.stats(&o.nodes[i], o.groupsOf(&o.nodes[i]), &scratch) {
 				return nil
 			}
 		}
-		placeTree(nodes[ord], objName)
+		placeTree(o, tn)
 	}
 
 	// DuckDB holds a transaction's long strings in memory until it
 	// commits: a tree whose long labels and paths pass maxTreeStrings
 	// (long names, many objects) is not written
-	if treeLongStrings(nodes[0], objName)+treeLongStrings(nodes[1], objName) > maxTreeStrings {
+	if treeLongStrings(orders[0].nodes, tn)+treeLongStrings(orders[1].nodes, tn) > maxTreeStrings {
 		return nil
 	}
 	nb := newBatch(w.mem, TableStateTreeNodes, w.syms)
@@ -451,8 +505,9 @@ func (w *RunWriter) putStateTree() error {
 	var keys []treeKey
 	var path []string
 	var pathOK []bool
-	for ord := range nodes {
-		ns := nodes[ord]
+	for ord := range orders {
+		o := &orders[ord]
+		ns := o.nodes
 		byPos := make([]int32, len(ns))
 		for i := range ns {
 			byPos[ns[i].pos[0]-1] = int32(i)
@@ -462,12 +517,12 @@ func (w *RunWriter) putStateTree() error {
 			// the path: the labels from depth 1 down
 			path, pathOK = path[:0], pathOK[:0]
 			for a := i; ns[a].nk != 0; a = ns[a].parent {
-				l := ns[a].label(objName)
+				l := tn.label(&ns[a])
 				path, pathOK = append(path, l.s), append(pathOK, l.ok)
 			}
 			slices.Reverse(path)
 			slices.Reverse(pathOK)
-			lbl := n.label(objName)
+			lbl := tn.label(n)
 			nb.i32(0).Append(w.info.RunID)
 			nb.i32(1).Append(int32(ord + 1))
 			nb.i32(2).Append(n.pos[0])
@@ -480,19 +535,20 @@ func (w *RunWriter) putStateTree() error {
 			nb.i64(9).Append(n.total)
 			nb.i64(10).put(n.max, n.count == 0)
 			for p := range treePcts {
-				nb.i64(11+p).put(n.pct[p], !n.pctKnown[p])
+				nb.i64(11+p).put(n.pct[p], !n.known[p])
 			}
 			nb.i64(14).Append(n.trunc)
 			nb.strs(15).put(path, pathOK)
-			nb.str(16).putString(n.kind, n.nk == 0)
+			nb.str(16).putString(tn.kind(n), n.nk == 0)
 			if n.nk == 2 || n.nk == 4 || n.nk == 3 && ord == 0 {
 				nb.i32(17).Append(int32(n.obj))
-				nb.str(18).add(objName(n.obj))
+				nb.str(18).add(tn.objName(n.obj))
 			} else {
 				nb.i32(17).AppendNull()
 				nb.str(18).AppendNull()
 			}
-			nb.str(19).putString(n.state.s, !(n.nk == 3 || n.nk == 4) || !n.state.ok)
+			st := tn.stateOf(n)
+			nb.str(19).putString(st.s, !(n.nk == 3 || n.nk == 4) || !st.ok)
 			nb.rows++
 			rows++
 			if nb.rows >= w.batchRows {
@@ -501,18 +557,18 @@ func (w *RunWriter) putStateTree() error {
 				}
 			}
 			for p := range treePcts {
-				if n.count == 0 || n.pctKnown[p] {
+				if n.count == 0 || n.known[p] {
 					continue
 				}
-				tg := n.target[p]
-				lo, hi := tg.res.bounds(tg.b)
+				res, b := histRes(n.res), int(n.tb[p])
+				lo, hi := res.bounds(b)
 				// one row per (object, level, state): the view joins each
 				// interval to the rows of its group (a tagged group kept
 				// may have the key of an untagged one)
 				keys = keys[:0]
-				for _, gi := range n.groups {
+				for _, gi := range o.groupsOf(n) {
 					g := &t.groups[gi]
-					if g.hist.has(tg.res, tg.b) {
+					if g.hist.has(res, b) {
 						keys = append(keys, treeKey{obj: g.obj, level: g.level, key: g.key})
 					}
 				}
@@ -535,7 +591,7 @@ func (w *RunWriter) putStateTree() error {
 					}
 					tb.i64(8).Append(lo)
 					tb.i64(9).Append(hi)
-					tb.i64(10).Append(tg.rank)
+					tb.i64(10).Append(n.pct[p])
 					tb.rows++
 					if tb.rows >= w.batchRows {
 						if err := w.putWithSymbols(TableStateTreeTargets, tb.record()); err != nil {
@@ -577,7 +633,7 @@ const longString = 4096
 // treeLongStrings is the bytes of the long strings (longString) of the
 // rows of nodes: label, kind, object, state and the path's labels (its
 // ancestors' and its own).
-func treeLongStrings(nodes []treeNode, objName func(ObjectID) string) int64 {
+func treeLongStrings(nodes []treeNode, tn *treeNames) int64 {
 	long := func(n int) int64 {
 		if n > longString {
 			return int64(n)
@@ -588,9 +644,9 @@ func treeLongStrings(nodes []treeNode, objName func(ObjectID) string) int64 {
 	var total int64
 	for i := range nodes {
 		n := &nodes[i]
-		total += long(len(n.label(objName).s)) + long(len(n.kind)) + long(len(n.state.s))
+		total += long(len(tn.label(n).s)) + long(len(tn.kind(n))) + long(len(tn.stateOf(n).s))
 		if n.nk == 2 || n.nk == 4 || n.nk == 3 && n.obj > 0 {
-			total += long(len(objName(n.obj)))
+			total += long(len(tn.objName(n.obj)))
 		}
 		if n.nk != 0 {
 			path[i] = -1 // not known yet (a parent may come after its child)
@@ -601,7 +657,7 @@ func treeLongStrings(nodes []treeNode, objName func(ObjectID) string) int64 {
 		if path[i] >= 0 {
 			return path[i]
 		}
-		path[i] = walk(nodes[i].parent) + long(len(nodes[i].label(objName).s))
+		path[i] = walk(nodes[i].parent) + long(len(tn.label(&nodes[i]).s))
 		return path[i]
 	}
 	for i := range nodes {
@@ -620,25 +676,13 @@ func (w *RunWriter) putTreeRun(nodes int64) error {
 	return w.out.put(TableStateTreeRuns, rb.record())
 }
 
-// treeNodes makes the nodes of order ord (0 kos, 1 kso) from the named
-// groups, with their parents and the groups each sums.
-func (w *RunWriter) treeNodes(ord int, f finalLevels, names []lvName, kinds []string, keep []bool) []treeNode {
+// treeNodes makes the nodes of order ord (0 kos, 1 kso) into o from the
+// kept groups (kindOf, stateOf: a group's kind and state by number, kind
+// -1 when not kept), with their parents and the groups each sums.
+func (w *RunWriter) treeNodes(o *treeOrder, ord int, f finalLevels, tn *treeNames, kindOf, stateOf []int32) {
 	t := &w.tree
-	// the states by number (map keys of integers: a run has tens of
-	// thousands of groups)
-	nameID := map[lvName]int32{}
-	var nameOf []lvName
-	idOf := func(n lvName) int32 {
-		id, ok := nameID[n]
-		if !ok {
-			id = int32(len(nameOf))
-			nameOf = append(nameOf, n)
-			nameID[n] = id
-		}
-		return id
-	}
 	type stateAt struct {
-		kind  Sym
+		kind  int32
 		obj   ObjectID // kos; 0 in kso's pooled nodes
 		level int32
 		state int32
@@ -647,8 +691,8 @@ func (w *RunWriter) treeNodes(ord int, f finalLevels, names []lvName, kinds []st
 		obj   ObjectID
 		state int32
 	}
-	nodes := []treeNode{{nk: 0, parent: -1}}
-	kindAt := map[Sym]int32{}
+	nodes := []treeNode{{nk: 0, kind: -1, state: -1, parent: -1}}
+	kindAt := map[int32]int32{}
 	objAt := map[ObjectID]int32{}
 	stAt := map[stateAt]int32{}
 	leafOf := map[leafAt]int32{}
@@ -656,61 +700,59 @@ func (w *RunWriter) treeNodes(ord int, f finalLevels, names []lvName, kinds []st
 		nodes = append(nodes, n)
 		return int32(len(nodes) - 1)
 	}
-	kindNode := func(k Sym, kn string) int32 {
+	kindNode := func(k int32) int32 {
 		i, ok := kindAt[k]
 		if !ok {
-			i = add(treeNode{nk: 1, kind: kn, parent: 0})
+			i = add(treeNode{nk: 1, kind: k, state: -1, parent: 0})
 			kindAt[k] = i
 		}
 		return i
 	}
-	objNode := func(k Sym, kn string, o ObjectID) int32 {
-		i, ok := objAt[o]
+	objNode := func(k int32, ob ObjectID) int32 {
+		i, ok := objAt[ob]
 		if !ok {
-			i = add(treeNode{nk: 2, kind: kn, obj: o, parent: kindNode(k, kn)})
-			objAt[o] = i
+			i = add(treeNode{nk: 2, kind: k, state: -1, obj: ob, parent: kindNode(k)})
+			objAt[ob] = i
 		}
 		return i
 	}
-	stateNode := func(k stateAt, kn string) int32 {
+	stateNode := func(k stateAt) int32 {
 		i, ok := stAt[k]
 		if !ok {
-			i = add(treeNode{nk: 3, kindSym: k.kind, kind: kn, obj: k.obj, level: k.level, state: nameOf[k.state], parent: -1})
+			i = add(treeNode{nk: 3, kind: k.kind, obj: k.obj, level: k.level, state: k.state, parent: -1})
 			stAt[k] = i
 		}
 		return i
 	}
+	// (node, group) pairs, laid out by node below
+	var pairs []nodeItem
 	for gi := range t.groups {
-		if !keep[gi] {
+		k := kindOf[gi]
+		if k < 0 {
 			continue
 		}
 		g := &t.groups[gi]
-		kn, ks := kinds[gi], w.objects[g.obj-1].kind
-		k := stateAt{kind: ks, obj: g.obj, level: g.level, state: idOf(names[gi])}
+		at := stateAt{kind: k, obj: g.obj, level: g.level, state: stateOf[gi]}
 		if ord == 1 {
-			k.obj = 0
+			at.obj = 0
 			if g.level == 0 {
-				lk := leafAt{g.obj, k.state}
+				lk := leafAt{g.obj, at.state}
 				li, ok := leafOf[lk]
 				if !ok {
-					li = add(treeNode{nk: 4, kind: kn, obj: g.obj, state: names[gi], parent: stateNode(k, kn)})
+					li = add(treeNode{nk: 4, kind: k, obj: g.obj, state: at.state, parent: stateNode(at)})
 					leafOf[lk] = li
 				}
-				nodes[li].groups = append(nodes[li].groups, int32(gi))
+				pairs = append(pairs, nodeItem{li, int32(gi)})
 			}
 		}
-		si := stateNode(k, kn)
-		nodes[si].groups = append(nodes[si].groups, int32(gi))
-		if g.level == f.depth[kn] {
+		pairs = append(pairs, nodeItem{stateNode(at), int32(gi)})
+		if g.level == tn.depth[k] {
 			// a group of the object's top level: under its object (kos),
 			// its kind and the run
 			if ord == 0 {
-				oi := objNode(ks, kn, g.obj)
-				nodes[oi].groups = append(nodes[oi].groups, int32(gi))
+				pairs = append(pairs, nodeItem{objNode(k, g.obj), int32(gi)})
 			}
-			ki := kindNode(ks, kn)
-			nodes[ki].groups = append(nodes[ki].groups, int32(gi))
-			nodes[0].groups = append(nodes[0].groups, int32(gi))
+			pairs = append(pairs, nodeItem{kindNode(k), int32(gi)}, nodeItem{0, int32(gi)})
 		}
 	}
 	// each state's parent: the state it becomes one level up (a node of
@@ -721,23 +763,50 @@ func (w *RunWriter) treeNodes(ord int, f finalLevels, names []lvName, kinds []st
 		if n.nk != 3 {
 			continue
 		}
-		ks, kn, o, l, st := n.kindSym, n.kind, n.obj, n.level, n.state
+		k, ob, l := n.kind, n.obj, n.level
 		var p int32
 		switch {
-		case l < f.depth[kn]:
-			p = stateNode(stateAt{kind: ks, obj: o, level: l + 1, state: idOf(f.at(kn, l, st))}, kn)
+		case l < tn.depth[k]:
+			kn := tn.kinds[k]
+			p = stateNode(stateAt{kind: k, obj: ob, level: l + 1, state: tn.state(f.at(kn, l, tn.states[n.state]))})
 		case ord == 0:
-			p = objNode(ks, kn, o)
+			p = objNode(k, ob)
 		default:
-			p = kindNode(ks, kn)
+			p = kindNode(k)
 		}
 		nodes[i].parent = p
 	}
-	for i := 1; i < len(nodes); i++ {
-		p := nodes[i].parent
-		nodes[p].children = append(nodes[p].children, int32(i))
+	o.nodes = nodes
+	o.groups = spread(pairs, len(nodes), func(i int32, s span) { nodes[i].groups = s })
+	pairs = pairs[:0]
+	for i := int32(1); i < int32(len(nodes)); i++ {
+		pairs = append(pairs, nodeItem{nodes[i].parent, i})
 	}
-	return nodes
+	o.children = spread(pairs, len(nodes), func(i int32, s span) { nodes[i].children = s })
+}
+
+// nodeItem is an item of a node's list.
+type nodeItem struct{ node, item int32 }
+
+// spread lays the items of pairs out by node, each node's in the order
+// of pairs, and gives each node (of n) its span of the list.
+func spread(pairs []nodeItem, n int, set func(node int32, s span)) []int32 {
+	at := make([]int32, n+1)
+	for _, p := range pairs {
+		at[p.node+1]++
+	}
+	for i := 1; i <= n; i++ {
+		at[i] += at[i-1]
+	}
+	for i := range n {
+		set(int32(i), span{at[i], at[i+1]})
+	}
+	list := make([]int32, len(pairs))
+	for _, p := range pairs {
+		list[at[p.node]] = p.item
+		at[p.node]++
+	}
+	return list
 }
 
 // treeScratch is stats' buffer: a histogram summed over groups, with
@@ -753,10 +822,10 @@ type treeScratch struct {
 // stats sums the node's groups: count, total, max, truncated, and its
 // percentiles or the buckets they are in; false when the total passes
 // BIGINT (the view's cast is an error, not a number).
-func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
+func (t *stateTree) stats(n *treeNode, groups []int32, s *treeScratch) bool {
 	n.max = -1
 	res := fineRes
-	for _, gi := range n.groups {
+	for _, gi := range groups {
 		g := &t.groups[gi]
 		total, carry := bits.Add64(uint64(n.total), uint64(g.total), 0)
 		if carry != 0 || int64(total) < 0 {
@@ -778,7 +847,7 @@ func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
 		s.sum, s.lo, s.hi, s.unknown = make([]int64, nb), make([]int64, nb), make([]int64, nb), make([]bool, nb)
 	}
 	s.touched = s.touched[:0]
-	for _, gi := range n.groups {
+	for _, gi := range groups {
 		t.groups[gi].hist.each(res, func(b int, c, lo, hi int64, known bool) {
 			if s.sum[b] == 0 {
 				s.touched = append(s.touched, b)
@@ -797,8 +866,10 @@ func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
 	}
 	// the percentile is the k-th smallest of its bucket: its least or
 	// greatest duration when k is the first or the last, or when they
-	// are one value, else left to the view
+	// are one value, else left to the view (the rank k in bucket b)
+	n.res = int8(res)
 	p, below := 0, int64(0)
+	known := func(v int64) { n.pct[p], n.known[p] = v, true }
 	for _, b := range s.touched {
 		c := s.sum[b]
 		for p < 3 && r[p] <= below+c {
@@ -806,15 +877,15 @@ func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
 			lo, hi := res.bounds(b)
 			switch {
 			case lo == hi:
-				n.pct[p], n.pctKnown[p] = lo, true
+				known(lo)
 			case s.unknown[b]:
-				n.target[p] = treeTarget{res, b, k}
+				n.pct[p], n.tb[p] = k, int32(b)
 			case k == 1 || s.lo[b] == s.hi[b]:
-				n.pct[p], n.pctKnown[p] = s.lo[b], true
+				known(s.lo[b])
 			case k == c:
-				n.pct[p], n.pctKnown[p] = s.hi[b], true
+				known(s.hi[b])
 			default:
-				n.target[p] = treeTarget{res, b, k}
+				n.pct[p], n.tb[p] = k, int32(b)
 			}
 			p++
 		}
@@ -827,10 +898,11 @@ func (t *stateTree) stats(n *treeNode, s *treeScratch) bool {
 // placeTree ranks siblings, by label (NULL last; objects of a label by
 // id) and by total (largest first, then as by label), and numbers the
 // nodes in the depth-first order of each.
-func placeTree(nodes []treeNode, objName func(ObjectID) string) {
+func placeTree(o *treeOrder, tn *treeNames) {
+	nodes := o.nodes
 	labels := make([]lvName, len(nodes))
 	for i := range nodes {
-		labels[i] = nodes[i].label(objName)
+		labels[i] = tn.label(&nodes[i])
 	}
 	byLabel := func(a, b int32) int {
 		la, lb := labels[a], labels[b]
@@ -852,9 +924,9 @@ func placeTree(nodes []treeNode, objName func(ObjectID) string) {
 		return byLabel(a, b)
 	}
 	var stack []int32
-	for o, less := range []func(a, b int32) int{byLabel, byTotal} {
+	for ord, less := range []func(a, b int32) int{byLabel, byTotal} {
 		for i := range nodes {
-			slices.SortFunc(nodes[i].children, less)
+			slices.SortFunc(o.childrenOf(&nodes[i]), less)
 		}
 		pos := int32(0)
 		stack = append(stack[:0], 0)
@@ -862,8 +934,8 @@ func placeTree(nodes []treeNode, objName func(ObjectID) string) {
 			i := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			pos++
-			nodes[i].pos[o] = pos
-			ch := nodes[i].children
+			nodes[i].pos[ord] = pos
+			ch := o.childrenOf(&nodes[i])
 			for c := len(ch) - 1; c >= 0; c-- {
 				stack = append(stack, ch[c])
 			}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestDurBuckets: at both resolutions, every duration is within its
@@ -87,10 +88,10 @@ func TestDurHistResolutions(t *testing.T) {
 // its object and in its path, and in the paths of the nodes below it.
 func TestTreeLongStrings(t *testing.T) {
 	nodes := []treeNode{
-		{nk: 0, parent: -1},
-		{nk: 1, kind: "task", parent: 0},
-		{nk: 2, kind: "task", obj: 1, parent: 1},
-		{nk: 3, kind: "task", obj: 1, state: lvName{"running", true}, parent: 2},
+		{nk: 0, kind: -1, state: -1, parent: -1},
+		{nk: 1, kind: 0, state: -1, parent: 0},
+		{nk: 2, kind: 0, state: -1, obj: 1, parent: 1},
+		{nk: 3, kind: 0, obj: 1, state: 0, parent: 2},
 	}
 	for _, c := range []struct {
 		name string
@@ -101,9 +102,19 @@ func TestTreeLongStrings(t *testing.T) {
 		// the object node: label, object, path; the state node: object, path
 		{strings.Repeat("x", longString+1), 5 * (longString + 1)},
 	} {
-		got := treeLongStrings(nodes, func(ObjectID) string { return c.name })
+		tn := &treeNames{kinds: []string{"task"}, states: []lvName{{"running", true}},
+			objName: func(ObjectID) string { return c.name }}
+		got := treeLongStrings(nodes, tn)
 		if got != c.want {
 			t.Errorf("a name of %d bytes: %d bytes of long strings, want %d", len(c.name), got, c.want)
 		}
+	}
+}
+
+// TestTreeNodeSize: a run's tree may have a million nodes; each is kept
+// small (names and lists are in treeNames and treeOrder, not in it).
+func TestTreeNodeSize(t *testing.T) {
+	if got := unsafe.Sizeof(treeNode{}); got > 120 {
+		t.Errorf("treeNode is %d bytes, want at most 120", got)
 	}
 }
