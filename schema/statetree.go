@@ -342,8 +342,9 @@ var treePcts = [3]float64{0.5, 0.9, 0.99}
 // treeNode is a node of one order while the tree is made. It is kept
 // small (120 bytes): a run may have a million nodes (10M-event ftrace:
 // 770k), and names and lists are kept once, in treeNames and the
-// order's lists, not in each node (strings and slices per node made them
-// 280 bytes, 211 MB at that run's peak).
+// order's lists, not in each node (with strings and slices of its own a
+// node was 264 bytes and two small arrays: 211 MB of nodes at that run's
+// peak).
 type treeNode struct {
 	count, total, max, trunc int64
 	// a percentile: its value when known, else its rank in the node's
