@@ -29,6 +29,9 @@ type Options struct {
 	// CoarseTree makes every dense histogram of the state tree coarse
 	// (schema.IngestOptions; tests).
 	CoarseTree bool
+	// TreeTargets leaves the state tree's unknown percentiles to the
+	// view (schema.IngestOptions; tests).
+	TreeTargets bool
 	// BeforeCommit is schema.IngestOptions.BeforeCommit (tests).
 	BeforeCommit func()
 }
@@ -120,7 +123,7 @@ func opened(ctx context.Context, db *schema.DB, src *Source, sum func() (string,
 		name = RunName(src.Name)
 	}
 	info := schema.RunInfo{Name: name, Source: src.Name, Format: ing.Format().Name, Tags: opt.Tags, SkipBad: opt.SkipBad, IdleTasks: opt.IdleTasks, Offsets: ing.Format().Offsets}
-	iopt := schema.IngestOptions{Force: opt.Force, BatchRows: opt.BatchRows, CoarseTree: opt.CoarseTree, BeforeCommit: opt.BeforeCommit}
+	iopt := schema.IngestOptions{Force: opt.Force, BatchRows: opt.BatchRows, CoarseTree: opt.CoarseTree, TreeTargets: opt.TreeTargets, BeforeCommit: opt.BeforeCommit}
 	var hashErr error
 	iopt.SHA256 = func() string {
 		s, err := sum()

@@ -117,10 +117,15 @@ func TestIngestRowsGenerated(t *testing.T) {
 			for _, seed := range seeds {
 				path, opt := genTrace(t, dir, format, 4000*int(seed), seed)
 				// (seed 2: the state tree's histograms coarse, as in a run
-				// past its budget of fine ones)
+				// past its budget of fine ones, and the percentiles they
+				// cannot tell left to the view, as in a database of an
+				// older traceduck; seed 1: taken from the durations at
+				// ingest)
 				opt.CoarseTree = seed == 2
+				opt.TreeTargets = seed == 2
 				dbtest.Ingest(t, db, path, opt)
 				run++
+				checkTreeTargets(t, db.SQL(), run, opt.TreeTargets)
 				t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { checkLevels(t, db.SQL(), run, true) })
 				if cutFormats[format] && seed == seeds[0] {
 					dbtest.Ingest(t, db, cutAtLine(t, path, 0.43), opt)
@@ -131,6 +136,27 @@ func TestIngestRowsGenerated(t *testing.T) {
 			checkIngestRows(t, db.SQL())
 		})
 	}
+}
+
+// checkTreeTargets: a run whose tree's unknown percentiles were left to
+// the view has targets for them; otherwise the ingest took every
+// percentile of a node with durations into state_tree_nodes and left no
+// target.
+func checkTreeTargets(t *testing.T, db *sql.DB, run int, kept bool) {
+	t.Helper()
+	var targets, unknown int
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM state_tree_target_rows WHERE run_id = $1),
+		(SELECT count(*) FROM state_tree_nodes WHERE run_id = $1 AND count > 0
+		   AND (p50_ns IS NULL OR p90_ns IS NULL OR p99_ns IS NULL))`, run).Scan(&targets, &unknown); err != nil {
+		t.Fatal(err)
+	}
+	if !kept && (targets > 0 || unknown > 0) {
+		t.Errorf("run %d: %d targets and %d nodes without a percentile left by the ingest", run, targets, unknown)
+	}
+	if kept && (targets == 0) != (unknown == 0) {
+		t.Errorf("run %d: %d targets for %d nodes without a percentile", run, targets, unknown)
+	}
+	t.Logf("run %d: %d targets, %d nodes without a percentile", run, targets, unknown)
 }
 
 // TestIngestRowsReal: the same comparisons on the real traces, every

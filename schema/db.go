@@ -207,6 +207,12 @@ type IngestOptions struct {
 	// CoarseTree makes every dense histogram of the state tree coarse, as
 	// a run does once it has made maxFineDense fine ones (tests).
 	CoarseTree bool
+	// TreeTargets leaves the percentiles of the state tree that its
+	// histograms cannot tell to state_stats_tree (state_tree_targets), as
+	// a traceduck before 2026-11-27 did, instead of taking them from the
+	// run's durations at its end (tests of the view's path for such
+	// databases).
+	TreeTargets bool
 	// BeforeCommit, when set, is called once the run is written and
 	// checked, just before COMMIT (the crash tests of cmd/traceduck stop
 	// the process there).
@@ -269,6 +275,12 @@ func (db *DB) Ingest(ctx context.Context, info RunInfo, opt IngestOptions, fill 
 	w := NewRunWriter(info, sink, db.mem)
 	if opt.CoarseTree {
 		w.tree.fineLeft = 0
+	}
+	w.tree.keepTargets = opt.TreeTargets
+	if db.Path != "" && db.Path != ":memory:" {
+		// beside the database: TMPDIR may be a tmpfs, memory (12 bytes an
+		// interval: 2 GB at 100M events)
+		w.tree.spill.dir = filepath.Dir(db.Path)
 	}
 	if opt.BatchRows > 0 {
 		w.SetBatchRows(opt.BatchRows)

@@ -33,10 +33,14 @@ import (
 //     quantile_disc: the r-th smallest of n, r = n - floor(n - n*q), at
 //     least 1). The node's histogram (the sum of its groups') gives the
 //     bucket of the r-th and its rank k inside the bucket. A bucket of one
-//     value gives the percentile; otherwise the node's groups with
-//     durations in that bucket are written to TableStateTreeTargets, and
-//     the view takes the k-th smallest of their durations in the bucket:
-//     it reads the intervals, but sorts only a bucket's.
+//     value gives the percentile; otherwise it is the k-th smallest of the
+//     node's durations in the bucket, which resolvePcts takes from every
+//     duration counted, spilled to a file as they came (treespill.go).
+//     Only where that fails (the file could not be written) are the
+//     node's groups with durations in the bucket written to
+//     TableStateTreeTargets, and the view takes the k-th smallest of their
+//     durations in the bucket: it reads the intervals, but sorts only a
+//     bucket's.
 //
 // A run is written only when its groups are the rows the views read: not
 // when an interval came for an object not registered yet, when the levels
@@ -56,6 +60,10 @@ type stateTree struct {
 	off   bool // not written (see above)
 	// fine dense histograms the run may still make (maxFineDense)
 	fineLeft int
+	// every duration counted, for the percentiles the histograms cannot
+	// tell (resolvePcts); none when keepTargets (IngestOptions.TreeTargets)
+	spill       treeSpill
+	keepTargets bool
 }
 
 // treeKey is a group: an object's state at a level (level 0: the state's
@@ -101,6 +109,7 @@ func (t *stateTree) init(w *RunWriter) {
 func (t *stateTree) stop() {
 	t.off = true
 	t.groups, t.byObj, t.more = nil, nil, nil
+	t.spill.close()
 }
 
 // group returns the index of the group (obj, level, key), made if new; -1
@@ -169,6 +178,9 @@ func (t *stateTree) add(obj ObjectID, level int32, key int32, tag uint8, dur int
 	g.count++
 	g.total = int64(total)
 	g.max = max(g.max, dur)
+	if !t.keepTargets {
+		t.spill.add(i, dur)
+	}
 }
 
 // durHist counts durations by bucket (a histRes): sparse, fine buckets
@@ -495,6 +507,9 @@ func (w *RunWriter) putStateTree() error {
 			}
 		}
 		placeTree(o, tn)
+	}
+	if !t.keepTargets {
+		t.resolvePcts(&orders)
 	}
 
 	// DuckDB holds a transaction's long strings in memory until it

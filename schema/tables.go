@@ -313,7 +313,7 @@ var tables = []table{
 		{"count", "BIGINT", i64, "its intervals not truncated"},
 		{"total_ns", "BIGINT", i64, ""},
 		{"max_ns", "BIGINT", i64, ""},
-		{"p50_ns", "BIGINT", i64, "NULL when count is 0, or when state_tree_targets has its targets"},
+		{"p50_ns", "BIGINT", i64, "NULL when count is 0, or when state_tree_targets has its targets (since 2026-11-27 only when the ingest could not write its temporary file of durations)"},
 		{"p90_ns", "BIGINT", i64, ""},
 		{"p99_ns", "BIGINT", i64, ""},
 		{"truncated", "BIGINT", i64, "its intervals cut by the start or the end of the trace"},
