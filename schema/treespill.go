@@ -123,12 +123,12 @@ var maxPassTargets = 4096
 //     durations below it; a range of one value is the percentile.
 //
 // A range shrinks 1024-fold a pass, so a bucket takes at most 7 passes
-// (typically 2 or 3); targets are taken maxPassTargets at a time, which
+// (a fine bucket of durations near 1 ms, 2^14 ns wide, takes 2); targets are taken maxPassTargets at a time, which
 // bounds the counts' memory. A percentile not found (the spill failed) is
 // left to the view.
 func (t *stateTree) resolvePcts(orders *[2]treeOrder) {
 	var all []pctTarget
-	var pairs []nodeItem // (group, target)
+	var pairs []nodeItem // (target, group)
 	for ord := range orders {
 		o := &orders[ord]
 		for i := range o.nodes {
@@ -146,7 +146,7 @@ func (t *stateTree) resolvePcts(orders *[2]treeOrder) {
 				all = append(all, pctTarget{node: n, p: p, lo: lo, hi: hi, rank: n.pct[p]})
 				for _, gi := range o.groupsOf(n) {
 					if t.groups[gi].hist.has(res, b) {
-						pairs = append(pairs, nodeItem{gi, id})
+						pairs = append(pairs, nodeItem{id, gi})
 					}
 				}
 			}
@@ -157,7 +157,7 @@ func (t *stateTree) resolvePcts(orders *[2]treeOrder) {
 	}
 	// the groups by target, so that a chunk of targets takes its own
 	ofTarget := make([]span, len(all))
-	byTarget := spread(swapped(pairs), len(all), func(i int32, s span) { ofTarget[i] = s })
+	byTarget := spread(pairs, len(all), func(i int32, s span) { ofTarget[i] = s })
 	cnt := make([]uint32, min(len(all), maxPassTargets)*spillBins)
 	for from := 0; from < len(all); from += maxPassTargets {
 		chunk := all[from:min(from+maxPassTargets, len(all))]
@@ -198,7 +198,10 @@ func (t *stateTree) resolvePcts(orders *[2]treeOrder) {
 				below, found := int64(0), false
 				for b, c := range cnt[ti*spillBins : (ti+1)*spillBins] {
 					if below+int64(c) >= tt.rank {
-						tt.lo, tt.hi = tt.lo+int64(b)*w, min(tt.lo+int64(b)*w+w-1, tt.hi)
+						// (the end as an offset from lo: never past hi, nor
+						// past MaxInt64 in the last bucket)
+						tt.lo += int64(b) * w
+						tt.hi = tt.lo + min(w-1, tt.hi-tt.lo)
 						tt.rank -= below
 						found = true
 						break
@@ -217,13 +220,4 @@ func (t *stateTree) resolvePcts(orders *[2]treeOrder) {
 			}
 		}
 	}
-}
-
-// swapped is pairs with node and item swapped.
-func swapped(pairs []nodeItem) []nodeItem {
-	out := make([]nodeItem, len(pairs))
-	for i, p := range pairs {
-		out[i] = nodeItem{p.item, p.node}
-	}
-	return out
 }

@@ -9,8 +9,9 @@ import (
 // TestResolvePcts: the percentiles resolvePcts takes from the spilled
 // durations are those of a sort of each node's durations (nearest rank,
 // as quantile_disc), for nodes of one group and of many, durations from
-// a few ns to 2^60 (up to six passes), coarse histograms, and targets
-// taken two at a time (maxPassTargets).
+// a few ns to 2^60 (up to six passes) and up to MaxInt64 (the last
+// buckets), coarse histograms, and targets taken two at a time
+// (maxPassTargets).
 func TestResolvePcts(t *testing.T) {
 	defer func(n int) { maxPassTargets = n }(maxPassTargets)
 	for _, c := range []struct {
@@ -22,6 +23,8 @@ func TestResolvePcts(t *testing.T) {
 		{"ns", 4096, 256, func(r *rand.Rand) int64 { return 100 + r.Int64N(5000) }},
 		{"ms", 4096, 256, func(r *rand.Rand) int64 { return 1_000_000 + r.Int64N(300_000) }},
 		{"wide", 2, 256, func(r *rand.Rand) int64 { return 1<<60 + r.Int64N(1<<58) }},
+		// the last buckets, which end at MaxInt64
+		{"top", 4096, 256, func(r *rand.Rand) int64 { return 1<<63 - 1 - r.Int64N(1<<40) }},
 		{"coarse", 3, 0, func(r *rand.Rand) int64 { return r.Int64N(1 << 40) }},
 		{"ties", 4096, 256, func(r *rand.Rand) int64 { return 1_000_000 + 1000*r.Int64N(3) }},
 	} {
